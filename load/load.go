@@ -1,0 +1,93 @@
+// Package load generates load: executors with k6's names and semantics
+// (constant-arrival-rate, ramping-arrival-rate, constant-vus, ramping-vus),
+// the VU pool, dropped iterations and graceful stop.
+//
+// It knows nothing of HTTP, histograms or reports: an Iteration does the work
+// and a Recorder receives Samples. Open-model executors count latency from the
+// intended start (t0 + schedule offset, monotonic clock) and drop an iteration
+// that finds no free VU when MaxVUs are busy; they never send it late.
+package load
+
+import (
+	"context"
+	"time"
+)
+
+// Result is what one iteration did. Sent and Done are stamped by the Iteration
+// around the request itself.
+type Result struct {
+	Name     string // request name tag
+	Status   int    // HTTP status; 0 when the request failed
+	ErrClass string // "" or timeout, refused, reset, dns, tls, other
+	Err      error
+	BytesIn  int64
+	BytesOut int64
+	Sent     time.Time
+	Done     time.Time
+}
+
+// Iteration is one unit of work of a VU. Do must be safe for concurrent use
+// by many VUs and must return when ctx is done.
+type Iteration interface {
+	Do(ctx context.Context, vu, iter uint64) Result
+}
+
+// Sample is one finished iteration, with its durations already worked out.
+type Sample struct {
+	Scenario string
+	Result
+	Latency  time.Duration // Done - intended (open) or Done - Sent (closed)
+	Service  time.Duration // Done - Sent
+	SendLag  time.Duration // Sent - intended (open model), else 0
+	Interval time.Duration // closed model: this VU's iteration period (response + think), else 0
+}
+
+// Recorder receives Samples. It must be safe for concurrent use; each VU
+// goroutine calls Shard once and records only through its own shard.
+type Recorder interface {
+	Shard() SampleRecorder
+	Dropped(scenario string, n int64)
+}
+
+// SampleRecorder records the samples of one goroutine.
+type SampleRecorder interface {
+	Record(Sample)
+}
+
+// Stage is one linear ramp of a ramping executor: to Target over Duration.
+type Stage struct {
+	Duration time.Duration
+	Target   float64 // iterations per TimeUnit (arrival rate) or VUs (ramping-vus)
+}
+
+// ConstantArrivalRate starts Rate iterations per TimeUnit for Duration.
+type ConstantArrivalRate struct {
+	Rate            float64
+	TimeUnit        time.Duration // default 1s
+	Duration        time.Duration
+	PreAllocatedVUs int
+	MaxVUs          int // default PreAllocatedVUs... see Validate
+}
+
+// RampingArrivalRate ramps the arrival rate linearly through Stages from StartRate.
+type RampingArrivalRate struct {
+	StartRate       float64
+	TimeUnit        time.Duration
+	Stages          []Stage
+	PreAllocatedVUs int
+	MaxVUs          int
+}
+
+// ConstantVUs runs VUs closed-model loops (request, then Think) for Duration.
+type ConstantVUs struct {
+	VUs      int
+	Duration time.Duration
+	Think    time.Duration
+}
+
+// RampingVUs ramps the number of looping VUs through Stages from StartVUs.
+type RampingVUs struct {
+	StartVUs int
+	Stages   []Stage
+	Think    time.Duration
+}

@@ -1,0 +1,16 @@
+// Package record owns every latency knee measures: sharded HdrHistogram
+// recorders rotated every interval, counters, HdrHistogram interval logs
+// (.hlog) read and written, and merges.
+//
+// It is the only package that imports hdrhistogram-go and the only place a
+// percentile is computed. Everything else aggregates by merging Histograms.
+//
+// Units: a Histogram holds microseconds, from 1 µs to 1 h at 3 significant
+// digits. Values outside that range are clamped to it and counted
+// (Histogram.Clamped), never dropped.
+//
+// Concurrency: a Histogram is not safe for concurrent use. A Recorder is:
+// each goroutine that records takes its own Shard (one uncontended mutex),
+// and Rotate collects every shard's interval histograms without stopping
+// the others for longer than a map swap.
+package record
