@@ -6,11 +6,20 @@
 // and a Recorder receives Samples. Open-model executors count latency from the
 // intended start (t0 + schedule offset, monotonic clock) and drop an iteration
 // that finds no free VU when MaxVUs are busy; they never send it late.
+//
+// Entry points: Run, or NewRunner then Runner.Run with Runner.Stats for a
+// live progress line. The arrival-time maths is in package load/schedule.
+//
+// Concurrency: Iteration.Do is called from many VU goroutines at once; each
+// VU goroutine takes one Recorder.Shard; Recorder.Dropped is called from the
+// scheduler goroutines. Runner.Stats is lock-free and may be called anytime.
 package load
 
 import (
 	"context"
 	"time"
+
+	"github.com/knee-dev/knee/load/schedule"
 )
 
 // Result is what one iteration did. Sent and Done are stamped by the Iteration
@@ -39,7 +48,7 @@ type Sample struct {
 	Latency  time.Duration // Done - intended (open) or Done - Sent (closed)
 	Service  time.Duration // Done - Sent
 	SendLag  time.Duration // Sent - intended (open model), else 0
-	Interval time.Duration // closed model: this VU's iteration period (response + think), else 0
+	Interval time.Duration // closed model: time since this VU's previous iteration start (response + think); service + think for its first; else 0
 }
 
 // Recorder receives Samples. It must be safe for concurrent use; each VU
@@ -55,10 +64,9 @@ type SampleRecorder interface {
 }
 
 // Stage is one linear ramp of a ramping executor: to Target over Duration.
-type Stage struct {
-	Duration time.Duration
-	Target   float64 // iterations per TimeUnit (arrival rate) or VUs (ramping-vus)
-}
+// Target is iterations per TimeUnit (arrival rate) or VUs (ramping-vus).
+// It is schedule.Stage, so stages pass to the schedule maths unconverted.
+type Stage = schedule.Stage
 
 // ConstantArrivalRate starts Rate iterations per TimeUnit for Duration.
 type ConstantArrivalRate struct {

@@ -1,6 +1,12 @@
 package record
 
-import "time"
+import (
+	"math"
+	"math/bits"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
 
 // Range and precision of every Histogram knee keeps.
 const (
@@ -9,9 +15,16 @@ const (
 	SigFigs       = 3
 )
 
+// subBucketBits is log2 of the sub-bucket count HdrHistogram derives from
+// SigFigs=3 and LowestMicros=1: 2048 sub-buckets, so values below 2048 µs are
+// exact and each power of two above doubles the bucket width.
+const subBucketBits = 11
+
 // Histogram is a latency distribution in microseconds (HdrHistogram, 1 µs .. 1 h,
 // 3 significant digits). The zero value is not usable: call NewHistogram.
-type Histogram struct { /* wraps *hdrhistogram.Histogram */
+type Histogram struct {
+	h       *hdrhistogram.Histogram
+	clamped int64
 }
 
 // Latencies is the percentile summary of a Histogram in milliseconds, as
@@ -35,53 +48,267 @@ type Point struct {
 }
 
 // NewHistogram returns an empty Histogram.
-func NewHistogram() *Histogram { panic("TODO") }
+func NewHistogram() *Histogram {
+	return &Histogram{h: hdrhistogram.New(LowestMicros, HighestMicros, SigFigs)}
+}
+
+// clampMicros converts raw microseconds into knee's range and reports
+// whether the value had to be moved.
+func clampMicros(us int64) (int64, bool) {
+	switch {
+	case us < LowestMicros:
+		return LowestMicros, true
+	case us > HighestMicros:
+		return HighestMicros, true
+	}
+	return us, false
+}
+
+// micros truncates d to whole microseconds, as HdrHistogram's integer
+// values are, then clamps.
+func micros(d time.Duration) (int64, bool) {
+	return clampMicros(int64(d / time.Microsecond))
+}
+
+// recordMicros adds n copies of an in-range value. The only error
+// hdrhistogram can return for an in-range value is a total count past
+// MaxInt64, which no run reaches; such counts are counted as clamped rather
+// than silently lost.
+func (h *Histogram) recordMicros(us, n int64) {
+	if n <= 0 {
+		return
+	}
+	if err := h.h.RecordValues(us, n); err != nil {
+		h.clamped += n
+	}
+}
 
 // Record adds one value. Values outside 1 µs .. 1 h are clamped and counted.
-func (h *Histogram) Record(d time.Duration) { panic("TODO") }
+func (h *Histogram) Record(d time.Duration) { h.RecordN(d, 1) }
 
 // RecordN adds n copies of d.
-func (h *Histogram) RecordN(d time.Duration, n int64) { panic("TODO") }
+func (h *Histogram) RecordN(d time.Duration, n int64) {
+	if n <= 0 {
+		return
+	}
+	us, clamped := micros(d)
+	if clamped {
+		h.clamped += n
+	}
+	h.recordMicros(us, n)
+}
 
 // RecordCorrected adds d and, as HdrHistogram's recordValueWithExpectedInterval
 // does, the synthetic values d-I, d-2I, ... while they are >= I.
-func (h *Histogram) RecordCorrected(d, expectedInterval time.Duration) { panic("TODO") }
+func (h *Histogram) RecordCorrected(d, expectedInterval time.Duration) {
+	us, clamped := micros(d)
+	if clamped {
+		h.clamped++
+	}
+	h.recordCorrectedMicros(us, 1, int64(expectedInterval/time.Microsecond))
+}
+
+// recordCorrectedMicros records n copies of v and of every synthetic value
+// v-I, v-2I, ... >= I. The synthetic values are recorded a bucket at a
+// time (all of the progression that falls in one bucket lands on the same
+// counter), so a 1 h value with a 1 µs interval costs buckets, not 3.6e9
+// loop turns.
+func (h *Histogram) recordCorrectedMicros(v, n, interval int64) {
+	h.recordMicros(v, n)
+	if interval <= 0 || v <= interval {
+		return
+	}
+	for m := v - interval; m >= interval; {
+		lo := max(lowestEquivalent(m), interval)
+		k := (m-lo)/interval + 1 // progression terms in [lo, m]
+		h.recordMicros(m, k*n)
+		m -= k * interval
+	}
+}
+
+// lowestEquivalent is the lowest value sharing v's bucket in knee's geometry
+// (1 µs unit, 2048 sub-buckets).
+func lowestEquivalent(v int64) int64 {
+	if v < 1<<subBucketBits {
+		return v
+	}
+	shift := bits.Len64(uint64(v)) - subBucketBits
+	return v >> shift << shift
+}
 
 // Corrected returns a new Histogram with every recorded value re-recorded
 // through RecordCorrected (HdrHistogram's copyCorrectedForCoordinatedOmission).
-func (h *Histogram) Corrected(expectedInterval time.Duration) *Histogram { panic("TODO") }
+// As in HdrHistogram, each bucket is re-recorded at its highest equivalent value.
+func (h *Histogram) Corrected(expectedInterval time.Duration) *Histogram {
+	out := NewHistogram()
+	out.clamped = h.clamped
+	interval := int64(expectedInterval / time.Microsecond)
+	for _, b := range h.h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		// b.To stays in the top bucket even past HighestMicros, so it is recordable.
+		out.recordCorrectedMicros(b.To, b.Count, interval)
+	}
+	return out
+}
 
 // Merge adds all of o's counts into h (HdrHistogram add semantics: each source
 // bucket lands at its lowest equivalent value). It never averages.
-func (h *Histogram) Merge(o *Histogram) { panic("TODO") }
+func (h *Histogram) Merge(o *Histogram) {
+	if o == nil {
+		return
+	}
+	h.clamped += o.clamped
+	// Same geometry: every source bucket's lowest value is in range.
+	if dropped := h.h.Merge(o.h); dropped > 0 {
+		h.clamped += dropped
+	}
+}
+
+// mergeForeign folds a histogram of any geometry and unit into h: each
+// source bucket's lowest equivalent value, times perMicro, lands in h
+// (clamped and counted when outside knee's range), as Java's add() does
+// across geometries.
+func (h *Histogram) mergeForeign(src *hdrhistogram.Histogram, perMicro float64) {
+	for _, b := range src.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		scaled := float64(b.From) * perMicro
+		var us int64
+		if scaled >= float64(math.MaxInt64) {
+			us = math.MaxInt64
+		} else {
+			us = int64(scaled)
+		}
+		us, clamped := clampMicros(us)
+		if clamped {
+			h.clamped += b.Count
+		}
+		h.recordMicros(us, b.Count)
+	}
+}
 
 // Clone returns a deep copy.
-func (h *Histogram) Clone() *Histogram { panic("TODO") }
+func (h *Histogram) Clone() *Histogram {
+	return &Histogram{h: h.h.Clone(), clamped: h.clamped}
+}
 
 // Reset empties h.
-func (h *Histogram) Reset() { panic("TODO") }
+func (h *Histogram) Reset() {
+	h.h.Reset()
+	h.clamped = 0
+}
 
 // Count is the number of recorded values.
-func (h *Histogram) Count() int64 { panic("TODO") }
+func (h *Histogram) Count() int64 { return h.h.TotalCount() }
 
 // Clamped is how many recorded values were outside 1 µs .. 1 h and clamped.
-func (h *Histogram) Clamped() int64 { panic("TODO") }
+func (h *Histogram) Clamped() int64 { return h.clamped }
+
+func usDuration(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
 
 // Percentile returns the value at pct in [0,100] (HdrHistogram semantics:
 // the highest equivalent value of the bucket that holds it). 0 when empty.
-func (h *Histogram) Percentile(pct float64) time.Duration { panic("TODO") }
+func (h *Histogram) Percentile(pct float64) time.Duration {
+	if h.Count() == 0 {
+		return 0
+	}
+	return usDuration(h.h.ValueAtPercentile(pct))
+}
 
-// Min, Max and Mean of the recorded values; 0 when empty.
-func (h *Histogram) Min() time.Duration  { panic("TODO") }
-func (h *Histogram) Max() time.Duration  { panic("TODO") }
-func (h *Histogram) Mean() time.Duration { panic("TODO") }
+// Min is the lowest equivalent value of the lowest recorded value; 0 when empty.
+func (h *Histogram) Min() time.Duration {
+	if h.Count() == 0 {
+		return 0
+	}
+	return usDuration(h.h.Min())
+}
 
-// CountAbove is the number of values strictly greater than d (to histogram precision).
-func (h *Histogram) CountAbove(d time.Duration) int64 { panic("TODO") }
+// Max is the highest equivalent value of the highest recorded value; 0 when empty.
+func (h *Histogram) Max() time.Duration {
+	if h.Count() == 0 {
+		return 0
+	}
+	return usDuration(h.h.Max())
+}
+
+// Mean of the recorded values (each bucket at its median); 0 when empty.
+func (h *Histogram) Mean() time.Duration {
+	return time.Duration(math.Round(h.h.Mean() * float64(time.Microsecond)))
+}
+
+// CountAbove is the number of values strictly greater than d (to histogram
+// precision: values equivalent to d count as d, not above it).
+func (h *Histogram) CountAbove(d time.Duration) int64 {
+	us := int64(d / time.Microsecond)
+	var n int64
+	for _, b := range h.h.Distribution() {
+		if b.From > us {
+			n += b.Count
+		}
+	}
+	return n
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // Latencies summarises h in milliseconds.
-func (h *Histogram) Latencies() Latencies { panic("TODO") }
+func (h *Histogram) Latencies() Latencies {
+	return Latencies{
+		Min:  ms(h.Min()),
+		Mean: ms(h.Mean()),
+		P50:  ms(h.Percentile(50)),
+		P90:  ms(h.Percentile(90)),
+		P95:  ms(h.Percentile(95)),
+		P99:  ms(h.Percentile(99)),
+		P999: ms(h.Percentile(99.9)),
+		Max:  ms(h.Max()),
+	}
+}
 
 // Distribution returns the percentile distribution on HdrHistogram's log "nines"
 // steps (ticksPerHalfDistance per halving of the remaining tail), for plots.
-func (h *Histogram) Distribution(ticksPerHalfDistance int) []Point { panic("TODO") }
+// It is nil when h is empty.
+func (h *Histogram) Distribution(ticksPerHalfDistance int) []Point {
+	if h.Count() == 0 {
+		return nil
+	}
+	if ticksPerHalfDistance < 1 {
+		ticksPerHalfDistance = 1
+	}
+	brackets := h.h.CumulativeDistributionWithTicks(int32(min(ticksPerHalfDistance, math.MaxInt32)))
+	out := make([]Point, 0, len(brackets))
+	for _, b := range brackets {
+		out = append(out, Point{Pct: b.Quantile, Value: usDuration(b.ValueAt), Count: b.Count})
+	}
+	return out
+}
+
+// Series is a set of histograms by Key, e.g. one interval or a whole run.
+type Series map[Key]*Histogram
+
+// Add merges every histogram of o into s, cloning the ones s lacks so s
+// never aliases o.
+func (s Series) Add(o Series) {
+	for k, h := range o {
+		if have, ok := s[k]; ok {
+			have.Merge(h)
+		} else {
+			s[k] = h.Clone()
+		}
+	}
+}
+
+// Merged returns the merge of every histogram whose key passes keep (all
+// when keep is nil). It is empty, never nil, when nothing matches.
+func (s Series) Merged(keep func(Key) bool) *Histogram {
+	out := NewHistogram()
+	for k, h := range s {
+		if keep == nil || keep(k) {
+			out.Merge(h)
+		}
+	}
+	return out
+}

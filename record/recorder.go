@@ -1,6 +1,11 @@
 package record
 
-import "time"
+import (
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
 
 // Metric names what a histogram measures.
 type Metric string
@@ -14,6 +19,14 @@ const (
 	Interval Metric = "interval" // closed model: one VU's iteration period (response + think)
 )
 
+func knownMetric(m Metric) bool {
+	switch m {
+	case Latency, Service, SendLag, Interval:
+		return true
+	}
+	return false
+}
+
 // Key identifies one histogram series: a metric of one request name in one
 // scenario. Steps of a stepped test are told apart by time, not by tag.
 type Key struct {
@@ -24,10 +37,98 @@ type Key struct {
 
 // Tag encodes k as an hlog tag ("latency|scenario|name", with characters that
 // hlog readers split on — space, comma, '|' and '%' — percent-escaped).
-func (k Key) Tag() string { panic("TODO") }
+// Control characters and '=' are escaped too, so a tag never breaks a line.
+func (k Key) Tag() string {
+	return escapeTag(string(k.Metric)) + "|" + escapeTag(k.Scenario) + "|" + escapeTag(k.Name)
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+func needsEscape(c byte) bool {
+	return c <= ' ' || c == ',' || c == '|' || c == '%' || c == '=' || c == 0x7f
+}
+
+func escapeTag(s string) string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if needsEscape(s[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2*n)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if needsEscape(c) {
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+func unescapeTag(s string) (string, bool) {
+	if !strings.Contains(s, "%") {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", false
+		}
+		hi, ok1 := unhex(s[i+1])
+		lo, ok2 := unhex(s[i+2])
+		if !ok1 || !ok2 {
+			return "", false
+		}
+		b.WriteByte(hi<<4 | lo)
+		i += 2
+	}
+	return b.String(), true
+}
 
 // ParseTag decodes a Tag. An empty or foreign tag becomes {Latency, "", tag}.
-func ParseTag(tag string) Key { panic("TODO") }
+func ParseTag(tag string) Key {
+	foreign := Key{Metric: Latency, Name: tag}
+	parts := strings.Split(tag, "|")
+	if len(parts) != 3 {
+		return foreign
+	}
+	var dec [3]string
+	for i, p := range parts {
+		s, ok := unescapeTag(p)
+		if !ok {
+			return foreign
+		}
+		dec[i] = s
+	}
+	if !knownMetric(Metric(dec[0])) {
+		return foreign
+	}
+	return Key{Metric: Metric(dec[0]), Scenario: dec[1], Name: dec[2]}
+}
 
 // Sample is one finished request as the recorder sees it.
 type Sample struct {
@@ -45,6 +146,23 @@ type Sample struct {
 // ErrorClasses are the error classes knee counts, in report order.
 var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other"}
 
+// errClassIndex maps a class to its ErrorClasses slot; unknown classes are "other".
+func errClassIndex(c string) int {
+	switch c {
+	case "timeout":
+		return 0
+	case "refused":
+		return 1
+	case "reset":
+		return 2
+	case "dns":
+		return 3
+	case "tls":
+		return 4
+	}
+	return 5
+}
+
 // Counters are what a run counts besides latencies. JSON names are the ones
 // run.json and --summary-export use.
 type Counters struct {
@@ -59,7 +177,26 @@ type Counters struct {
 }
 
 // Add adds o into c.
-func (c *Counters) Add(o Counters) { panic("TODO") }
+func (c *Counters) Add(o Counters) {
+	c.Requests += o.Requests
+	c.Errors += o.Errors
+	c.DroppedIterations += o.DroppedIterations
+	c.BytesIn += o.BytesIn
+	c.BytesOut += o.BytesOut
+	c.Clamped += o.Clamped
+	c.ByStatus = addMap(c.ByStatus, o.ByStatus)
+	c.ErrorsByClass = addMap(c.ErrorsByClass, o.ErrorsByClass)
+}
+
+func addMap(dst, src map[string]int64) map[string]int64 {
+	for k, v := range src {
+		if dst == nil {
+			dst = make(map[string]int64, len(src))
+		}
+		dst[k] += v
+	}
+	return dst
+}
 
 // IntervalSnapshot is what one Rotate hands out: every series' histogram for
 // [Start, End) and the counters of that interval, per scenario.
@@ -69,24 +206,229 @@ type IntervalSnapshot struct {
 	Counters   map[string]Counters // by scenario
 }
 
+// tally is one scenario's counters in one shard, kept in fixed arrays so
+// the hot path never allocates.
+type tally struct {
+	requests, errors, bytesIn, bytesOut, clamped int64
+	status                                       [5]int64 // 1xx..5xx
+	classes                                      [6]int64 // ErrorClasses order
+}
+
+func (t *tally) counters() Counters {
+	c := Counters{
+		Requests: t.requests, Errors: t.errors,
+		BytesIn: t.bytesIn, BytesOut: t.bytesOut, Clamped: t.clamped,
+	}
+	for i, n := range t.status {
+		if n != 0 {
+			if c.ByStatus == nil {
+				c.ByStatus = map[string]int64{}
+			}
+			c.ByStatus[string(rune('1'+i))+"xx"] = n
+		}
+	}
+	for i, n := range t.classes {
+		if n != 0 {
+			if c.ErrorsByClass == nil {
+				c.ErrorsByClass = map[string]int64{}
+			}
+			c.ErrorsByClass[ErrorClasses[i]] = n
+		}
+	}
+	return c
+}
+
+// interval is what a shard collects between two rotations. Its maps keep
+// their entries across rotations (reset, not deleted), so after the first
+// interval recording a known key allocates nothing.
+type interval struct {
+	hists  map[Key]*Histogram
+	tallys map[string]*tally
+}
+
+func newInterval() *interval {
+	return &interval{hists: map[Key]*Histogram{}, tallys: map[string]*tally{}}
+}
+
+func (iv *interval) record(k Key, m Metric, d time.Duration) (clamped bool) {
+	k.Metric = m
+	h, ok := iv.hists[k]
+	if !ok {
+		h = NewHistogram()
+		iv.hists[k] = h
+	}
+	before := h.clamped
+	h.Record(d)
+	return h.clamped != before
+}
+
+func (iv *interval) reset() {
+	for _, h := range iv.hists {
+		if h.Count() != 0 || h.clamped != 0 {
+			h.Reset()
+		}
+	}
+	for _, t := range iv.tallys {
+		*t = tally{}
+	}
+}
+
+// stripe is one lock and its interval data. Shards are spread over a fixed
+// pool of stripes (a few per CPU): a histogram covering 1 µs .. 1 h costs
+// ~190 KB, too much to give each of thousands of VUs its own.
+type stripe struct {
+	mu    sync.Mutex
+	cur   *interval
+	spare *interval // reset, ready to become cur at the next Rotate
+}
+
 // Recorder is a sharded recorder. Safe for concurrent use (see package doc).
-type Recorder struct{}
+type Recorder struct {
+	t0 time.Time
+
+	rotateMu sync.Mutex // serialises Rotate, so a stripe's spare is always ready
+
+	mu      sync.Mutex // guards the fields below
+	stripes []*stripe
+	next    int
+	last    time.Time
+	dropped map[string]int64
+}
 
 // NewRecorder returns a Recorder whose first interval starts at t0.
-func NewRecorder(t0 time.Time) *Recorder { panic("TODO") }
+func NewRecorder(t0 time.Time) *Recorder {
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	return &Recorder{t0: t0, last: t0, stripes: make([]*stripe, n), dropped: map[string]int64{}}
+}
 
-// Shard returns a new shard; give one to each recording goroutine.
-func (r *Recorder) Shard() *Shard { panic("TODO") }
+// Shard returns a new shard; give one to each recording goroutine. Shards
+// are spread round-robin over a few stripes per CPU, each with its own
+// mutex, so recording goroutines rarely wait on each other.
+func (r *Recorder) Shard() *Shard {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := r.next % len(r.stripes)
+	r.next++
+	if r.stripes[i] == nil {
+		r.stripes[i] = &stripe{cur: newInterval(), spare: newInterval()}
+	}
+	return &Shard{st: r.stripes[i]}
+}
 
 // Dropped counts n dropped iterations of a scenario in the current interval.
-func (r *Recorder) Dropped(scenario string, n int64) { panic("TODO") }
+func (r *Recorder) Dropped(scenario string, n int64) {
+	r.mu.Lock()
+	r.dropped[scenario] += n
+	r.mu.Unlock()
+}
 
 // Rotate closes the current interval at now and returns it; the next one starts at now.
-func (r *Recorder) Rotate(now time.Time) IntervalSnapshot { panic("TODO") }
+// The snapshot's histograms and counters belong to the caller.
+func (r *Recorder) Rotate(now time.Time) IntervalSnapshot {
+	r.rotateMu.Lock()
+	defer r.rotateMu.Unlock()
+
+	r.mu.Lock()
+	snap := IntervalSnapshot{
+		Start:      r.last.Sub(r.t0),
+		End:        now.Sub(r.t0),
+		Histograms: map[Key]*Histogram{},
+		Counters:   map[string]Counters{},
+	}
+	r.last = now
+	dropped := r.dropped
+	r.dropped = map[string]int64{}
+	stripes := append([]*stripe(nil), r.stripes...)
+	r.mu.Unlock()
+
+	for _, st := range stripes {
+		if st == nil {
+			continue
+		}
+		st.mu.Lock()
+		old := st.cur
+		st.cur, st.spare = st.spare, nil
+		st.mu.Unlock()
+
+		collect(&snap, old)
+		old.reset()
+
+		st.mu.Lock()
+		st.spare = old
+		st.mu.Unlock()
+	}
+	for sc, n := range dropped {
+		c := snap.Counters[sc]
+		c.DroppedIterations += n
+		snap.Counters[sc] = c
+	}
+	return snap
+}
+
+// collect merges one stripe's interval into the snapshot.
+func collect(snap *IntervalSnapshot, iv *interval) {
+	for k, h := range iv.hists {
+		if h.Count() == 0 && h.clamped == 0 {
+			continue
+		}
+		if have, ok := snap.Histograms[k]; ok {
+			have.Merge(h)
+		} else {
+			snap.Histograms[k] = h.Clone()
+		}
+	}
+	for sc, t := range iv.tallys {
+		c := snap.Counters[sc]
+		c.Add(t.counters())
+		snap.Counters[sc] = c
+	}
+}
 
 // Shard records for one goroutine. Its methods may be called concurrently
 // with Recorder.Rotate but not with each other.
-type Shard struct{}
+type Shard struct {
+	st *stripe
+}
 
-// Record records one sample.
-func (s *Shard) Record(smp Sample) { panic("TODO") }
+// Record records one sample: its Latency and Service always, SendLag and
+// Interval when > 0, and its counters under the sample's scenario. A
+// failed request (Status 0) without an ErrClass counts as "other".
+func (s *Shard) Record(smp Sample) {
+	st := s.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	iv := st.cur
+	t, ok := iv.tallys[smp.Key.Scenario]
+	if !ok {
+		t = &tally{}
+		iv.tallys[smp.Key.Scenario] = t
+	}
+	var clamped int64
+	count := func(c bool) {
+		if c {
+			clamped++
+		}
+	}
+	count(iv.record(smp.Key, Latency, smp.Latency))
+	count(iv.record(smp.Key, Service, smp.Service))
+	if smp.SendLag > 0 {
+		count(iv.record(smp.Key, SendLag, smp.SendLag))
+	}
+	if smp.Interval > 0 {
+		count(iv.record(smp.Key, Interval, smp.Interval))
+	}
+	t.clamped += clamped
+	t.requests++
+	t.bytesIn += smp.BytesIn
+	t.bytesOut += smp.BytesOut
+	if c := smp.Status / 100; c >= 1 && c <= 5 {
+		t.status[c-1]++
+	}
+	failed := smp.ErrClass != "" || smp.Status == 0
+	if failed {
+		t.classes[errClassIndex(smp.ErrClass)]++
+	}
+	if failed || smp.Status >= 500 {
+		t.errors++
+	}
+}

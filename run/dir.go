@@ -1,6 +1,15 @@
 package run
 
 import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/knee-dev/knee/record"
@@ -24,35 +33,192 @@ type Run struct {
 // Writer writes a run directory as the run goes: every interval is appended
 // and flushed, and run.json is rewritten, so a killed run keeps what it measured.
 // Not safe for concurrent use.
-type Writer struct{}
+type Writer struct {
+	dir      string
+	hlogFile *os.File
+	hlogBuf  *bufio.Writer
+	hlog     *record.LogWriter
+	cntFile  *os.File
+	cntBuf   *bufio.Writer
+	closed   bool
+}
 
 // Create makes dir (and parents) and writes a first run.json marked unfinished.
-func Create(dir string, meta Meta) (*Writer, error) { panic("TODO") }
+// It truncates latency.hlog and counters.jsonl if they exist.
+func Create(dir string, meta Meta) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	w := &Writer{dir: dir}
+	meta.Finished = false
+	if err := w.WriteMeta(meta); err != nil {
+		return nil, err
+	}
+	var err error
+	if w.hlogFile, err = os.Create(filepath.Join(dir, LatencyFile)); err != nil {
+		return nil, fmt.Errorf("create %s: %w", LatencyFile, err)
+	}
+	if w.cntFile, err = os.Create(filepath.Join(dir, CountersFile)); err != nil {
+		w.hlogFile.Close()
+		return nil, fmt.Errorf("create %s: %w", CountersFile, err)
+	}
+	w.hlogBuf = bufio.NewWriterSize(w.hlogFile, 64<<10)
+	w.cntBuf = bufio.NewWriter(w.cntFile)
+	comment := fmt.Sprintf("[Logged with knee %s, run %s; values in microseconds, tags metric|scenario|name]", meta.KneeVersion, meta.ID)
+	// The LogWriter would flush the bufio.Writer after every line; give it
+	// the buffer through a plain io.Writer so WriteInterval flushes once.
+	if w.hlog, err = record.NewLogWriter(plainWriter{w.hlogBuf}, meta.Started, comment); err != nil {
+		w.closeFiles()
+		return nil, fmt.Errorf("%s: %w", LatencyFile, err)
+	}
+	if err := w.hlogBuf.Flush(); err != nil {
+		w.closeFiles()
+		return nil, fmt.Errorf("write %s: %w", LatencyFile, err)
+	}
+	return w, nil
+}
+
+// plainWriter hides Flush from record.LogWriter.
+type plainWriter struct{ w *bufio.Writer }
+
+func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
 
 // WriteInterval appends one interval to latency.hlog and counters.jsonl and flushes both.
 // extra carries per-scenario TargetRate/BusyVUs/VUs for counters.jsonl (may be nil).
+// Histograms are written in tag order, scenarios in name order.
 func (w *Writer) WriteInterval(snap record.IntervalSnapshot, extra map[string]IntervalCounters) error {
-	panic("TODO")
+	if w.closed {
+		return errors.New("run writer: WriteInterval after Close")
+	}
+	keys := slices.SortedFunc(maps.Keys(snap.Histograms), func(a, b record.Key) int {
+		return cmp.Compare(a.Tag(), b.Tag())
+	})
+	for _, k := range keys {
+		if err := w.hlog.WriteInterval(k.Tag(), snap.Start, snap.End-snap.Start, snap.Histograms[k]); err != nil {
+			return fmt.Errorf("%s: %w", LatencyFile, err)
+		}
+	}
+	scenarios := map[string]bool{}
+	for s := range snap.Counters {
+		scenarios[s] = true
+	}
+	for s := range extra {
+		scenarios[s] = true
+	}
+	enc := json.NewEncoder(w.cntBuf)
+	for _, s := range slices.Sorted(maps.Keys(scenarios)) {
+		line := extra[s]
+		line.Scenario = s
+		line.Start = snap.Start.Seconds()
+		line.End = snap.End.Seconds()
+		line.Counters = snap.Counters[s]
+		if err := enc.Encode(line); err != nil {
+			return fmt.Errorf("%s: %w", CountersFile, err)
+		}
+	}
+	if err := w.hlogBuf.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", LatencyFile, err)
+	}
+	if err := w.cntBuf.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", CountersFile, err)
+	}
+	return nil
 }
 
-// WriteMeta rewrites run.json atomically (write temp, rename).
-func (w *Writer) WriteMeta(meta Meta) error { panic("TODO") }
+// WriteMeta rewrites run.json atomically (write temp, rename). It stamps
+// FormatVersion.
+func (w *Writer) WriteMeta(meta Meta) error {
+	meta.FormatVersion = FormatVersion
+	data, err := json.MarshalIndent(meta, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", MetaFile, err)
+	}
+	data = append(data, '\n')
+	tmp, err := os.CreateTemp(w.dir, MetaFile+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", MetaFile, err)
+	}
+	_, werr := tmp.Write(data)
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", MetaFile, err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(w.dir, MetaFile)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", MetaFile, err)
+	}
+	return nil
+}
 
-// Close flushes and closes the files; it writes meta last.
-func (w *Writer) Close(meta Meta) error { panic("TODO") }
+func (w *Writer) closeFiles() error {
+	var errs []error
+	if w.hlogFile != nil {
+		errs = append(errs, w.hlogFile.Close())
+	}
+	if w.cntFile != nil {
+		errs = append(errs, w.cntFile.Close())
+	}
+	return errors.Join(errs...)
+}
 
-// Open reads a run directory. A missing directory, a run.json of another
-// format version or a corrupt file is an error naming the file (and line).
-func Open(dir string) (*Run, error) { panic("TODO") }
+// Close flushes and closes the files; it writes meta last. Closing twice
+// only rewrites meta.
+func (w *Writer) Close(meta Meta) error {
+	if !w.closed {
+		w.closed = true
+		ferr := errors.Join(w.hlogBuf.Flush(), w.cntBuf.Flush(), w.hlogFile.Sync(), w.cntFile.Sync())
+		if err := errors.Join(ferr, w.closeFiles()); err != nil {
+			return fmt.Errorf("close run directory %s: %w", w.dir, err)
+		}
+	}
+	return w.WriteMeta(meta)
+}
+
+// inRange reports whether an interval starting at start lies in [from, to);
+// to <= 0 means no upper bound.
+func inRange(start, from, to time.Duration) bool {
+	return start >= from && (to <= 0 || start < to)
+}
 
 // Merged returns the merge of every histogram whose key passes keep, over the
 // intervals that start in [from, to). to <= 0 means the end of the run.
+// keep == nil keeps every key. The result is never nil.
 func (r *Run) Merged(keep func(record.Key) bool, from, to time.Duration) *record.Histogram {
-	panic("TODO")
+	out := record.NewHistogram()
+	for _, iv := range r.Intervals {
+		if !inRange(iv.Start, from, to) {
+			continue
+		}
+		for k, h := range iv.Histograms {
+			if keep == nil || keep(k) {
+				out.Merge(h)
+			}
+		}
+	}
+	return out
 }
 
 // Counters sums the counters of every scenario over intervals starting in [from, to).
-func (r *Run) Counters(from, to time.Duration) record.Counters { panic("TODO") }
+func (r *Run) Counters(from, to time.Duration) record.Counters {
+	var c record.Counters
+	for _, iv := range r.Intervals {
+		if !inRange(iv.Start, from, to) {
+			continue
+		}
+		for _, ic := range iv.Counters {
+			c.Add(ic.Counters)
+		}
+	}
+	return c
+}
 
 // Duration is the end of the last interval.
-func (r *Run) Duration() time.Duration { panic("TODO") }
+func (r *Run) Duration() time.Duration {
+	var d time.Duration
+	for _, iv := range r.Intervals {
+		d = max(d, iv.End)
+	}
+	return d
+}

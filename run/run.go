@@ -53,6 +53,7 @@ type Scenario struct {
 	Executor   string            `json:"executor"`
 	Model      string            `json:"model"` // "open" or "closed"
 	StartTime  time.Duration     `json:"start_time_ns"`
+	Span       time.Duration     `json:"span_ns,omitempty"`  // how long it starts iterations (graceful stop excluded)
 	Config     json.RawMessage   `json:"config,omitempty"`   // the executor's settings as given
 	Requests   []string          `json:"requests,omitempty"` // request name tags
 	Think      time.Duration     `json:"think_ns,omitempty"`

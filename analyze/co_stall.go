@@ -1,0 +1,145 @@
+package analyze
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/run"
+)
+
+// intervalRate is the number of requests that finished in one run interval
+// (knee's intervals are 1 s) and its rate.
+type intervalRate struct {
+	startS, endS float64
+	requests     int64
+	rate         float64
+}
+
+// stallSignal finds spells of intervals with far fewer requests than their
+// neighbours and asks whether the missing requests came later. In an open
+// run they do (requests that arrived during a stall finish right after it);
+// in a closed run they were never sent: that is the omission.
+func stallSignal(r *run.Run, sel Selector) (COSignal, bool) {
+	rates := intervalRates(r, sel)
+	if len(rates) < 3 {
+		return COSignal{}, false
+	}
+	ref := referenceRates(rates)
+	var stalls []Stall
+	// The first and last intervals are ramp-up and graceful stop: never candidates.
+	for i := 1; i < len(rates)-1; {
+		if !quiet(rates[i], ref[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(rates)-1 && quiet(rates[j+1], ref[j+1]) {
+			j++
+		}
+		stalls = append(stalls, measureStall(rates, ref, i, j))
+		i = j + 1
+	}
+	s := COSignal{Name: SignalStall, Limit: COStallNotMadeUp, Unit: "requests", Stalls: stalls}
+	if len(stalls) == 0 {
+		s.Evidence = "no interval had far fewer requests than its neighbours"
+		return s, true
+	}
+	var sentences []string
+	for _, st := range stalls {
+		s.Expected += st.Missing
+		s.Observed += st.Missing - st.MadeUp
+		sentences = append(sentences, fmt.Sprintf("%.0f–%.0f s: %d requests against %.0f req/s around it, "+
+			"%.0f missing, %.0f made up after", st.StartS, st.EndS, st.Requests, st.ReferenceRate, st.Missing, st.MadeUp))
+	}
+	s.Ratio = s.Observed / s.Expected
+	s.Fired = s.Ratio > COStallNotMadeUp
+	s.Evidence = "quiet spells: " + strings.Join(sentences, "; ")
+	if s.Fired {
+		s.Evidence += fmt.Sprintf("; %.0f requests were never sent: the generator went quiet with the target", s.Observed)
+	} else {
+		s.Evidence += "; the requests came late rather than never (the target stalled, the generator kept sending)"
+	}
+	return s, true
+}
+
+// intervalRates counts the selected latency series per run interval.
+func intervalRates(r *run.Run, sel Selector) []intervalRate {
+	keep := sel.Of(record.Latency)
+	out := make([]intervalRate, 0, len(r.Intervals))
+	var first = r.Intervals[0].Start
+	for _, iv := range r.Intervals {
+		var n int64
+		for k, h := range iv.Histograms {
+			if keep(k) {
+				n += h.Count()
+			}
+		}
+		ir := intervalRate{startS: (iv.Start - first).Seconds(), endS: (iv.End - first).Seconds(), requests: n}
+		if iv.End > iv.Start {
+			ir.rate = float64(n) / (iv.End - iv.Start).Seconds()
+		}
+		out = append(out, ir)
+	}
+	return out
+}
+
+// referenceRates is, for each interval, the median rate of the intervals
+// within coNeighbourSpan on either side (itself included), so a spell of up
+// to coNeighbourSpan quiet intervals cannot drag its own reference down.
+// These are per-second request counts, not latencies.
+func referenceRates(rates []intervalRate) []float64 {
+	ref := make([]float64, len(rates))
+	buf := make([]float64, 0, 2*coNeighbourSpan+1)
+	for i := range rates {
+		buf = buf[:0]
+		for j := max(0, i-coNeighbourSpan); j <= min(len(rates)-1, i+coNeighbourSpan); j++ {
+			buf = append(buf, rates[j].rate)
+		}
+		ref[i] = medianOf(buf)
+	}
+	return ref
+}
+
+// quiet reports whether an interval had far fewer requests than its reference.
+func quiet(ir intervalRate, ref float64) bool {
+	expected := ref * (ir.endS - ir.startS)
+	return expected >= COStallMinRequests && ir.rate < COStallFraction*ref
+}
+
+// measureStall sums what the quiet spell rates[i..j] lacks and what the
+// intervals right after it (as many as the spell is long, plus two) bring
+// in above their reference.
+func measureStall(rates []intervalRate, ref []float64, i, j int) Stall {
+	st := Stall{StartS: rates[i].startS, EndS: rates[j].endS}
+	var refSum float64
+	for k := i; k <= j; k++ {
+		st.Requests += rates[k].requests
+		st.Missing += ref[k]*(rates[k].endS-rates[k].startS) - float64(rates[k].requests)
+		refSum += ref[k]
+	}
+	st.ReferenceRate = refSum / float64(j-i+1)
+	for k := j + 1; k < len(rates) && k <= j+(j-i+1)+2; k++ {
+		if extra := float64(rates[k].requests) - ref[k]*(rates[k].endS-rates[k].startS); extra > 0 {
+			st.MadeUp += extra
+		}
+	}
+	st.MadeUp = min(st.MadeUp, st.Missing)
+	return st
+}
+
+// medianOf is the median of a few run-level numbers (rates, repetitions);
+// it sorts a copy. Never use it on latencies: those go through record.
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -1,0 +1,212 @@
+package analyze_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/run"
+)
+
+// closedStallRun is the article's closed test built by hand: 20 VUs, 100 ms
+// think, 1 ms responses, 60 s. Each VU's period is 101 ms, so ~198 requests
+// finish per second. At 30 s the target freezes for 5 s: nothing finishes
+// in 30..34, and at 35 s the 20 waiting requests finish after ~5 s.
+// withInterval also records the Interval metric (response + think per VU).
+func closedStallRun(withInterval bool) *run.Run {
+	f := newFakeRun("closed", 60, run.Scenario{Name: "closed", Executor: "constant-vus", Model: "closed",
+		VUs: 20, Think: 100 * time.Millisecond})
+	for sec := range 60 {
+		if sec >= 30 && sec < 35 {
+			continue
+		}
+		f.add(sec, key(record.Latency, "closed"), time.Millisecond, 198)
+		if withInterval {
+			f.add(sec, key(record.Interval, "closed"), 101*time.Millisecond, 198)
+		}
+	}
+	f.add(35, key(record.Latency, "closed"), slow5s, 20)
+	if withInterval {
+		f.add(35, key(record.Interval, "closed"), slow5s+100*time.Millisecond, 20)
+	}
+	return f.r
+}
+
+// openStallRun is the same freeze under the open model at 200 req/s: the
+// 1,000 requests that arrived during the freeze finish at 35 s, late
+// (200 each at ~1, 2, 3, 4 and 5 s) but not missing.
+func openStallRun() *run.Run {
+	f := newFakeRun("open", 60, run.Scenario{Name: "open", Executor: "constant-arrival-rate", Model: "open",
+		TargetRate: 200})
+	k := key(record.Latency, "open")
+	for sec := range 60 {
+		if sec < 30 || sec >= 35 {
+			f.add(sec, k, time.Millisecond, 200)
+		}
+	}
+	for i := 1; i <= 5; i++ {
+		f.add(35, k, time.Duration(i)*time.Second, 200)
+	}
+	return f.r
+}
+
+func signal(t *testing.T, s analyze.COSignals, name string) analyze.COSignal {
+	t.Helper()
+	for _, sig := range s.Signals {
+		if sig.Name == name {
+			return sig
+		}
+	}
+	t.Fatalf("no %s signal in %+v", name, s.Signals)
+	return analyze.COSignal{}
+}
+
+func TestDetectCOClosedStall(t *testing.T) {
+	got := analyze.DetectCO(closedStallRun(false), analyze.COOptions{}) // VUs and think from run.json
+	if got.Verdict != analyze.VerdictLikelyCO || len(got.Evidence) != 3 {
+		t.Fatalf("verdict %q with evidence %q; want %q from three signals", got.Verdict, got.Evidence, analyze.VerdictLikelyCO)
+	}
+	// Throughput: 55·198 + 20 = 10,910 requests in 60 s = 181.8333/s against
+	// 20 VUs / (1 ms median + 100 ms think) = 198.0198/s.
+	tp := signal(t, got, analyze.SignalThroughput)
+	if !tp.Fired || !closeTo(tp.Observed, 10910.0/60, 1e-9) || !closeTo(tp.Expected, 20/0.101, 1e-9) {
+		t.Errorf("throughput %+v; want fired, 181.83 against 198.02", tp)
+	}
+	// Gap: max 5001.215 ms against p99 1 ms (rank round(0.99·10,910) = 10,801 ≤ 10,890 fast).
+	gap := signal(t, got, analyze.SignalGap)
+	if !gap.Fired || gap.Observed != 5001.215 || gap.Expected != 1 || !closeTo(gap.Ratio, 5001.215, 1e-9) {
+		t.Errorf("gap %+v; want fired, 5001.215 ms / 1 ms", gap)
+	}
+	if !strings.HasPrefix(gap.Evidence, "max 5.00 s next to p99 1.0 ms: 5001×") {
+		t.Errorf("gap evidence %q", gap.Evidence)
+	}
+	// Stall: seconds 30..34 have 0 requests against a neighbour median of 198:
+	// 990 missing; second 35 brings 218, 20 above 198: 970 never sent.
+	st := signal(t, got, analyze.SignalStall)
+	want := analyze.Stall{StartS: 30, EndS: 35, Requests: 0, ReferenceRate: 198, Missing: 990, MadeUp: 20}
+	if !st.Fired || len(st.Stalls) != 1 || st.Stalls[0] != want || st.Observed != 970 || st.Expected != 990 {
+		t.Errorf("stall %+v; want fired, one stall %+v, 970 of 990 never sent", st, want)
+	}
+}
+
+func TestDetectCOOpenStall(t *testing.T) {
+	got := analyze.DetectCO(openStallRun(), analyze.COOptions{})
+	if got.Verdict != analyze.VerdictNoSign {
+		t.Fatalf("verdict %q (%q); want %q", got.Verdict, got.Evidence, analyze.VerdictNoSign)
+	}
+	// 12,000 requests in 60 s = the 200/s target.
+	if tp := signal(t, got, analyze.SignalThroughput); tp.Fired || tp.Observed != 200 || tp.Expected != 200 {
+		t.Errorf("throughput %+v; want 200 against 200, not fired", tp)
+	}
+	// p99 (rank 11,880 > 11,800) and max are both the 5 s bucket: ratio 1.
+	if gap := signal(t, got, analyze.SignalGap); gap.Fired || gap.Ratio != 1 {
+		t.Errorf("gap %+v; want ratio 1", gap)
+	}
+	// The quiet 5 s miss 1,000 requests and second 35 brings 1,000 extra.
+	st := signal(t, got, analyze.SignalStall)
+	if st.Fired || len(st.Stalls) != 1 || st.Stalls[0].Missing != 1000 || st.Stalls[0].MadeUp != 1000 {
+		t.Errorf("stall %+v; want one stall, 1000 missing, all made up", st)
+	}
+}
+
+func TestDetectCOServer(t *testing.T) {
+	client := closedStallRun(false)
+	tests := []struct {
+		name   string
+		fill   func(h *record.Histogram)
+		fired  bool
+		phrase string
+	}{
+		// The server saw 2 % of its requests take 5 s; the client's p99 is 1 ms.
+		{"server tail heavier", func(h *record.Histogram) {
+			h.RecordN(time.Millisecond, 98)
+			h.RecordN(slow5s, 2)
+		}, true, "did not measure"},
+		{"agree", func(h *record.Histogram) { h.RecordN(time.Millisecond, 100) }, false, "agree"},
+		// The client's p99 far above the server's: queueing, not omission.
+		{"client tail heavier", func(h *record.Histogram) { h.RecordN(100*time.Microsecond, 100) }, false, "queueing"},
+	}
+	for _, tt := range tests {
+		h := record.NewHistogram()
+		tt.fill(h)
+		s := signal(t, analyze.DetectCO(client, analyze.COOptions{ServerHistogram: h}), analyze.SignalServer)
+		if s.Fired != tt.fired || !strings.Contains(s.Evidence, tt.phrase) {
+			t.Errorf("%s: %+v; want fired=%v and %q", tt.name, s, tt.fired, tt.phrase)
+		}
+	}
+}
+
+func TestDetectCOOptionsOverride(t *testing.T) {
+	// An explicit 202 ms interval predicts 20 / 0.202 = 99.0099/s: above the
+	// achieved 181.83/s, so the throughput signal stays quiet.
+	got := analyze.DetectCO(closedStallRun(false), analyze.COOptions{VUs: 20, ExpectedInterval: 202 * time.Millisecond})
+	tp := signal(t, got, analyze.SignalThroughput)
+	if tp.Fired || !closeTo(tp.Expected, 20/0.202, 1e-9) {
+		t.Errorf("throughput %+v; want expected 99.01/s, not fired", tp)
+	}
+}
+
+func TestCorrect(t *testing.T) {
+	// Corrected by hand: each of the 20 values of ~5 s adds d−kI for k = 1..48
+	// (d/I ≈ 49.5, and values stop at I): 960 synthetic values, 11,870 in all.
+	// p99 is rank round(0.99·11,870) = 11,751; 10,890 values are 1 ms, so it is
+	// the 861st slow value. Ascending, the slow values come in groups of 20
+	// per k (k = 48 first): 861 = 43·20 + 1 is the first of the 44th group,
+	// k = 49 − 44 = 5: 5000 − 5·101 = 4495 ms. Bucket precision (0.1 %) and
+	// the interval's own bucket move it by a few ms; the next group is 101 ms away.
+	// Slower than 1 s: k ≤ 39 (5000 − 39·101 = 1061 ms), 20·39 + 20 = 800.
+	tests := []struct {
+		name     string
+		r        *run.Run
+		interval time.Duration
+		source   string
+	}{
+		{"given", closedStallRun(false), 101 * time.Millisecond, analyze.IntervalGiven},
+		{"interval metric", closedStallRun(true), 0, analyze.IntervalMetric},
+		{"median response + think", closedStallRun(false), 0, analyze.IntervalResponse},
+	}
+	for _, tt := range tests {
+		c, err := analyze.Correct(tt.r, tt.interval)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if len(c.Scenarios) != 1 || c.Scenarios[0].Source != tt.source || !closeTo(c.Scenarios[0].IntervalMS, 101, 0.101) {
+			t.Errorf("%s: scenarios %+v; want one, %q, ~101 ms", tt.name, c.Scenarios, tt.source)
+		}
+		if c.RawMS.P99 != 1 || c.RawCount != 10910 || c.RawSlowerThan1s != 20 {
+			t.Errorf("%s: raw p99 %v count %d slow %d; want 1 ms, 10910, 20", tt.name, c.RawMS.P99, c.RawCount, c.RawSlowerThan1s)
+		}
+		if !closeTo(c.CorrectedMS.P99, 4495, 9) || c.CorrectedCount != 11870 || c.CorrectedSlowerThan1s != 800 {
+			t.Errorf("%s: corrected p99 %v count %d slow %d; want ~4495 ms, 11870, 800",
+				tt.name, c.CorrectedMS.P99, c.CorrectedCount, c.CorrectedSlowerThan1s)
+		}
+		if c.Raw.Count() != c.RawCount || c.Corrected.Count() != c.CorrectedCount {
+			t.Errorf("%s: histograms disagree with the counts", tt.name)
+		}
+	}
+}
+
+func TestCorrectOpenRun(t *testing.T) {
+	_, err := analyze.Correct(openStallRun(), 0)
+	if !errors.Is(err, analyze.ErrNoCorrection) {
+		t.Errorf("Correct(open run) error = %v; want ErrNoCorrection", err)
+	}
+}
+
+func TestDetectCOOpenOutlier(t *testing.T) {
+	// An open run at 100/s with one 5 s request among 999 of 1 ms: max/p99 =
+	// 5001×, but the open model does not omit; the gap is an outlier.
+	f := newFakeRun("open", 10, run.Scenario{Name: "o", Model: "open", TargetRate: 100})
+	for sec := range 10 {
+		f.add(sec, key(record.Latency, "o"), time.Millisecond, 100)
+	}
+	f.add(9, key(record.Latency, "o"), slow5s, 1)
+	got := analyze.DetectCO(f.r, analyze.COOptions{})
+	gap := signal(t, got, analyze.SignalGap)
+	if gap.Fired || !strings.Contains(gap.Evidence, "outlier") || got.Verdict != analyze.VerdictNoSign {
+		t.Errorf("verdict %q, gap %+v; want an unfired outlier", got.Verdict, gap)
+	}
+}

@@ -1,0 +1,238 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/knee-dev/knee/run"
+)
+
+// Verdicts of Compare.
+const (
+	VerdictRealDifference = "real difference"
+	VerdictWithinSpread   = "within run-to-run spread"
+)
+
+// MinRepetitions is the number of runs below which a range proves little.
+const MinRepetitions = 3
+
+// MannWhitneyMinRuns is how many runs each side needs before Compare also
+// asks the Mann-Whitney U test.
+const MannWhitneyMinRuns = 5
+
+// ErrDifferentScenarios means the runs compared did not run the same scenarios.
+var ErrDifferentScenarios = errors.New("analyze: runs have different scenarios")
+
+// Spread is one metric over repetitions: the median of the runs' values and
+// their range. (A median of run-level numbers, not a latency percentile.)
+type Spread struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	N      int     `json:"n"`
+}
+
+// MetricSpread is one metric's Spread.
+type MetricSpread struct {
+	Metric string `json:"metric"`
+	Spread
+}
+
+// RepetitionReport summarises repeated runs of one test.
+type RepetitionReport struct {
+	Runs     int            `json:"runs"`
+	Metrics  []MetricSpread `json:"metrics"`
+	Warnings []string       `json:"warnings,omitempty"`
+}
+
+// metricValue is one named number of a summary.
+type metricValue struct {
+	name  string
+	value float64
+}
+
+// summaryMetrics are the numbers compared across runs, in report order.
+func summaryMetrics(s run.Summary) []metricValue {
+	errRate := 0.0
+	if s.Requests > 0 {
+		errRate = float64(s.Errors) / float64(s.Requests)
+	}
+	return []metricValue{
+		{"rate", s.Rate},
+		{"p50_ms", s.LatencyMS.P50},
+		{"p90_ms", s.LatencyMS.P90},
+		{"p95_ms", s.LatencyMS.P95},
+		{"p99_ms", s.LatencyMS.P99},
+		{"p99.9_ms", s.LatencyMS.P999},
+		{"max_ms", s.LatencyMS.Max},
+		{"mean_ms", s.LatencyMS.Mean},
+		{"error_rate", errRate},
+		{"dropped_iterations", float64(s.DroppedIterations)},
+		{"slower_than_1s", float64(s.SlowerThan1s)},
+	}
+}
+
+// metricColumns turns summaries into one column of values per metric.
+func metricColumns(ss []run.Summary) (names []string, cols [][]float64) {
+	for i, s := range ss {
+		for j, m := range summaryMetrics(s) {
+			if i == 0 {
+				names = append(names, m.name)
+				cols = append(cols, make([]float64, 0, len(ss)))
+			}
+			cols[j] = append(cols[j], m.value)
+		}
+	}
+	return names, cols
+}
+
+// spreadOf is the median and range of a few run-level numbers.
+func spreadOf(xs []float64) Spread {
+	if len(xs) == 0 {
+		return Spread{}
+	}
+	s := Spread{Median: medianOf(xs), Min: xs[0], Max: xs[0], N: len(xs)}
+	for _, x := range xs[1:] {
+		s.Min, s.Max = min(s.Min, x), max(s.Max, x)
+	}
+	return s
+}
+
+// Repetitions gives each metric's median and [min, max] over repeated runs,
+// and warns when there are fewer than MinRepetitions.
+func Repetitions(ss []run.Summary) RepetitionReport {
+	rep := RepetitionReport{Runs: len(ss)}
+	names, cols := metricColumns(ss)
+	for i, n := range names {
+		rep.Metrics = append(rep.Metrics, MetricSpread{Metric: n, Spread: spreadOf(cols[i])})
+	}
+	if len(ss) < MinRepetitions {
+		rep.Warnings = append(rep.Warnings, fewRunsWarning("", len(ss)))
+	}
+	return rep
+}
+
+func fewRunsWarning(side string, n int) string {
+	if side != "" {
+		side += ": "
+	}
+	return fmt.Sprintf("%sonly %d run(s): one run is an anecdote and its range says nothing about "+
+		"run-to-run spread; repeat at least %d times", side, n, MinRepetitions)
+}
+
+// MetricComparison is one metric of base against candidate.
+type MetricComparison struct {
+	Metric      string       `json:"metric"`
+	Base        Spread       `json:"base"`
+	Candidate   Spread       `json:"candidate"`
+	Ratio       float64      `json:"ratio"` // candidate median / base median; 0 when base is 0
+	Overlap     bool         `json:"ranges_overlap"`
+	MannWhitney *MannWhitney `json:"mann_whitney,omitempty"`
+	Verdict     string       `json:"verdict"`
+}
+
+// Comparison is Compare's answer.
+type Comparison struct {
+	BaseRuns      int                `json:"base_runs"`
+	CandidateRuns int                `json:"candidate_runs"`
+	Metrics       []MetricComparison `json:"metrics"`
+	Warnings      []string           `json:"warnings,omitempty"`
+}
+
+// Compare sets repeated runs of a candidate against repeated runs of a base.
+// A metric is a "real difference" only when the two ranges do not overlap
+// and, when both sides have MannWhitneyMinRuns runs or more, the two-sided
+// Mann-Whitney U test gives p < 0.05; otherwise it is "within run-to-run
+// spread". Runs of different scenarios are an error (ErrDifferentScenarios);
+// different environments are warnings.
+func Compare(base, cand []*run.Run) (Comparison, error) {
+	if len(base) == 0 || len(cand) == 0 {
+		return Comparison{}, fmt.Errorf("analyze: compare needs at least one base and one candidate run (got %d and %d)",
+			len(base), len(cand))
+	}
+	all := append(append([]*run.Run(nil), base...), cand...)
+	if err := sameScenarios(all); err != nil {
+		return Comparison{}, err
+	}
+	out := Comparison{BaseRuns: len(base), CandidateRuns: len(cand)}
+	names, bcols := metricColumns(summaries(base))
+	_, ccols := metricColumns(summaries(cand))
+	for i, n := range names {
+		out.Metrics = append(out.Metrics, compareMetric(n, bcols[i], ccols[i]))
+	}
+	if len(base) < MinRepetitions {
+		out.Warnings = append(out.Warnings, fewRunsWarning("base", len(base)))
+	}
+	if len(cand) < MinRepetitions {
+		out.Warnings = append(out.Warnings, fewRunsWarning("candidate", len(cand)))
+	}
+	out.Warnings = append(out.Warnings, environmentWarnings(all)...)
+	return out, nil
+}
+
+func summaries(rs []*run.Run) []run.Summary {
+	out := make([]run.Summary, len(rs))
+	for i, r := range rs {
+		out[i] = Summarize(r, SummaryOptions{})
+	}
+	return out
+}
+
+// compareMetric judges one metric.
+func compareMetric(name string, b, c []float64) MetricComparison {
+	m := MetricComparison{Metric: name, Base: spreadOf(b), Candidate: spreadOf(c)}
+	if m.Base.Median != 0 {
+		m.Ratio = m.Candidate.Median / m.Base.Median
+	}
+	m.Overlap = m.Base.Min <= m.Candidate.Max && m.Candidate.Min <= m.Base.Max
+	differs := !m.Overlap
+	if len(b) >= MannWhitneyMinRuns && len(c) >= MannWhitneyMinRuns {
+		mw := MannWhitneyU(b, c)
+		m.MannWhitney = &mw
+		differs = differs && mw.P < 0.05
+	}
+	m.Verdict = VerdictWithinSpread
+	if differs {
+		m.Verdict = VerdictRealDifference
+	}
+	return m
+}
+
+// sameScenarios checks that every run ran what the first one ran.
+func sameScenarios(rs []*run.Run) error {
+	want := scenarioFingerprint(rs[0])
+	for _, r := range rs[1:] {
+		if got := scenarioFingerprint(r); got != want {
+			return fmt.Errorf("%w: %s ran %s but %s ran %s; compare runs of the same test",
+				ErrDifferentScenarios, runLabel(rs[0]), want, runLabel(r), got)
+		}
+	}
+	return nil
+}
+
+// scenarioFingerprint is what must match between compared runs: each
+// scenario's name, executor, model, rate, VUs and think time.
+func scenarioFingerprint(r *run.Run) string {
+	s := ""
+	for i, sc := range r.Meta.Scenarios {
+		if i > 0 {
+			s += "; "
+		}
+		s += fmt.Sprintf("%s (%s, %s, rate %g, %d VUs, think %s)",
+			sc.Name, sc.Executor, sc.Model, sc.TargetRate, sc.VUs, sc.Think)
+	}
+	if s == "" {
+		return "no scenarios"
+	}
+	return s
+}
+
+func runLabel(r *run.Run) string {
+	switch {
+	case r.Meta.ID != "":
+		return "run " + r.Meta.ID
+	case r.Dir != "":
+		return r.Dir
+	}
+	return "a run"
+}

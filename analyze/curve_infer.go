@@ -1,0 +1,115 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/knee-dev/knee/run"
+)
+
+// hold is a run of consecutive intervals that offered the same rate.
+type hold struct {
+	start, end time.Duration
+	rate       float64
+	intervals  int
+}
+
+// InferPlan reads the step plan of a stepped run from the target_rate its
+// counters carry per interval (summed over the scenario's counters, or all
+// when scenario is ""). Holds are runs of two or more intervals at one
+// positive rate; shorter runs are jumps between them. The holds must be
+// evenly spaced in rate (within 1 % of a step). The plan's period is the
+// span of all holds divided by their count, rounded to whole intervals;
+// Jump is DefaultJump and warmup is passed through.
+func InferPlan(r *run.Run, scenario string, warmup time.Duration) (StepPlan, error) {
+	holds := findHolds(r, scenario)
+	if len(holds) == 0 {
+		return StepPlan{}, fmt.Errorf("analyze: infer step plan: no interval carries a target rate held for two intervals: %w", ErrNoSteps)
+	}
+	n := len(holds)
+	plan := StepPlan{
+		Start:    holds[0].rate,
+		Steps:    n,
+		Jump:     DefaultJump,
+		Warmup:   warmup,
+		Offset:   holds[0].start,
+		Scenario: scenario,
+	}
+	if n > 1 {
+		plan.Step = (holds[n-1].rate - holds[0].rate) / float64(n-1)
+	}
+	tolerance := 0.01 * math.Max(math.Abs(plan.Step), plan.Start)
+	for i, h := range holds {
+		if math.Abs(h.rate-plan.Rate(i)) > tolerance {
+			return StepPlan{}, fmt.Errorf("analyze: infer step plan: hold %d offers %g req/s, an even plan would offer %g; pass the plan explicitly", i, h.rate, plan.Rate(i))
+		}
+	}
+	span := holds[n-1].end - holds[0].start
+	period := roundTo(span/time.Duration(n), typicalInterval(r))
+	plan.StepDuration = period - plan.Jump
+	if plan.StepDuration <= 0 {
+		return StepPlan{}, fmt.Errorf("analyze: infer step plan: steps of %v are no longer than the %v jump", period, plan.Jump)
+	}
+	return plan, nil
+}
+
+// findHolds groups consecutive intervals by offered rate and keeps the runs
+// of two or more intervals. Neighbouring holds at one rate are joined: a
+// one-interval blip between them does not split a step.
+func findHolds(r *run.Run, scenario string) []hold {
+	var runs []hold
+	for _, iv := range r.Intervals {
+		rate := 0.0
+		for name, c := range iv.Counters {
+			if inScenario(scenario, name) {
+				rate += c.TargetRate
+			}
+		}
+		if k := len(runs) - 1; k >= 0 && sameRate(runs[k].rate, rate) && runs[k].end == iv.Start {
+			runs[k].end = iv.End
+			runs[k].intervals++
+			continue
+		}
+		runs = append(runs, hold{start: iv.Start, end: iv.End, rate: rate, intervals: 1})
+	}
+	var holds []hold
+	for _, h := range runs {
+		if h.rate <= 0 || h.intervals < 2 {
+			continue
+		}
+		if k := len(holds) - 1; k >= 0 && sameRate(holds[k].rate, h.rate) {
+			holds[k].end = h.end
+			holds[k].intervals += h.intervals
+			continue
+		}
+		holds = append(holds, h)
+	}
+	return holds
+}
+
+func sameRate(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+// typicalInterval is the most common interval length of r (1 s for knee's
+// own runs), the grain a period is rounded to.
+func typicalInterval(r *run.Run) time.Duration {
+	counts := map[time.Duration]int{}
+	best, bestN := time.Second, 0
+	for _, iv := range r.Intervals {
+		d := iv.End - iv.Start
+		counts[d]++
+		if counts[d] > bestN || (counts[d] == bestN && d < best) {
+			best, bestN = d, counts[d]
+		}
+	}
+	return best
+}
+
+func roundTo(d, grain time.Duration) time.Duration {
+	if grain <= 0 {
+		return d
+	}
+	return (d + grain/2) / grain * grain
+}

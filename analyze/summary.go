@@ -1,0 +1,262 @@
+package analyze
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/run"
+)
+
+// DefaultSendLagLimit is the send-lag p99 above which a run is reported as
+// generator-limited: knee itself started requests late.
+const DefaultSendLagLimit = time.Millisecond
+
+// Selector picks series by tag. An empty field matches every value.
+// Counters (errors, dropped iterations) are kept per scenario only, so Name
+// narrows latencies and request counts but not them.
+type Selector struct {
+	Scenario string `json:"scenario,omitempty"`
+	Name     string `json:"name,omitempty"`
+}
+
+// Keep reports whether k's scenario and name match s (any metric).
+func (s Selector) Keep(k record.Key) bool {
+	return (s.Scenario == "" || s.Scenario == k.Scenario) && (s.Name == "" || s.Name == k.Name)
+}
+
+// Of returns a keep function for metric m restricted to s, for run.Merged.
+func (s Selector) Of(m record.Metric) func(record.Key) bool {
+	return func(k record.Key) bool { return k.Metric == m && s.Keep(k) }
+}
+
+// String is the selector in threshold syntax ("{scenario:a,name:GET /x}"), "" when empty.
+func (s Selector) String() string {
+	switch {
+	case s.Scenario != "" && s.Name != "":
+		return "{scenario:" + s.Scenario + ",name:" + s.Name + "}"
+	case s.Scenario != "":
+		return "{scenario:" + s.Scenario + "}"
+	case s.Name != "":
+		return "{name:" + s.Name + "}"
+	}
+	return ""
+}
+
+// SummaryOptions tunes Summarize. The zero value summarises the whole run.
+type SummaryOptions struct {
+	Select Selector
+	// SendLagLimit is the send-lag p99 above which the run is flagged
+	// generator-limited; 0 means DefaultSendLagLimit.
+	SendLagLimit time.Duration
+}
+
+// Summarize is the end-of-run summary of r (or of the series opt selects):
+// counts and rates from the counters, latencies from the merged histograms.
+func Summarize(r *run.Run, opt SummaryOptions) run.Summary {
+	sel := opt.Select
+	lat := r.Merged(sel.Of(record.Latency), 0, 0)
+	c := countersOf(r, sel.Scenario, 0, 0)
+	span := measuredSpan(r)
+
+	s := run.Summary{
+		Model:             modelOf(r, sel.Scenario),
+		Executor:          executorOf(r, sel.Scenario),
+		Requests:          requestsOf(c, lat, sel),
+		TargetRate:        targetRateOf(r, sel.Scenario, 0, 0),
+		DroppedIterations: c.DroppedIterations,
+		Errors:            c.Errors,
+		ErrorsByClass:     nonZero(c.ErrorsByClass),
+		LatencyMS:         lat.Latencies(),
+		SlowerThan1s:      lat.CountAbove(time.Second),
+		DurationS:         span.Seconds(),
+		GeneratorCPUS:     r.Meta.Env.Generator.CPUSeconds,
+		Interrupted:       r.Meta.Interrupted,
+	}
+	if span > 0 {
+		s.Rate = float64(s.Requests) / span.Seconds()
+	}
+	if svc := r.Merged(sel.Of(record.Service), 0, 0); svc.Count() > 0 {
+		l := svc.Latencies()
+		s.ServiceMS = &l
+	}
+	lag := r.Merged(sel.Of(record.SendLag), 0, 0)
+	if lag.Count() > 0 {
+		l := lag.Latencies()
+		s.SendLagMS = &l
+	}
+	s.Warnings = summaryWarnings(s, lag, lat, opt)
+	return s
+}
+
+// summaryWarnings lists what makes s less trustworthy than it looks.
+func summaryWarnings(s run.Summary, lag, lat *record.Histogram, opt SummaryOptions) []string {
+	var w []string
+	limit := opt.SendLagLimit
+	if limit <= 0 {
+		limit = DefaultSendLagLimit
+	}
+	if lag.Count() > 0 {
+		if p99 := lag.Percentile(99); p99 > limit {
+			w = append(w, fmt.Sprintf("generator-limited: send-lag p99 %s > %s; knee started requests late, "+
+				"so latencies include its own delay (give it more CPU or fewer requests per core)",
+				humanDuration(p99), humanDuration(limit)))
+		}
+	}
+	if s.Requests == 0 {
+		w = append(w, "no requests were measured")
+	}
+	if s.DroppedIterations > 0 {
+		w = append(w, fmt.Sprintf("%d dropped iterations: the open model found no free VU (maxVUs reached) and "+
+			"did not start them; the target could not keep up with the offered rate", s.DroppedIterations))
+	}
+	if n := lat.Clamped(); n > 0 {
+		w = append(w, fmt.Sprintf("%d latencies were outside 1 µs .. 1 h and were clamped", n))
+	}
+	if opt.Select.Name != "" {
+		w = append(w, "errors and dropped iterations are counted per scenario; the name filter does not narrow them")
+	}
+	if s.Interrupted {
+		w = append(w, "the run was interrupted: it measured less than was asked")
+	}
+	return w
+}
+
+// requestsOf prefers the counters; imports without counters (or a name
+// filter, which counters cannot honour) fall back to the histogram count.
+func requestsOf(c record.Counters, lat *record.Histogram, sel Selector) int64 {
+	if sel.Name != "" || c.Requests == 0 {
+		return lat.Count()
+	}
+	return c.Requests
+}
+
+// inWindow reports whether an interval starting at start belongs to [from, to);
+// to <= 0 means the end of the run (run.Merged's rule).
+func inWindow(start, from, to time.Duration) bool {
+	return start >= from && (to <= 0 || start < to)
+}
+
+// countersOf sums the counters of scenario ("" = all) over intervals starting in [from, to).
+func countersOf(r *run.Run, scenario string, from, to time.Duration) record.Counters {
+	var c record.Counters
+	for _, iv := range r.Intervals {
+		if !inWindow(iv.Start, from, to) {
+			continue
+		}
+		for name, ic := range iv.Counters {
+			if scenario == "" || scenario == name {
+				c.Add(ic.Counters)
+			}
+		}
+	}
+	return c
+}
+
+// measuredSpan is the time the intervals cover, from the first start to the last end.
+//
+// When run.json says how long the scenarios were scheduled to start
+// iterations, the span stops there, as k6's rates do: the graceful-stop drain
+// after the schedule ends would otherwise dilute the rates.
+func measuredSpan(r *run.Run) time.Duration {
+	if len(r.Intervals) == 0 {
+		return 0
+	}
+	measured := r.Intervals[len(r.Intervals)-1].End - r.Intervals[0].Start
+	var scheduled time.Duration
+	for _, sc := range r.Meta.Scenarios {
+		scheduled = max(scheduled, sc.StartTime+sc.Span)
+	}
+	if scheduled > 0 && scheduled < measured {
+		return scheduled
+	}
+	return measured
+}
+
+// targetRateOf is the offered rate (req/s) over intervals starting in [from, to):
+// the time-weighted mean of the counters' per-interval target, or else the
+// sum of the open scenarios' constant targets from run.json. 0 when unknown.
+func targetRateOf(r *run.Run, scenario string, from, to time.Duration) float64 {
+	var offered, seconds float64
+	if from == 0 && to <= 0 {
+		seconds = measuredSpan(r).Seconds() // the drain after the schedule offers nothing
+	}
+	whole := seconds > 0
+	for _, iv := range r.Intervals {
+		if !inWindow(iv.Start, from, to) {
+			continue
+		}
+		if !whole {
+			seconds += (iv.End - iv.Start).Seconds()
+		}
+		for name, ic := range iv.Counters {
+			if scenario == "" || scenario == name {
+				offered += ic.TargetRate * (iv.End - iv.Start).Seconds()
+			}
+		}
+	}
+	if offered > 0 && seconds > 0 {
+		return offered / seconds
+	}
+	var sum float64
+	for _, sc := range r.Meta.Scenarios {
+		if (scenario == "" || scenario == sc.Name) && sc.Model == "open" {
+			sum += sc.TargetRate
+		}
+	}
+	return sum
+}
+
+// modelOf is the model of one scenario, or of the run when scenario is "".
+func modelOf(r *run.Run, scenario string) string {
+	for _, sc := range r.Meta.Scenarios {
+		if scenario != "" && sc.Name == scenario {
+			return sc.Model
+		}
+	}
+	return r.Meta.Model
+}
+
+// executorOf is the executor of the selected scenarios, "mixed" when they differ.
+func executorOf(r *run.Run, scenario string) string {
+	ex := ""
+	for _, sc := range r.Meta.Scenarios {
+		if scenario != "" && sc.Name != scenario {
+			continue
+		}
+		if ex != "" && ex != sc.Executor {
+			return "mixed"
+		}
+		ex = sc.Executor
+	}
+	return ex
+}
+
+// nonZero drops zero entries so the JSON shows only what happened; nil when empty.
+func nonZero(m map[string]int64) map[string]int64 {
+	var out map[string]int64
+	for k, v := range m {
+		if v != 0 {
+			if out == nil {
+				out = make(map[string]int64)
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// humanDuration prints d the way the article does: "4.98 s", "8.1 ms", "350 µs".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%d µs", d/time.Microsecond)
+	}
+}
+
+// durationMS converts d to float milliseconds.
+func durationMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,238 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/run"
+)
+
+// DefaultWindow is the window Windows uses when given 0 (k6's and the article's 10 s).
+const DefaultWindow = 10 * time.Second
+
+// WindowMeanTolerance is how far (relative) the mean of the windows' p99 may
+// stray from the merged p99 before WindowSeries carries a warning.
+const WindowMeanTolerance = 0.10
+
+// WindowLatencies are one window's percentiles in milliseconds.
+type WindowLatencies struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// Window is one time window of a series: its throughput and its own percentiles.
+type Window struct {
+	StartS    float64         `json:"start_s"`
+	EndS      float64         `json:"end_s"`
+	Requests  int64           `json:"requests"`
+	Rate      float64         `json:"rate"`                  // achieved req/s
+	Target    float64         `json:"target_rate,omitempty"` // offered req/s (open model, whole scenario)
+	Dropped   int64           `json:"dropped,omitempty"`     // whole scenario
+	LatencyMS WindowLatencies `json:"latency_ms"`
+}
+
+// WindowSeries is one series cut into windows. Scenario and Name are empty
+// for the series merged across tags.
+type WindowSeries struct {
+	Scenario string   `json:"scenario,omitempty"`
+	Name     string   `json:"name,omitempty"`
+	Windows  []Window `json:"windows"`
+	// MergedMS are the percentiles of every request of the series: the right numbers.
+	MergedMS record.Latencies `json:"merged_ms"`
+	// WindowP99MeanMS is the average of the windows' p99: the wrong number,
+	// shown so that the difference can be seen.
+	WindowP99MeanMS float64 `json:"window_p99_mean_ms"`
+	Warning         string  `json:"warning,omitempty"`
+
+	window time.Duration
+}
+
+// WindowReport is Windows' answer: the series merged across tags, then,
+// when there is more than one, one series per (scenario, request name).
+type WindowReport struct {
+	WindowS float64        `json:"window_s"`
+	All     WindowSeries   `json:"all"`
+	ByTag   []WindowSeries `json:"by_tag,omitempty"`
+}
+
+// Windows cuts r into windows of the given length (0 means DefaultWindow),
+// aligned to the first interval, over the latency series keep accepts (nil
+// keeps all). An interval belongs to the window its start falls in.
+func Windows(r *run.Run, window time.Duration, keep func(record.Key) bool) WindowReport {
+	if window <= 0 {
+		window = DefaultWindow
+	}
+	if keep == nil {
+		keep = func(record.Key) bool { return true }
+	}
+	all := keep == nil
+	if all {
+		keep = func(record.Key) bool { return true }
+	}
+	latencyKeep := func(k record.Key) bool { return k.Metric == record.Latency && keep(k) }
+	tags := latencyTags(r, latencyKeep)
+	namesIn := countNames(tags)
+	ownNames := scenarioNames(r)
+
+	rep := WindowReport{WindowS: window.Seconds()}
+	scenarios := []string{""} // every scenario
+	if !all {
+		scenarios = scenarios[:0]
+		for sc := range namesIn {
+			scenarios = append(scenarios, sc)
+		}
+	}
+	rep.All = windowSeries(r, window, latencyKeep, scenarios)
+
+	if len(tags) < 2 {
+		return rep // the only tag is All
+	}
+	for _, tag := range tags {
+		tagKeep := func(k record.Key) bool {
+			return latencyKeep(k) && k.Scenario == tag.Scenario && k.Name == tag.Name
+		}
+		var own []string
+		if ownNames[tag.Scenario] == 1 {
+			own = []string{tag.Scenario} // the tag is its whole scenario
+		}
+		s := windowSeries(r, window, tagKeep, own)
+		s.Scenario, s.Name = tag.Scenario, tag.Name
+		rep.ByTag = append(rep.ByTag, s)
+	}
+	return rep
+}
+
+// scenarioNames counts the request names each scenario recorded latencies for.
+func scenarioNames(r *run.Run) map[string]int {
+	return countNames(latencyTags(r, func(k record.Key) bool { return k.Metric == record.Latency }))
+}
+
+func countNames(tags []Selector) map[string]int {
+	n := make(map[string]int)
+	for _, t := range tags {
+		n[t.Scenario]++
+	}
+	return n
+}
+
+// windowSeries builds one series. Scenario-level throughput (target, dropped)
+// is summed over scenarios ("" = all); pass none for a series that is only
+// part of a scenario, since counters are not kept per request name.
+func windowSeries(r *run.Run, window time.Duration, keep func(record.Key) bool, scenarios []string) WindowSeries {
+	s := WindowSeries{window: window}
+	if len(r.Intervals) == 0 {
+		return s
+	}
+	first, end := r.Intervals[0].Start, r.Intervals[len(r.Intervals)-1].End
+	var p99Sum float64
+	var withData int
+	for from := first; from < end; from += window {
+		to := min(from+window, end)
+		h := r.Merged(keep, from, to)
+		w := Window{
+			StartS:   (from - first).Seconds(),
+			EndS:     (to - first).Seconds(),
+			Requests: h.Count(),
+			LatencyMS: WindowLatencies{
+				P50: durationMS(h.Percentile(50)),
+				P95: durationMS(h.Percentile(95)),
+				P99: durationMS(h.Percentile(99)),
+				Max: durationMS(h.Max()),
+			},
+		}
+		if to > from {
+			w.Rate = float64(w.Requests) / (to - from).Seconds()
+		}
+		for _, sc := range scenarios {
+			w.Target += targetRateOf(r, sc, from, to)
+			w.Dropped += countersOf(r, sc, from, to).DroppedIterations
+		}
+		if w.Requests > 0 {
+			p99Sum += w.LatencyMS.P99
+			withData++
+		}
+		s.Windows = append(s.Windows, w)
+	}
+	s.MergedMS = r.Merged(keep, 0, 0).Latencies()
+	if withData > 0 {
+		s.WindowP99MeanMS = p99Sum / float64(withData)
+	}
+	s.Warning = averagedPercentileWarning(s.WindowP99MeanMS, s.MergedMS.P99, window)
+	return s
+}
+
+// averagedPercentileWarning explains, when the two differ by more than
+// WindowMeanTolerance, why the mean of windowed p99s is not the p99.
+func averagedPercentileWarning(meanMS, mergedMS float64, window time.Duration) string {
+	if mergedMS <= 0 || math.Abs(meanMS-mergedMS)/mergedMS <= WindowMeanTolerance {
+		return ""
+	}
+	return fmt.Sprintf("the average of the %s windows' p99 (%.1f ms) is not the p99 of the run (%.1f ms, %+.0f%%): "+
+		"a percentile depends on the order of all values, and a window with few slow requests weighs as much "+
+		"as one with many, so percentiles cannot be averaged; knee merges the histograms instead",
+		windowLabel(window), meanMS, mergedMS, 100*(meanMS-mergedMS)/mergedMS)
+}
+
+// Line is the article's one-line view of the series:
+// "p99 per 10s: [1.3, 1.1, ...] avg= 1141.7 overall= 4230.6" (milliseconds).
+// Windows without requests print as "-" and do not count in avg.
+func (s WindowSeries) Line() string {
+	vals := make([]string, len(s.Windows))
+	for i, w := range s.Windows {
+		if w.Requests == 0 {
+			vals[i] = "-"
+			continue
+		}
+		vals[i] = fmt.Sprintf("%.1f", w.LatencyMS.P99)
+	}
+	label := windowLabel(s.window)
+	if s.window == 0 && len(s.Windows) > 0 {
+		label = windowLabel(time.Duration((s.Windows[0].EndS - s.Windows[0].StartS) * float64(time.Second)))
+	}
+	return fmt.Sprintf("p99 per %s: [%s] avg= %.1f overall= %.1f",
+		label, strings.Join(vals, ", "), s.WindowP99MeanMS, s.MergedMS.P99)
+}
+
+// Line is the line of the series merged across tags.
+func (r WindowReport) Line() string { return r.All.Line() }
+
+// windowLabel prints a window length compactly: "10s", "1m", "500ms".
+func windowLabel(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d >= time.Second && d%time.Second == 0:
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}
+
+// latencyTags lists the (scenario, name) pairs of the latency series keep
+// accepts, in a stable order.
+func latencyTags(r *run.Run, keep func(record.Key) bool) []Selector {
+	seen := make(map[Selector]bool)
+	var tags []Selector
+	for _, iv := range r.Intervals {
+		for k := range iv.Histograms {
+			t := Selector{Scenario: k.Scenario, Name: k.Name}
+			if keep(k) && !seen[t] {
+				seen[t] = true
+				tags = append(tags, t)
+			}
+		}
+	}
+	// Sorting tag names (not latencies) keeps the report stable across map order.
+	sort.Slice(tags, func(i, j int) bool {
+		if tags[i].Scenario != tags[j].Scenario {
+			return tags[i].Scenario < tags[j].Scenario
+		}
+		return tags[i].Name < tags[j].Name
+	})
+	return tags
+}

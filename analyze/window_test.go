@@ -1,0 +1,125 @@
+package analyze_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/run"
+)
+
+// Two slow values chosen to be the highest value of their HdrHistogram
+// bucket, so record reports them unchanged: above 2^21 µs buckets are
+// 2048 µs wide (1464·2048 + 2047 = 3,000,319) and above 2^22 µs 4096 µs wide
+// (1220·4096 + 4095 = 5,001,215).
+const (
+	slow3s = 3_000_319 * time.Microsecond
+	slow5s = 5_001_215 * time.Microsecond
+)
+
+// articleWindowsRun is the article's shape: 7 windows of 10 s, each with
+// 1,000 requests of 1 ms (100 per second); window 3 adds 3,000 requests of
+// ~5 s and window 5 adds 1,000 of ~3 s, all in the window's last second.
+func articleWindowsRun() *run.Run {
+	f := newFakeRun("open", 70, run.Scenario{Name: "open", Model: "open", TargetRate: 100})
+	k := lat("open", "GET /api/books/{isbn}")
+	for sec := range 70 {
+		f.add(sec, k, time.Millisecond, 100)
+		f.count(sec, "open", record.Counters{Requests: 100}, 100)
+	}
+	f.add(39, k, slow5s, 3000)
+	f.add(59, k, slow3s, 1000)
+	f.count(39, "open", record.Counters{DroppedIterations: 7}, 100)
+	return f.r
+}
+
+func TestWindowsAveragedPercentiles(t *testing.T) {
+	rep := analyze.Windows(articleWindowsRun(), 0, nil)
+	// Window p99s by hand (rank = round(0.99·n)):
+	//   5 windows of 1,000 × 1 ms: 1.0 ms.
+	//   window 3, 1,000 × 1 ms + 3,000 × 5 s: rank 3,960 > 1,000 → 5001.215 ms.
+	//   window 5, 1,000 × 1 ms + 1,000 × 3 s: rank 1,980 > 1,000 → 3000.319 ms.
+	// Their mean: (5·1 + 5001.215 + 3000.319) / 7 = 1143.790571 ms.
+	// Merged: 7,000 × 1 ms, 1,000 × 3 s, 3,000 × 5 s; rank round(0.99·11,000)
+	// = 10,890 > 8,000 → 5001.215 ms.
+	want := "p99 per 10s: [1.0, 1.0, 1.0, 5001.2, 1.0, 3000.3, 1.0] avg= 1143.8 overall= 5001.2"
+	if got := rep.Line(); got != want {
+		t.Errorf("Line() =\n %s\nwant\n %s", got, want)
+	}
+	all := rep.All
+	if !closeTo(all.WindowP99MeanMS, 1143.790571, 1e-6) || all.MergedMS.P99 != 5001.215 {
+		t.Errorf("window mean %v, merged %v; want 1143.790571 and 5001.215", all.WindowP99MeanMS, all.MergedMS.P99)
+	}
+	if !strings.Contains(all.Warning, "cannot be averaged") {
+		t.Errorf("warning %q does not explain why percentiles cannot be averaged", all.Warning)
+	}
+	if len(all.Windows) != 7 || len(rep.ByTag) != 0 {
+		t.Fatalf("%d windows, %d tags; want 7 and none (one tag is All)", len(all.Windows), len(rep.ByTag))
+	}
+	w3 := all.Windows[3]
+	if w3.StartS != 30 || w3.EndS != 40 || w3.Requests != 4000 || w3.Rate != 400 || w3.Target != 100 || w3.Dropped != 7 {
+		t.Errorf("window 3 = %+v; want 30-40 s, 4000 requests at 400/s, target 100, 7 dropped", w3)
+	}
+	if w3.LatencyMS.P50 != 5001.215 || w3.LatencyMS.Max != 5001.215 {
+		t.Errorf("window 3 latency %+v; want p50 and max 5001.215 (3,000 of 4,000 are slow)", w3.LatencyMS)
+	}
+	if all.Windows[0].LatencyMS != (analyze.WindowLatencies{P50: 1, P95: 1, P99: 1, Max: 1}) {
+		t.Errorf("window 0 latency %+v; want all 1 ms", all.Windows[0].LatencyMS)
+	}
+}
+
+func TestWindowsPerTag(t *testing.T) {
+	// 25 s, windows of 10 s: the last one is 5 s long. GET /a: 10/s at 1 ms,
+	// GET /b: 10/s at 2 ms; dropped iterations are per scenario.
+	f := newFakeRun("open", 25, run.Scenario{Name: "s", Model: "open", TargetRate: 20})
+	for sec := range 25 {
+		f.add(sec, lat("s", "GET /a"), time.Millisecond, 10)
+		f.add(sec, lat("s", "GET /b"), 2*time.Millisecond, 10)
+		f.count(sec, "s", record.Counters{Requests: 20, DroppedIterations: 1}, 20)
+	}
+	rep := analyze.Windows(f.r, 10*time.Second, nil)
+	if len(rep.ByTag) != 2 || rep.ByTag[0].Name != "GET /a" || rep.ByTag[1].Name != "GET /b" {
+		t.Fatalf("by_tag = %+v; want GET /a then GET /b", rep.ByTag)
+	}
+	last := rep.All.Windows[2]
+	if last.StartS != 20 || last.EndS != 25 || last.Requests != 100 || last.Rate != 20 || last.Dropped != 5 {
+		t.Errorf("last window %+v; want 20-25 s, 100 requests at 20/s, 5 dropped", last)
+	}
+	// All windows alike: mean of p99s equals the merged p99 (2 ms), no warning.
+	if rep.All.WindowP99MeanMS != 2 || rep.All.MergedMS.P99 != 2 || rep.All.Warning != "" {
+		t.Errorf("all: mean %v merged %v warning %q; want 2, 2, none",
+			rep.All.WindowP99MeanMS, rep.All.MergedMS.P99, rep.All.Warning)
+	}
+	b := rep.ByTag[1]
+	if b.Windows[0].Requests != 100 || b.MergedMS.P99 != 2 || b.Windows[0].Dropped != 0 {
+		t.Errorf("GET /b = %+v; want 100 requests per window, p99 2 ms, no scenario-level dropped", b.Windows[0])
+	}
+	// Only GET /a: keep narrows All.
+	onlyA := analyze.Windows(f.r, 10*time.Second, func(k record.Key) bool { return k.Name == "GET /a" })
+	if onlyA.All.Windows[0].Requests != 100 || onlyA.All.MergedMS.Max != 1 {
+		t.Errorf("keep GET /a: %+v", onlyA.All.Windows[0])
+	}
+}
+
+func TestWindowSeriesJSON(t *testing.T) {
+	rep := analyze.Windows(articleWindowsRun(), 10*time.Second, nil)
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{`"window_s":10`, `"start_s":30`, `"window_p99_mean_ms":`, `"merged_ms":`, `"p99":5001.215`} {
+		if !strings.Contains(string(b), field) {
+			t.Errorf("JSON lacks %s", field)
+		}
+	}
+	var back analyze.WindowReport
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Line() != rep.Line() {
+		t.Errorf("Line after a JSON round trip = %q, want %q", back.Line(), rep.Line())
+	}
+}

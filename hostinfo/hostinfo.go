@@ -1,0 +1,182 @@
+// Package hostinfo writes the environment note kept with every result
+// (run.Environment): the host, its CPUs and kernel, the Go version, the load
+// average and the other busiest processes before and after the run, the
+// target's cgroup CPU limits, and what knee itself used.
+//
+// Everything is read from /proc and /sys under Options.Root, so tests run on
+// hand-written trees. A piece that cannot be read is left empty and its error
+// returned, joined with the others: a partial note is still worth keeping.
+package hostinfo
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/knee-dev/knee/run"
+)
+
+// Options says where to look and what to include. The zero value reads the
+// real /proc, lists the top 5 other processes over a 250 ms sample and
+// reports no target.
+type Options struct {
+	Root         string        // filesystem root holding proc/ and sys/; "" means "/"
+	Self         int           // knee's PID, left out of the top list; 0 means os.Getpid()
+	TopN         int           // other processes to list; 0 means 5, negative means none
+	Sample       time.Duration // between the two /proc samples; 0 means 250 ms
+	TargetPID    int           // the target whose cgroup limits are noted; 0 for none
+	KneeVersion  string
+	TargetCommit string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Root == "" {
+		o.Root = "/"
+	}
+	if o.Self == 0 {
+		o.Self = os.Getpid()
+	}
+	if o.TopN == 0 {
+		o.TopN = 5
+	}
+	if o.Sample == 0 {
+		o.Sample = 250 * time.Millisecond
+	}
+	return o
+}
+
+func (o Options) proc(parts ...string) string {
+	return filepath.Join(append([]string{o.Root, "proc"}, parts...)...)
+}
+
+// Collect notes the environment before a run: everything but LoadAfter,
+// TopAfter and Generator, which Finish adds. It takes about Options.Sample.
+func Collect(ctx context.Context, opts Options) (run.Environment, error) {
+	opts = opts.withDefaults()
+	env := run.Environment{
+		KneeVersion:  opts.KneeVersion,
+		TargetCommit: opts.TargetCommit,
+		GoVersion:    runtime.Version(),
+	}
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var err error
+	env.Host, err = readLine(opts.proc("sys/kernel/hostname"))
+	add(err)
+	env.Kernel, err = readLine(opts.proc("sys/kernel/osrelease"))
+	add(err)
+	env.CPUModel, env.CPUs, err = CPUInfo(opts.proc("cpuinfo"))
+	add(err)
+	env.LoadBefore, err = LoadAvg(opts.proc("loadavg"))
+	add(err)
+	env.TopBefore, err = Top(ctx, opts)
+	add(err)
+	if opts.TargetPID > 0 {
+		env.TargetLimits, err = TargetLimits(opts, opts.TargetPID)
+		add(err)
+	}
+	return env, errors.Join(errs...)
+}
+
+// Finish notes the environment after a run: LoadAfter, TopAfter and the
+// Generator's CPU time and peak RSS.
+func Finish(ctx context.Context, opts Options, env *run.Environment) error {
+	opts = opts.withDefaults()
+	var errs []error
+	var err error
+	if env.LoadAfter, err = LoadAvg(opts.proc("loadavg")); err != nil {
+		errs = append(errs, err)
+	}
+	if env.TopAfter, err = Top(ctx, opts); err != nil {
+		errs = append(errs, err)
+	}
+	if env.Generator, err = Self(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Self is what this process has used so far: user+system CPU seconds and
+// peak resident memory, from getrusage(RUSAGE_SELF).
+func Self() (run.Generator, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return run.Generator{}, fmt.Errorf("getrusage: %w", err)
+	}
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	// Linux reports ru_maxrss in KiB.
+	return run.Generator{CPUSeconds: cpu.Seconds(), PeakRSSMB: float64(ru.Maxrss) / 1024}, nil
+}
+
+// CPUInfo reads the CPU model (the first "model name", or "Hardware" on
+// some ARM kernels) and the number of "processor" entries of /proc/cpuinfo.
+func CPUInfo(path string) (model string, cpus int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("cpu info: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		key, value, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		switch key {
+		case "processor":
+			cpus++
+		case "model name", "Hardware":
+			if model == "" {
+				model = value
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", 0, fmt.Errorf("cpu info: %w", err)
+	}
+	if cpus == 0 {
+		cpus = runtime.NumCPU()
+	}
+	return model, cpus, nil
+}
+
+// LoadAvg reads the 1, 5 and 15 minute load averages from /proc/loadavg.
+func LoadAvg(path string) ([3]float64, error) {
+	var out [3]float64
+	line, err := readLine(path)
+	if err != nil {
+		return out, fmt.Errorf("load average: %w", err)
+	}
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return out, fmt.Errorf("load average: %s: want 3 numbers, got %q", path, line)
+	}
+	for i := range out {
+		if out[i], err = strconv.ParseFloat(f[i], 64); err != nil {
+			return out, fmt.Errorf("load average: %s: %w", path, err)
+		}
+	}
+	return out, nil
+}
+
+func readLine(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSpace(line), nil
+}

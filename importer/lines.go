@@ -1,0 +1,125 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// maxLine bounds one line (or one quoted CSV record spanning lines).
+const maxLine = 16 << 20
+
+// lineReader reads lines without copying when they fit the buffer.
+type lineReader struct {
+	r       *bufio.Reader
+	name    string
+	n       int64  // number of the line last returned, 1-based
+	long    []byte // assembles lines longer than the buffer
+	partial bool   // the last line returned had no newline (a truncated file?)
+}
+
+func newLineReader(r *bufio.Reader, name string) *lineReader {
+	return &lineReader{r: r, name: name}
+}
+
+// next returns the next line without its "\n" or "\r\n"; it is valid until
+// the following call. At the end it returns io.EOF.
+func (l *lineReader) next() ([]byte, error) {
+	line, err := l.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		l.long = append(l.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(l.long) > maxLine {
+				return nil, fmt.Errorf("%s:%d: line longer than %d MiB: %w", l.name, l.n+1, maxLine>>20, ErrBadRow)
+			}
+			line, err = l.r.ReadSlice('\n')
+			l.long = append(l.long, line...)
+		}
+		line = l.long
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s:%d: %w", l.name, l.n+1, err)
+	}
+	if len(line) == 0 {
+		return nil, io.EOF
+	}
+	l.n++
+	l.partial = line[len(line)-1] != '\n'
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	return line, nil
+}
+
+// csvSplitter splits k6's CSV lines: plain fields fast, quoted fields
+// (RFC 4180, as encoding/csv writes them) on a slower path.
+type csvSplitter struct {
+	fields [][]byte
+	joined []byte // a quoted record that spans lines
+}
+
+// split returns the fields of line. more is true when a quoted field is
+// still open at the end of the line: call again with the next line appended.
+func (s *csvSplitter) split(line []byte) (fields [][]byte, more bool) {
+	s.fields = s.fields[:0]
+	if bytes.IndexByte(line, '"') < 0 {
+		for {
+			i := bytes.IndexByte(line, ',')
+			if i < 0 {
+				s.fields = append(s.fields, line)
+				return s.fields, false
+			}
+			s.fields = append(s.fields, line[:i])
+			line = line[i+1:]
+		}
+	}
+	return s.splitQuoted(line)
+}
+
+func (s *csvSplitter) splitQuoted(line []byte) ([][]byte, bool) {
+	for {
+		if len(line) == 0 || line[0] != '"' {
+			i := bytes.IndexByte(line, ',')
+			if i < 0 {
+				s.fields = append(s.fields, line)
+				return s.fields, false
+			}
+			s.fields = append(s.fields, line[:i])
+			line = line[i+1:]
+			continue
+		}
+		// Quoted: copy with "" unescaped. Rare, so a fresh slice is fine.
+		var f []byte
+		i := 1
+		for {
+			j := bytes.IndexByte(line[i:], '"')
+			if j < 0 {
+				return nil, true // the quote closes on a later line
+			}
+			f = append(f, line[i:i+j]...)
+			i += j + 1
+			if i < len(line) && line[i] == '"' {
+				f = append(f, '"')
+				i++
+				continue
+			}
+			break
+		}
+		s.fields = append(s.fields, f)
+		if i == len(line) {
+			return s.fields, false
+		}
+		if line[i] != ',' {
+			// Text after a closing quote: keep it, as encoding/csv's LazyQuotes would.
+			k := bytes.IndexByte(line[i:], ',')
+			if k < 0 {
+				s.fields[len(s.fields)-1] = append(f, line[i:]...)
+				return s.fields, false
+			}
+			s.fields[len(s.fields)-1] = append(f, line[i:i+k]...)
+			i += k
+		}
+		line = line[i+1:]
+	}
+}

@@ -1,0 +1,105 @@
+package importer
+
+import (
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/run"
+)
+
+// seriesTable gives every histogram series a small id, so open intervals
+// keep their histograms in slices and the hot path looks names up without
+// allocating (map lookups keyed by string(bytes) do not copy).
+type seriesTable struct {
+	max       int
+	latency   map[string]map[string]int // scenario -> name -> id of its Latency series
+	index     map[record.Key]int
+	keys      []record.Key
+	scenarios []string          // in order of appearance
+	interned  map[string]string // scenario names
+	names     map[string][]string
+	folded    int64 // latencies whose name was folded into otherName
+}
+
+func newSeriesTable(max int) seriesTable {
+	return seriesTable{
+		max:      max,
+		latency:  map[string]map[string]int{},
+		index:    map[record.Key]int{},
+		interned: map[string]string{},
+		names:    map[string][]string{},
+	}
+}
+
+// latencyID is the id of the Latency series of a scenario and request name.
+func (t *seriesTable) latencyID(scenario, name []byte) int {
+	if byName, ok := t.latency[string(scenario)]; ok {
+		if id, ok := byName[string(name)]; ok {
+			return id
+		}
+	}
+	sc := t.scenario(scenario)
+	nm := string(name)
+	if t.max > 0 && len(t.keys) >= t.max {
+		// Count this latency as folded; the (other) series itself is cached below
+		// only under its own name, so every folded row passes here.
+		t.folded++
+		nm = otherName
+		if id, ok := t.index[record.Key{Metric: record.Latency, Scenario: sc, Name: nm}]; ok {
+			return id
+		}
+	}
+	id := t.add(record.Key{Metric: record.Latency, Scenario: sc, Name: nm})
+	byName := t.latency[sc]
+	if byName == nil {
+		byName = map[string]int{}
+		t.latency[sc] = byName
+	}
+	byName[nm] = id
+	t.names[sc] = append(t.names[sc], nm)
+	return id
+}
+
+// id is the id of any series (k6 iteration_duration as Interval, ...).
+// Latency series go through latencyID, so they are capped and listed too.
+func (t *seriesTable) id(k record.Key) int {
+	if id, ok := t.index[k]; ok {
+		return id
+	}
+	if k.Metric == record.Latency {
+		return t.latencyID([]byte(k.Scenario), []byte(k.Name))
+	}
+	t.scenario([]byte(k.Scenario))
+	return t.add(k)
+}
+
+func (t *seriesTable) add(k record.Key) int {
+	id := len(t.keys)
+	t.keys = append(t.keys, k)
+	t.index[k] = id
+	return id
+}
+
+// scenario interns a scenario name and remembers its first appearance.
+func (t *seriesTable) scenario(b []byte) string {
+	if s, ok := t.interned[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	t.interned[s] = s
+	t.scenarios = append(t.scenarios, s)
+	return s
+}
+
+// meta describes the scenarios seen, for run.json.
+func (t *seriesTable) meta(opt Options) []run.Scenario {
+	out := make([]run.Scenario, 0, len(t.scenarios))
+	for _, sc := range t.scenarios {
+		out = append(out, run.Scenario{
+			Name:       sc,
+			Executor:   opt.Executor,
+			Model:      opt.Model,
+			Requests:   t.names[sc],
+			TargetRate: opt.TargetRate,
+		})
+	}
+	return out
+}

@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/fault"
+	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/runner"
+	"github.com/knee-dev/knee/scenario"
+)
+
+// runFlags are knee run's flags beyond the scenario's own.
+type runFlags struct {
+	sc            scenario.Flags
+	out           string
+	summaryExport string
+	interval      time.Duration
+	sendLagLimit  time.Duration
+	faults        []string
+	targetPID     int
+	targetCgroup  string
+	targetCommit  string
+	quiet         bool
+}
+
+func (a *app) runCommand() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run [scenario.yaml]",
+		Short: "Generate load (open or closed model) and record it into a run directory",
+		Long: `knee run generates load with one of k6's executors and records every latency in
+HdrHistograms, written every interval to a run directory (run.json, latency.hlog,
+counters.jsonl) under --out.
+
+Open model (constant-arrival-rate, ramping-arrival-rate): requests start on a
+schedule, latency counts from each one's intended start, and an iteration that
+finds all --max-vus busy is counted in dropped_iterations, never sent late.
+Closed model (constant-vus, ramping-vus): each VU sends, waits for the reply,
+thinks, and sends again; its iteration interval is recorded so coordinated
+omission can be detected and corrected by knee analyze.`,
+		Example: `  knee run --executor constant-arrival-rate --rate 200 --duration 60s --max-vus 2000 \
+      --url 'http://127.0.0.1:5080/api/books/{isbn}' --var isbn=9780441172719,9780261102217 \
+      --out runs/ --summary-export summary.json
+  knee run --executor constant-vus --vus 20 --think 100ms --duration 60s --url 'http://127.0.0.1:5080/api/books/{isbn}' --var isbn=9780441172719
+  knee run scenario.yaml --threshold 'p(95)<200ms'`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.doRun(c, args, f)
+		},
+	}
+	fl := c.Flags()
+	// Scenario flags default to zero so "not given" can be told from "given" (scenario.Flags).
+	fl.StringVar(&f.sc.Executor, "executor", "", "constant-arrival-rate, ramping-arrival-rate, constant-vus or ramping-vus (default: inferred)")
+	fl.Float64Var(&f.sc.Rate, "rate", 0, "iterations per --time-unit (arrival-rate executors)")
+	fl.Float64Var(&f.sc.StartRate, "start-rate", 0, "starting rate of ramping-arrival-rate")
+	fl.DurationVar(&f.sc.TimeUnit, "time-unit", 0, "the period of --rate (default 1s)")
+	fl.DurationVar(&f.sc.Duration, "duration", 0, "how long to start iterations")
+	fl.IntVar(&f.sc.VUs, "vus", 0, "VUs of constant-vus (start VUs of ramping-vus)")
+	fl.DurationVar(&f.sc.Think, "think", 0, "closed model: pause after each reply")
+	fl.IntVar(&f.sc.PreAllocatedVUs, "pre-allocated-vus", 0, "VUs started before t0 (default 50)")
+	fl.IntVar(&f.sc.MaxVUs, "max-vus", 0, "most VUs the open model may run; beyond it iterations are dropped (default 1000)")
+	fl.StringVar(&f.sc.Stages, "stages", "", `ramping stages "30s:100,1m:300" (duration:target,...)`)
+	fl.StringVar(&f.sc.URL, "url", "", "URL template; {name} from --var, {vu}, {iter}")
+	fl.StringVar(&f.sc.Method, "method", "", "HTTP method (default GET)")
+	fl.StringArrayVar(&f.sc.Headers, "header", nil, `request header "Name: value" (repeatable)`)
+	fl.StringVar(&f.sc.Body, "body", "", "request body template")
+	fl.StringArrayVar(&f.sc.Vars, "var", nil, "value list for a placeholder: name=v1,v2,v3 (repeatable)")
+	fl.StringVar(&f.sc.Name, "name", "", "the request's name tag (default: the URL template)")
+	fl.DurationVar(&f.sc.Timeout, "timeout", 0, "per-request timeout (default 60s)")
+	fl.IntVar(&f.sc.MaxConns, "max-conns", 0, "connections per host (0: no limit)")
+	fl.BoolVar(&f.sc.HTTP2, "http2", false, "speak HTTP/2 (h2 over TLS, h2c over http://)")
+	fl.BoolVar(&f.sc.Insecure, "insecure", false, "do not verify TLS certificates")
+	fl.Uint64Var(&f.sc.Seed, "seed", 0, "seed of the {name} value choices")
+	fl.DurationVar(&f.sc.GracefulStop, "graceful-stop", 0, "how long in-flight requests may finish after the end (default 30s)")
+	fl.StringArrayVar(&f.sc.Thresholds, "threshold", nil, "pass/fail criterion, e.g. 'p(95)<200ms', 'errors<1%' (exit 99 when one fails)")
+
+	fl.StringVar(&f.out, "out", "runs", "directory under which the run directory is created")
+	fl.StringVar(&f.summaryExport, "summary-export", "", "write the end-of-run summary as JSON to this file")
+	fl.DurationVar(&f.interval, "interval", runner.DefaultInterval, "histogram interval (one line per interval in latency.hlog)")
+	fl.DurationVar(&f.sendLagLimit, "send-lag-limit", analyze.DefaultSendLagLimit, "send-lag p99 above which the generator is reported as the limit")
+	fl.StringArrayVar(&f.faults, "fault", nil, "freeze the target: freeze@AT:FOR, e.g. freeze@30s:5s (repeatable)")
+	fl.IntVar(&f.targetPID, "target-pid", 0, "the target's PID: faults freeze it with SIGSTOP/SIGCONT; its cgroup limits go into the environment note")
+	fl.StringVar(&f.targetCgroup, "target-cgroup", "", "the target's cgroup: faults freeze it with the cgroup freezer")
+	fl.StringVar(&f.targetCommit, "target-commit", "", "the target's VCS commit, for the environment note")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines")
+	return c
+}
+
+func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
+	cfg, err := a.loadConfig(c, args, f.sc)
+	if err != nil {
+		return usageErr(err)
+	}
+	thresholds, err := analyze.ParseThresholds(cfg.Thresholds)
+	if err != nil {
+		return usageErr(err)
+	}
+	for _, s := range f.faults {
+		ft, err := parseFaultFlag(s)
+		if err != nil {
+			return usageErr(err)
+		}
+		cfg.Faults = append(cfg.Faults, ft)
+	}
+	opt, err := a.runOptions(f)
+	if err != nil {
+		return usageErr(err)
+	}
+	res, err := runner.Run(a.ctx, cfg, opt)
+	if res == nil {
+		return usageErr(err) // nothing ran: the configuration or the targets were wrong
+	}
+	if err := a.finishRun(res, f.summaryExport, thresholds); err != nil {
+		return err
+	}
+	return err
+}
+
+// loadConfig reads the scenario file, or builds one scenario from flags; not both.
+func (a *app) loadConfig(c *cobra.Command, args []string, sf scenario.Flags) (*scenario.Config, error) {
+	if len(args) == 0 {
+		return scenario.FromFlags(sf)
+	}
+	var given []string
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		if scenarioFlag[fl.Name] {
+			given = append(given, "--"+fl.Name)
+		}
+	})
+	if len(given) > 0 {
+		return nil, fmt.Errorf("%s: scenario flags (%s) cannot be mixed with a scenario file; put them in the file", args[0], strings.Join(given, ", "))
+	}
+	cfg, err := scenario.ReadFile(os.DirFS("."), filepath.ToSlash(args[0]))
+	if err != nil && filepath.IsAbs(args[0]) {
+		cfg, err = scenario.ReadFile(os.DirFS("/"), strings.TrimPrefix(filepath.ToSlash(args[0]), "/"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg.Thresholds = append(cfg.Thresholds, sf.Thresholds...)
+	return cfg, nil
+}
+
+// scenarioFlag names the flags that describe the scenario itself.
+var scenarioFlag = map[string]bool{
+	"executor": true, "rate": true, "start-rate": true, "time-unit": true, "duration": true, "vus": true,
+	"think": true, "pre-allocated-vus": true, "max-vus": true, "stages": true, "url": true, "method": true,
+	"header": true, "body": true, "var": true, "name": true, "timeout": true, "max-conns": true, "http2": true,
+	"insecure": true, "seed": true, "graceful-stop": true,
+}
+
+func (a *app) runOptions(f runFlags) (runner.Options, error) {
+	opt := runner.Options{
+		Interval:     f.interval,
+		SendLagLimit: f.sendLagLimit,
+		Abort:        a.abort.Done(),
+		TargetPID:    f.targetPID,
+		TargetCommit: f.targetCommit,
+		Getenv:       a.env.Getenv,
+	}
+	if f.interval <= 0 {
+		return opt, fmt.Errorf("--interval %s: must be positive, e.g. 1s", f.interval)
+	}
+	if !f.quiet {
+		opt.Progress, opt.Live = a.env.Stderr, a.env.IsTerminal
+	}
+	switch {
+	case f.targetPID != 0 && f.targetCgroup != "":
+		return opt, fmt.Errorf("give --target-pid or --target-cgroup, not both")
+	case f.targetPID != 0:
+		fr, err := fault.NewSignalFreezer(f.targetPID)
+		if err != nil {
+			return opt, fmt.Errorf("--target-pid %d: %w", f.targetPID, err)
+		}
+		opt.Target = fr
+	case f.targetCgroup != "":
+		cg, err := fault.Open(f.targetCgroup)
+		if err != nil {
+			return opt, fmt.Errorf("--target-cgroup: %w", err)
+		}
+		opt.Target = cg
+	}
+	dir, err := newRunDir(f.out)
+	if err != nil {
+		return opt, err
+	}
+	opt.Dir = dir
+	return opt, nil
+}
+
+// newRunDir names a fresh run directory under base, by start time.
+func newRunDir(base string) (string, error) {
+	id := time.Now().UTC().Format("2006-01-02T15-04-05")
+	for i := 0; i < 100; i++ {
+		dir := filepath.Join(base, id)
+		if i > 0 {
+			dir = fmt.Sprintf("%s-%d", dir, i)
+		}
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("--out %s: too many runs started this second", base)
+}
+
+// finishRun prints the summary, exports it and evaluates thresholds.
+func (a *app) finishRun(res *runner.Result, export string, ts []analyze.Threshold) error {
+	fmt.Fprintf(a.env.Stdout, "run directory: %s\n", res.Dir)
+	if err := report.Summary(a.env.Stdout, res.Summary); err != nil {
+		return err
+	}
+	if export != "" {
+		if err := writeJSON(export, res.Summary); err != nil {
+			return err
+		}
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	results := analyze.EvaluateThresholds(res.Run, ts)
+	printThresholds(a.env.Stdout, results)
+	if !analyze.ThresholdsPass(results) {
+		return &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
+	}
+	return nil
+}
+
+func printThresholds(w interface{ Write([]byte) (int, error) }, rs []analyze.ThresholdResult) {
+	fmt.Fprintln(w, "thresholds")
+	for _, r := range rs {
+		mark := "PASS"
+		if !r.Pass {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "  %s  %-28s measured %g %s", mark, r.Expr, r.Value, r.Unit)
+		if r.Note != "" {
+			fmt.Fprintf(w, " (%s)", r.Note)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// writeJSON writes v to path, indented, atomically enough for a summary file.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("--summary-export: %w", err)
+	}
+	return nil
+}
+
+// parseFaultFlag parses freeze@AT:FOR, e.g. freeze@30s:5s.
+func parseFaultFlag(s string) (scenario.Fault, error) {
+	kind, rest, ok := strings.Cut(s, "@")
+	at, dur, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 || kind != scenario.FaultFreeze {
+		return scenario.Fault{}, fmt.Errorf("--fault %q: write freeze@AT:FOR, e.g. freeze@30s:5s", s)
+	}
+	atD, err := time.ParseDuration(at)
+	if err != nil || atD < 0 {
+		return scenario.Fault{}, fmt.Errorf("--fault %q: %q is not a duration (e.g. 30s)", s, at)
+	}
+	forD, err := time.ParseDuration(dur)
+	if err != nil || forD <= 0 {
+		return scenario.Fault{}, fmt.Errorf("--fault %q: %q is not a positive duration (e.g. 5s)", s, dur)
+	}
+	return scenario.Fault{Kind: scenario.FaultFreeze, At: atD, For: forD}, nil
+}

@@ -1,0 +1,112 @@
+package load
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestValidate(t *testing.T) {
+	sec := time.Second
+	tests := []struct {
+		name string
+		exec Executor
+		want []string // substrings of each error, in order
+	}{
+		{"valid constant rate", ConstantArrivalRate{Rate: 10, Duration: sec, PreAllocatedVUs: 1}, nil},
+		{"zero rate, no duration", ConstantArrivalRate{PreAllocatedVUs: 1}, []string{"rate is 0", "duration is 0s"}},
+		{"negative rate, NaN", ConstantArrivalRate{Rate: math.NaN(), Duration: sec, PreAllocatedVUs: 1}, []string{"rate is NaN"}},
+		{"maxVUs below preAllocatedVUs", ConstantArrivalRate{Rate: 1, Duration: sec, PreAllocatedVUs: 5, MaxVUs: 2},
+			[]string{"maxVUs (2) is below preAllocatedVUs (5)"}},
+		{"no VUs at all", ConstantArrivalRate{Rate: 1, Duration: sec}, []string{"both 0"}},
+		{"negative pool and unit", ConstantArrivalRate{Rate: 1, Duration: sec, TimeUnit: -sec, PreAllocatedVUs: -1, MaxVUs: -1},
+			[]string{"timeUnit is -1s", "preAllocatedVUs is -1", "maxVUs is -1"}},
+		{"valid ramp", RampingArrivalRate{Stages: []Stage{{Duration: sec, Target: 5}}, MaxVUs: 3}, nil},
+		{"ramp without stages", RampingArrivalRate{StartRate: 1, PreAllocatedVUs: 1}, []string{"no stages"}},
+		{"stage without duration, negative target", RampingArrivalRate{StartRate: -1, PreAllocatedVUs: 1,
+			Stages: []Stage{{Target: 1}, {Duration: sec, Target: -2}}},
+			[]string{"startRate is -1", "stage 1 has duration 0s", "stage 2 target -2"}},
+		{"ramp that starts nothing", RampingArrivalRate{PreAllocatedVUs: 1, Stages: []Stage{{Duration: sec}}}, []string{"every rate is 0"}},
+		{"valid constant VUs", ConstantVUs{VUs: 1, Duration: sec}, nil},
+		{"constant VUs all wrong", ConstantVUs{VUs: 0, Think: -sec}, []string{"vus is 0", "duration is 0s", "think is -1s"}},
+		{"valid ramping VUs", RampingVUs{Stages: []Stage{{Duration: sec, Target: 2}}}, nil},
+		{"fractional VU target", RampingVUs{StartVUs: -1, Stages: []Stage{{Duration: sec, Target: 1.5}}},
+			[]string{"startVUs is -1", "stage 1 target 1.5 is not a whole number"}},
+		{"ramping VUs that never run", RampingVUs{Stages: []Stage{{Duration: sec}}}, []string{"every target is 0 VUs"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := tt.exec.Validate()
+			if len(errs) != len(tt.want) {
+				t.Fatalf("Validate() = %v, want %d errors", errs, len(tt.want))
+			}
+			for n, e := range errs {
+				if !strings.Contains(e.Error(), tt.want[n]) || !strings.HasPrefix(e.Error(), tt.exec.Kind()+": ") {
+					t.Errorf("error %d = %q, want %q after the kind", n, e, tt.want[n])
+				}
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	tests := []struct {
+		exec  Executor
+		peak  int
+		span  time.Duration
+		model string
+	}{
+		{ConstantArrivalRate{Rate: 1, Duration: time.Minute, PreAllocatedVUs: 7}, 7, time.Minute, ModelOpen}, // maxVUs = preAllocatedVUs
+		{ConstantArrivalRate{Rate: 1, Duration: time.Minute, PreAllocatedVUs: 7, MaxVUs: 9}, 9, time.Minute, ModelOpen},
+		{RampingArrivalRate{Stages: []Stage{{Duration: time.Second, Target: 1}, {Duration: 2 * time.Second}}, MaxVUs: 4}, 4, 3 * time.Second, ModelOpen},
+		{ConstantVUs{VUs: 3, Duration: time.Second}, 3, time.Second, ModelClosed},
+		{RampingVUs{StartVUs: 2, Stages: []Stage{{Duration: time.Second, Target: 5}, {Duration: time.Second, Target: 1}}}, 5, 2 * time.Second, ModelClosed},
+	}
+	for _, tt := range tests {
+		if tt.exec.PeakVUs() != tt.peak || tt.exec.Span() != tt.span || tt.exec.Model() != tt.model {
+			t.Errorf("%s %+v: peak %d span %v model %s, want %d %v %s", tt.exec.Kind(), tt.exec,
+				tt.exec.PeakVUs(), tt.exec.Span(), tt.exec.Model(), tt.peak, tt.span, tt.model)
+		}
+	}
+}
+
+func TestNewRunnerRejects(t *testing.T) {
+	ok := ConstantVUs{VUs: 1, Duration: time.Second}
+	it := &target{}
+	tests := []struct {
+		name string
+		scs  []Scenario
+		rec  Recorder
+		want []string
+	}{
+		{"no scenarios, no recorder", nil, nil, []string{"no Recorder", "no scenarios"}},
+		{"unnamed, duplicate, no iteration, no executor", []Scenario{
+			{Executor: ok, Iteration: it},
+			{Name: "a", Executor: ok, Iteration: it},
+			{Name: "a", Executor: ok},
+			{Name: "b", Iteration: it, StartTime: -1},
+		}, &fakeRecorder{}, []string{"scenario 1 has no name", `"a" is used twice`, `"a": no Iteration`,
+			`"b": startTime is -1ns`, `"b": no executor`}},
+		{"executor errors carry the scenario", []Scenario{{Name: "x", Executor: ConstantVUs{}, Iteration: it}},
+			&fakeRecorder{}, []string{`"x": constant-vus: vus is 0`, `"x": constant-vus: duration is 0s`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := NewRunner(tt.scs, tt.rec, Options{})
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("err = %v, want ErrInvalid", err)
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) != len(tt.want) {
+				t.Fatalf("errors:\n%v\nwant %d", err, len(tt.want))
+			}
+			for n, w := range tt.want {
+				if !strings.Contains(lines[n], w) {
+					t.Errorf("error %d = %q, want it to contain %q", n, lines[n], w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,278 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultGracefulStop is how long in-flight iterations may finish after a
+// scenario stops, when Options.GracefulStop is 0 (k6's default).
+const DefaultGracefulStop = 30 * time.Second
+
+// ErrInterrupted is wrapped by Run's error when the run was stopped (its
+// context cancelled or Options.Abort closed) before every scenario ended.
+var ErrInterrupted = errors.New("load: run interrupted")
+
+// Scenario is one named workload: an executor started StartTime after the
+// run's t0, running Iteration.
+type Scenario struct {
+	Name      string
+	StartTime time.Duration
+	Executor  Executor
+	Iteration Iteration
+}
+
+// Options tune a Run. The zero value is ready to use.
+type Options struct {
+	// GracefulStop is how long in-flight iterations may finish once a
+	// scenario stops starting new ones; then their context is cancelled.
+	// 0 means DefaultGracefulStop; negative means cancel at once.
+	GracefulStop time.Duration
+	// Abort, when closed, stops everything at once: no grace period. A
+	// first interrupt cancels Run's context; a second one closes Abort.
+	Abort <-chan struct{}
+	// OnStart, if set, is called with t0 once every pre-allocated VU is
+	// running and before the first iteration starts.
+	OnStart func(t0 time.Time)
+}
+
+func (o Options) grace() time.Duration {
+	switch {
+	case o.GracefulStop == 0:
+		return DefaultGracefulStop
+	case o.GracefulStop < 0:
+		return 0
+	}
+	return o.GracefulStop
+}
+
+// Runner runs scenarios once. Stats may be called from any goroutine while
+// Run runs.
+type Runner struct {
+	scenarios []*scenarioRun
+	rec       Recorder
+	opt       Options
+	vuIDs     atomic.Uint64
+	ran       atomic.Bool
+}
+
+// NewRunner checks every scenario and builds their executors. The error
+// lists every problem found, wrapping ErrInvalid.
+func NewRunner(scenarios []Scenario, rec Recorder, opt Options) (*Runner, error) {
+	r := &Runner{rec: rec, opt: opt}
+	var errs []error
+	if rec == nil {
+		errs = append(errs, fmt.Errorf("%w: no Recorder", ErrInvalid))
+	}
+	if len(scenarios) == 0 {
+		errs = append(errs, fmt.Errorf("%w: no scenarios; add at least one", ErrInvalid))
+	}
+	seen := map[string]bool{}
+	for n, sc := range scenarios {
+		name := sc.Name
+		switch {
+		case name == "":
+			errs = append(errs, fmt.Errorf("%w: scenario %d has no name; give it one", ErrInvalid, n+1))
+			name = fmt.Sprintf("#%d", n+1)
+		case seen[name]:
+			errs = append(errs, fmt.Errorf("%w: scenario name %q is used twice; names must be unique", ErrInvalid, name))
+		}
+		seen[name] = true
+		s, serrs := newScenarioRun(r, name, sc)
+		for _, e := range serrs {
+			errs = append(errs, fmt.Errorf("%w: scenario %q: %w", ErrInvalid, name, e))
+		}
+		r.scenarios = append(r.scenarios, s)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+// Run runs scenarios to their end, or until ctx is cancelled (graceful stop)
+// or opt.Abort is closed (hard stop). It returns only after every VU
+// goroutine has exited; nil when every scenario ran its course.
+func Run(ctx context.Context, scenarios []Scenario, rec Recorder, opt Options) error {
+	r, err := NewRunner(scenarios, rec, opt)
+	if err != nil {
+		return err
+	}
+	return r.Run(ctx)
+}
+
+// Run is the method form of the package's Run; a Runner runs once.
+//
+// Stopping is two deadlines (as k6): when a scenario's span ends or ctx is
+// cancelled no new iteration starts; in-flight ones get GracefulStop, then
+// their context is cancelled. Closing Abort cancels them at once.
+func (r *Runner) Run(ctx context.Context) error {
+	if !r.ran.CompareAndSwap(false, true) {
+		return errors.New("load: a Runner runs only once")
+	}
+	// stop ends the starting of iterations; hard ends the iterations. The
+	// iterations' context keeps ctx's values but not its cancellation, so
+	// a graceful stop does not cut them short.
+	stop, stopCancel := context.WithCancel(ctx)
+	defer stopCancel()
+	hard, hardCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer hardCancel()
+	finished := make(chan struct{})
+	defer close(finished)
+	var aborted atomic.Bool
+	go func() {
+		select {
+		case <-r.opt.Abort:
+			aborted.Store(true)
+			stopCancel()
+			hardCancel()
+		case <-finished:
+		}
+	}()
+
+	for _, s := range r.scenarios {
+		s.stop, s.hard = stop, hard
+		s.drv.prepare(s)
+	}
+	t0 := time.Now()
+	if r.opt.OnStart != nil {
+		r.opt.OnStart(t0)
+	}
+	var wg sync.WaitGroup
+	for _, s := range r.scenarios {
+		wg.Go(func() { s.drv.run(s, t0.Add(s.startTime)) })
+	}
+	wg.Wait()
+	switch {
+	case aborted.Load():
+		return fmt.Errorf("%w: aborted", ErrInterrupted)
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx))
+	}
+	return nil
+}
+
+// Stats is a snapshot of one scenario's live counters, for a progress line.
+type Stats struct {
+	Scenario string
+	VUs      int     // VU goroutines alive
+	BusyVUs  int     // VUs inside an iteration
+	PeakVUs  int     // the most VUs the executor may run
+	Started  int64   // iterations started
+	Dropped  int64   // open model: iterations not started for want of a VU
+	Rate     float64 // open model: offered iterations per second now; 0 for closed
+}
+
+// Stats returns a snapshot of every scenario's counters, in scenario order.
+// It takes no lock.
+func (r *Runner) Stats() []Stats {
+	out := make([]Stats, len(r.scenarios))
+	for n, s := range r.scenarios {
+		out[n] = s.live.snapshot(s)
+	}
+	return out
+}
+
+// liveStats are one scenario's counters, updated with atomics.
+type liveStats struct {
+	vus, busy        atomic.Int64
+	started, dropped atomic.Int64
+	start            atomic.Pointer[time.Time] // the scenario's start, once known
+}
+
+func (l *liveStats) snapshot(s *scenarioRun) Stats {
+	st := Stats{
+		Scenario: s.name,
+		VUs:      int(l.vus.Load()),
+		BusyVUs:  int(l.busy.Load()),
+		PeakVUs:  s.peak,
+		Started:  l.started.Load(),
+		Dropped:  l.dropped.Load(),
+	}
+	if start := l.start.Load(); start != nil {
+		st.Rate = s.drv.offered(time.Since(*start))
+	}
+	return st
+}
+
+// driver runs one executor's VUs.
+type driver interface {
+	// prepare starts what must run before t0 (pre-allocated VUs).
+	prepare(s *scenarioRun)
+	// run starts iterations from start until the span ends or s.stop is
+	// done, then stops gracefully; it returns once every VU has exited.
+	run(s *scenarioRun, start time.Time)
+	// offered is the offered rate at elapsed time since start, per second.
+	offered(elapsed time.Duration) float64
+}
+
+// scenarioRun is what every VU of one scenario shares.
+type scenarioRun struct {
+	runner    *Runner
+	name      string
+	startTime time.Duration
+	it        Iteration
+	peak      int
+	grace     time.Duration
+	drv       driver
+	live      liveStats
+	stop      context.Context // done: start no more iterations
+	hard      context.Context // done: cancel iterations now
+}
+
+func newScenarioRun(r *Runner, name string, sc Scenario) (*scenarioRun, []error) {
+	s := &scenarioRun{runner: r, name: name, startTime: sc.StartTime, it: sc.Iteration, grace: r.opt.grace()}
+	var errs []error
+	if sc.Iteration == nil {
+		errs = append(errs, errors.New("no Iteration to run"))
+	}
+	if sc.StartTime < 0 {
+		errs = append(errs, fmt.Errorf("startTime is %v; set 0 or a positive delay", sc.StartTime))
+	}
+	if sc.Executor == nil {
+		return s, append(errs, errors.New("no executor; set one of the four executor configs"))
+	}
+	if verrs := sc.Executor.Validate(); len(verrs) > 0 {
+		return s, append(errs, verrs...)
+	}
+	drv, err := sc.Executor.newDriver()
+	if err != nil {
+		return s, append(errs, err)
+	}
+	s.drv, s.peak = drv, sc.Executor.PeakVUs()
+	return s, errs
+}
+
+func (s *scenarioRun) nextVUID() uint64 { return s.runner.vuIDs.Add(1) }
+
+// finish stops a scenario's VUs: it waits for done (every VU exited) up to
+// the grace period, then cancels the iterations and waits for done again.
+func (s *scenarioRun) finish(done <-chan struct{}, cancelIterations context.CancelFunc) {
+	if s.grace > 0 {
+		t := time.NewTimer(s.grace)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+		case <-s.hard.Done():
+		}
+	}
+	cancelIterations()
+	<-done
+}
+
+// result fills in what the Iteration left unstamped: Sent at the call,
+// Done at the return.
+func stamp(res Result, called, returned time.Time) Result {
+	if res.Sent.IsZero() {
+		res.Sent = called
+	}
+	if res.Done.IsZero() {
+		res.Done = returned
+	}
+	return res
+}

@@ -1,0 +1,156 @@
+package record
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestTagRoundTrip(t *testing.T) {
+	tests := []struct {
+		key Key
+		tag string
+	}{
+		{Key{Latency, "s", "get"}, "latency|s|get"},
+		{Key{Service, "a b", "x,y|z%"}, "service|a%20b|x%2Cy%7Cz%25"},
+		{Key{SendLag, "", "k=v\n"}, "sendlag||k%3Dv%0A"},
+	}
+	for _, tt := range tests {
+		if got := tt.key.Tag(); got != tt.tag {
+			t.Errorf("%+v.Tag() = %q, want %q", tt.key, got, tt.tag)
+		}
+		if got := ParseTag(tt.tag); got != tt.key {
+			t.Errorf("ParseTag(%q) = %+v, want %+v", tt.tag, got, tt.key)
+		}
+	}
+	foreign := []string{"", "A", "a1.134a", "bogus|s|n", "latency|s", "latency|%zz|n"}
+	for _, tag := range foreign {
+		if got, want := ParseTag(tag), (Key{Metric: Latency, Name: tag}); got != want {
+			t.Errorf("ParseTag(%q) = %+v, want %+v", tag, got, want)
+		}
+	}
+}
+
+func TestRecorderCounts(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	r := NewRecorder(t0)
+	s1, s2 := r.Shard(), r.Shard()
+	get := Key{Scenario: "open", Name: "get"}
+	s1.Record(Sample{Key: get, Latency: 3 * time.Millisecond, Service: 2 * time.Millisecond, SendLag: time.Millisecond, Status: 200, BytesIn: 100, BytesOut: 10})
+	s2.Record(Sample{Key: get, Latency: 5 * time.Millisecond, Service: 5 * time.Millisecond, Status: 503, BytesIn: 50})
+	s2.Record(Sample{Key: get, Latency: 2 * time.Hour, Service: time.Second, Status: 0, ErrClass: "timeout"})
+	s1.Record(Sample{Key: Key{Scenario: "closed", Name: "get"}, Latency: time.Millisecond, Service: time.Millisecond, Interval: 11 * time.Millisecond, Status: 0})
+	r.Dropped("open", 7)
+
+	snap := r.Rotate(t0.Add(time.Second))
+	if snap.Start != 0 || snap.End != time.Second {
+		t.Errorf("interval [%v,%v), want [0,1s)", snap.Start, snap.End)
+	}
+	wantOpen := Counters{
+		Requests: 3, Errors: 2, BytesIn: 150, BytesOut: 10, DroppedIterations: 7, Clamped: 1,
+		ByStatus:      map[string]int64{"2xx": 1, "5xx": 1},
+		ErrorsByClass: map[string]int64{"timeout": 1},
+	}
+	if got := snap.Counters["open"]; !reflect.DeepEqual(got, wantOpen) {
+		t.Errorf("open counters = %+v\nwant %+v", got, wantOpen)
+	}
+	wantClosed := Counters{Requests: 1, Errors: 1, ErrorsByClass: map[string]int64{"other": 1}}
+	if got := snap.Counters["closed"]; !reflect.DeepEqual(got, wantClosed) {
+		t.Errorf("closed counters = %+v\nwant %+v", got, wantClosed)
+	}
+	counts := map[Key]int64{
+		{Latency, "open", "get"}:    3,
+		{Service, "open", "get"}:    3,
+		{SendLag, "open", "get"}:    1,
+		{Latency, "closed", "get"}:  1,
+		{Service, "closed", "get"}:  1,
+		{Interval, "closed", "get"}: 1,
+	}
+	if len(snap.Histograms) != len(counts) {
+		t.Errorf("%d histograms, want %d", len(snap.Histograms), len(counts))
+	}
+	for k, n := range counts {
+		if h := snap.Histograms[k]; h == nil || h.Count() != n {
+			t.Errorf("%+v: histogram %v, want count %d", k, h, n)
+		}
+	}
+	if got := snap.Histograms[Key{Latency, "open", "get"}].Percentile(50); got != 5003*time.Microsecond { // 5000 µs sits in [5000,5003]
+		t.Errorf("open latency p50 = %v, want 5.003ms", got)
+	}
+
+	// The next interval starts empty and where the last one ended.
+	s1.Record(Sample{Key: get, Latency: time.Millisecond, Service: time.Millisecond, Status: 204})
+	snap = r.Rotate(t0.Add(2 * time.Second))
+	if snap.Start != time.Second || len(snap.Histograms) != 2 || snap.Counters["open"].Requests != 1 || snap.Counters["open"].DroppedIterations != 0 {
+		t.Errorf("second interval wrong: %+v", snap)
+	}
+}
+
+// Recording from many goroutines while rotating loses nothing (run with -race).
+func TestRecorderConcurrent(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	r := NewRecorder(t0)
+	const workers, each = 8, 2000
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := r.Shard()
+			for i := range each {
+				s.Record(Sample{Key: Key{Scenario: "s", Name: "n"}, Latency: time.Duration(i+1) * time.Microsecond, Service: time.Microsecond, Status: 200})
+			}
+		}()
+	}
+	var total, reqs int64
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for i := 1; ; i++ {
+		select {
+		case <-done:
+		default:
+			snap := r.Rotate(t0.Add(time.Duration(i) * time.Millisecond))
+			total += snap.Histograms[Key{Latency, "s", "n"}].countOrZero()
+			reqs += snap.Counters["s"].Requests
+			continue
+		}
+		snap := r.Rotate(t0.Add(time.Duration(i) * time.Millisecond))
+		total += snap.Histograms[Key{Latency, "s", "n"}].countOrZero()
+		reqs += snap.Counters["s"].Requests
+		break
+	}
+	if total != workers*each || reqs != workers*each {
+		t.Errorf("recorded %d values, %d requests; want %d", total, reqs, workers*each)
+	}
+}
+
+func (h *Histogram) countOrZero() int64 {
+	if h == nil {
+		return 0
+	}
+	return h.Count()
+}
+
+func BenchmarkShardRecord(b *testing.B) {
+	r := NewRecorder(time.Now())
+	s := r.Shard()
+	smp := Sample{Key: Key{Scenario: "s", Name: "get"}, Latency: 1500 * time.Microsecond, Service: time.Millisecond, SendLag: 20 * time.Microsecond, Status: 200, BytesIn: 512}
+	s.Record(smp)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		smp.Latency = time.Duration(i%100000) * time.Microsecond
+		s.Record(smp)
+	}
+}
+
+func TestShardRecordAllocs(t *testing.T) {
+	r := NewRecorder(time.Now())
+	s := r.Shard()
+	smp := Sample{Key: Key{Scenario: "s", Name: "get"}, Latency: time.Millisecond, Service: time.Millisecond, SendLag: time.Microsecond, Status: 200}
+	s.Record(smp)
+	if n := testing.AllocsPerRun(1000, func() { s.Record(smp) }); n != 0 {
+		t.Errorf("Shard.Record allocates %v times per call, want 0", n)
+	}
+}

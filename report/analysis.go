@@ -1,0 +1,72 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/knee-dev/knee/analyze"
+)
+
+// WindowTable prints the per-window table of the series merged across tags,
+// the article's one-line comparison of averaged and merged p99 for it and
+// for each tag, and the warning when they differ.
+func WindowTable(w io.Writer, wr analyze.WindowReport) error {
+	p := &printer{w: w}
+	p.f("per %gs window (throughput over time and each window's own percentiles)\n", wr.WindowS)
+	p.f("  %8s %9s %9s %9s %8s %10s %10s %10s %10s\n", "start_s", "requests", "rate/s", "target/s", "dropped", "p50", "p95", "p99", "max")
+	for _, win := range wr.All.Windows {
+		target := "-"
+		if win.Target > 0 {
+			target = fmt.Sprintf("%.1f", win.Target)
+		}
+		p.f("  %8.0f %9d %9.1f %9s %8d %10s %10s %10s %10s\n", win.StartS, win.Requests, win.Rate, target, win.Dropped,
+			Ms(win.LatencyMS.P50), Ms(win.LatencyMS.P95), Ms(win.LatencyMS.P99), Ms(win.LatencyMS.Max))
+	}
+	p.f("%s\n", wr.All.Line())
+	if wr.All.Warning != "" {
+		p.f("  WARNING: %s\n", wr.All.Warning)
+	}
+	for _, s := range wr.ByTag {
+		p.f("  %s: %s\n", tagLabel(s), s.Line())
+	}
+	return p.err
+}
+
+func tagLabel(s analyze.WindowSeries) string {
+	if s.Scenario == "" {
+		return s.Name
+	}
+	return s.Scenario + " / " + s.Name
+}
+
+// COSignals prints the coordinated-omission verdict with each signal's numbers.
+func COSignals(w io.Writer, c analyze.COSignals) error {
+	p := &printer{w: w}
+	p.f("coordinated omission: %s\n", strings.ToUpper(c.Verdict))
+	for _, s := range c.Signals {
+		mark := "  "
+		if s.Fired {
+			mark = "! "
+		}
+		p.f("  %s%-12s %s\n", mark, s.Name, s.Evidence)
+	}
+	if len(c.Signals) == 0 {
+		p.f("  (no signal could be computed: give --think, --vus or --target-rate)\n")
+	}
+	return p.err
+}
+
+// Correction prints raw and corrected percentiles side by side, labelled.
+func Correction(w io.Writer, c analyze.Correction) error {
+	p := &printer{w: w}
+	p.f("coordinated-omission correction (HdrHistogram's expected-interval method)\n")
+	for _, sc := range c.Scenarios {
+		p.f("  scenario %s: expected interval %s (%s)\n", sc.Scenario, Ms(sc.IntervalMS), sc.Source)
+	}
+	p.f("  %-10s %9s %9s %10s %10s %10s %10s\n", "", "requests", ">1s", "p50", "p95", "p99", "max")
+	p.f("  %-10s %9d %9d %10s %10s %10s %10s\n", "raw", c.RawCount, c.RawSlowerThan1s, Ms(c.RawMS.P50), Ms(c.RawMS.P95), Ms(c.RawMS.P99), Ms(c.RawMS.Max))
+	p.f("  %-10s %9d %9d %10s %10s %10s %10s\n", "corrected", c.CorrectedCount, c.CorrectedSlowerThan1s, Ms(c.CorrectedMS.P50), Ms(c.CorrectedMS.P95), Ms(c.CorrectedMS.P99), Ms(c.CorrectedMS.Max))
+	p.f("  (corrected adds the requests the VUs would have sent while they waited; the open model needs no correction)\n")
+	return p.err
+}

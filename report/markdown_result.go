@@ -1,0 +1,225 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/run"
+)
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// resultRow is one row of the per-endpoint table.
+type resultRow struct {
+	label  string
+	s      run.Summary
+	shared bool
+}
+
+// resultRows is the whole run first, then each endpoint; a single endpoint
+// is the whole run and gets one row.
+func resultRows(in Input) []resultRow {
+	if len(in.Endpoints) == 1 {
+		e := in.Endpoints[0]
+		return []resultRow{{label: e.Label(), s: in.Summary}}
+	}
+	rows := []resultRow{{label: "all", s: in.Summary}}
+	for _, e := range in.Endpoints {
+		rows = append(rows, resultRow{label: e.Label(), s: e.Summary, shared: e.SharedCounters})
+	}
+	return rows
+}
+
+// errorsText is "errors (rate)"; "-" when the counters are the scenario's.
+func errorsText(s run.Summary, shared bool) string {
+	if shared {
+		return "-"
+	}
+	return fmt.Sprintf("%d (%.2f %%)", s.Errors, pct(float64(s.Errors), float64(s.Requests)))
+}
+
+func droppedText(s run.Summary, shared bool) string {
+	if shared || s.Model == "closed" {
+		return "-"
+	}
+	return fmt.Sprintf("%d", s.DroppedIterations)
+}
+
+func mdResult(p *printer, in Input) {
+	s := in.Summary
+	p.f("\n## Result\n\n")
+	p.f("| Endpoint | Requests | Rate | p50 | p95 | p99 | p99.9 | Max | Errors | Dropped |\n")
+	p.f("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	shared := false
+	for _, r := range resultRows(in) {
+		l := r.s.LatencyMS
+		p.f("| %s | %d | %.1f/s | %s | %s | %s | %s | %s | %s | %s |\n", cell(r.label), r.s.Requests, r.s.Rate,
+			Ms(l.P50), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max), errorsText(r.s, r.shared), droppedText(r.s, r.shared))
+		shared = shared || r.shared
+	}
+	if shared {
+		p.f("\nErrors and dropped iterations are counted per scenario: endpoints that share one show \"-\".\n")
+	}
+	p.f("\n- Error rate: %d of %d requests (%.2f %%)%s\n", s.Errors, s.Requests, pct(float64(s.Errors), float64(s.Requests)), classes(s.ErrorsByClass))
+	if s.Model == "closed" {
+		p.f("- Dropped iterations: not applicable (closed model: a VU waits instead of dropping)\n")
+	} else {
+		p.f("- Dropped iterations: %d\n", s.DroppedIterations)
+	}
+	p.f("- Slower than 1 s: %d\n", s.SlowerThan1s)
+	if s.ServiceMS != nil {
+		p.f("- Service time (send to end): %s\n", Latencies(*s.ServiceMS))
+	}
+	if s.SendLagMS != nil {
+		p.f("- Send lag (intended to actual start): %s\n", Latencies(*s.SendLagMS))
+	}
+	if len(in.Windows.All.Windows) > 0 {
+		p.f("- Over time: `%s` (ms)\n", in.Windows.Line())
+	}
+	mdWarnings(p, append(slices.Clip(s.Warnings), in.Windows.All.Warning))
+	mdCO(p, in.CO, in.Correction)
+	mdWarnings(p, in.Notes)
+}
+
+func mdWarnings(p *printer, ws []string) {
+	// One blockquote each: a blank line between them keeps them apart.
+	for _, w := range ws {
+		if w != "" {
+			p.f("\n> **Warning:** %s\n", strings.TrimSpace(w))
+		}
+	}
+}
+
+func mdCO(p *printer, co *analyze.COSignals, c *analyze.Correction) {
+	p.f("\n### Coordinated omission\n\n")
+	if co == nil {
+		p.f("_Not checked._\n")
+	} else {
+		p.f("Verdict: **%s**\n\n", co.Verdict)
+		for _, sig := range co.Signals {
+			mark := "quiet"
+			if sig.Fired {
+				mark = "**fired**"
+			}
+			p.f("- %s (%s): %s\n", sig.Name, mark, sig.Evidence)
+		}
+	}
+	if c == nil {
+		return
+	}
+	p.f("\nThe closed-model latencies corrected the way HdrHistogram does (an estimate of what an open-model run " +
+		"would have measured; the raw numbers stay the measurement):\n\n")
+	p.f("| Measurement | Requests | Slower than 1 s | p50 | p95 | p99 | Max |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	p.f("| raw | %d | %d | %s | %s | %s | %s |\n", c.RawCount, c.RawSlowerThan1s,
+		Ms(c.RawMS.P50), Ms(c.RawMS.P95), Ms(c.RawMS.P99), Ms(c.RawMS.Max))
+	p.f("| corrected | %d | %d | %s | %s | %s | %s |\n", c.CorrectedCount, c.CorrectedSlowerThan1s,
+		Ms(c.CorrectedMS.P50), Ms(c.CorrectedMS.P95), Ms(c.CorrectedMS.P99), Ms(c.CorrectedMS.Max))
+	for _, sc := range c.Scenarios {
+		p.f("\nScenario %s: expected interval %s (%s).\n", sc.Scenario, Ms(sc.IntervalMS), sc.Source)
+	}
+}
+
+// repetitionMetrics are the metrics the report shows a range for, in order.
+func repetitionMetrics() []string {
+	return []string{"rate", "p50_ms", "p95_ms", "p99_ms", "max_ms", "error_rate", "dropped_iterations"}
+}
+
+func mdRepetitions(p *printer, in Input) {
+	rep := in.Repetitions
+	p.f("\n### Repetitions\n\n")
+	if rep.Runs == 0 {
+		p.f("_Not given: this report covers one run and says nothing of run-to-run spread._\n")
+		mdWarnings(p, []string{fmt.Sprintf("a single run is an anecdote; repeat at least %d times and report the range", analyze.MinRepetitions)})
+		return
+	}
+	p.f("%d run(s)", rep.Runs)
+	if len(in.RunIDs) > 0 {
+		p.f(": %s", strings.Join(in.RunIDs, ", "))
+	}
+	p.f(".\n\n| Metric | Median | Range [min–max] |\n|---|---:|---|\n")
+	for _, r := range repetitionRows(rep) {
+		p.f("| %s | %s | %s |\n", r.Metric, r.Median, r.Range)
+	}
+	mdWarnings(p, rep.Warnings)
+}
+
+// repetitionRow is one metric's median and range, formatted.
+type repetitionRow struct{ Metric, Median, Range string }
+
+func repetitionRows(rep analyze.RepetitionReport) []repetitionRow {
+	var out []repetitionRow
+	for _, name := range repetitionMetrics() {
+		for _, m := range rep.Metrics {
+			if m.Metric == name {
+				out = append(out, repetitionRow{Metric: name, Median: spreadValue(name, m.Median),
+					Range: "[" + spreadValue(name, m.Min) + "–" + spreadValue(name, m.Max) + "]"})
+			}
+		}
+	}
+	return out
+}
+
+// spreadValue prints one run-level number in its metric's unit.
+func spreadValue(metric string, v float64) string {
+	switch {
+	case strings.HasSuffix(metric, "_ms"):
+		return Ms(v)
+	case metric == "rate":
+		return fmt.Sprintf("%.1f/s", v)
+	case metric == "error_rate":
+		return fmt.Sprintf("%.2f %%", 100*v)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func mdCurve(p *printer, c *analyze.CurveSummary) {
+	if c == nil {
+		return
+	}
+	p.f("\n### Throughput-latency curve\n\n")
+	p.f("| Offered | Achieved | p50 | p95 | p99 | Dropped | Errors |\n|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range c.Steps {
+		p.f("| %.4g/s | %.4g/s | %s | %s | %s | %d | %d |\n", s.OfferedRate, s.Rate,
+			Ms(s.LatencyMS.P50), Ms(s.LatencyMS.P95), Ms(s.LatencyMS.P99), s.DroppedIterations, s.Errors)
+	}
+	p.f("\n- Knee: %s\n", kneeText(c.Knee))
+	if c.Collapse != nil {
+		p.f("- Collapse: at %.4g req/s offered only %.4g req/s completed\n", c.Collapse.AtRate, c.Collapse.Rate)
+	}
+	if c.USL != nil {
+		p.f("- USL fit: σ=%.4g κ=%.4g λ=%.4g, peak %.4g req/s at N=%.4g (R²=%.3f)\n",
+			c.USL.Sigma, c.USL.Kappa, c.USL.Lambda, c.USL.PeakRate, c.USL.PeakN, c.USL.R2)
+	}
+	p.f("- Capacity: %s\n", orDash(c.Capacity))
+}
+
+func mdBottleneck(p *printer, u *USETable) {
+	p.f("\n## Bottleneck\n\n")
+	if u == nil {
+		p.f("_Not measured: no USE scan was taken, so this run cannot say where the limit is._\n")
+		return
+	}
+	if len(u.Rows) > 0 {
+		p.f("| Resource | Utilization | Saturation | Errors |\n|---|---|---|---|\n")
+		for _, r := range u.Rows {
+			p.f("| %s | %s | %s | %s |\n", cell(r.Resource), cell(orDash(r.Utilization)), cell(orDash(r.Saturation)), cell(orDash(r.Errors)))
+		}
+		p.f("\n")
+	}
+	p.f("Verdict: %s\n", orNotStated(u.Verdict, "name the resource the evidence points to"))
+}
+
+// kneeText places the knee between two rates when both are known.
+func kneeText(k analyze.Knee) string {
+	s := orDash(k.Reason)
+	if k.LastHealthyRate > 0 && k.FirstUnhealthyRate > 0 {
+		s = fmt.Sprintf("between %.4g and %.4g req/s; %s", k.LastHealthyRate, k.FirstUnhealthyRate, s)
+	}
+	if k.KneedleRate > 0 {
+		s += fmt.Sprintf(" (Kneedle on p95: %.4g req/s)", k.KneedleRate)
+	}
+	return s
+}

@@ -1,0 +1,179 @@
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/knee-dev/knee/record"
+)
+
+// ErrFormatVersion is returned (wrapped) for a run.json of another format version.
+var ErrFormatVersion = errors.New("unsupported run directory format version")
+
+// Open reads a run directory. A missing directory, a run.json of another
+// format version or a corrupt file is an error naming the file (and line).
+// counters.jsonl may be absent; latency.hlog may not. Interval starts are
+// kept to the millisecond, the precision of the hlog's timestamps.
+func Open(dir string) (*Run, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("open run directory: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("open run directory: %s is not a directory", dir)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		return nil, fmt.Errorf("open run directory %s: %w (fix: is this a knee run directory?)", dir, err)
+	}
+	r := &Run{Dir: dir}
+	if r.Meta, err = parseMeta(filepath.Join(dir, MetaFile), data); err != nil {
+		return nil, err
+	}
+	byStart := map[int64]*Interval{}
+	hf, err := os.Open(filepath.Join(dir, LatencyFile))
+	if err != nil {
+		return nil, fmt.Errorf("open run directory %s: %w", dir, err)
+	}
+	defer hf.Close()
+	if err := readLatency(filepath.Join(dir, LatencyFile), hf, byStart); err != nil {
+		return nil, err
+	}
+	cf, err := os.Open(filepath.Join(dir, CountersFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("open run directory %s: %w", dir, err)
+	default:
+		defer cf.Close()
+		if err := readCounters(filepath.Join(dir, CountersFile), cf, byStart); err != nil {
+			return nil, err
+		}
+	}
+	for _, iv := range byStart {
+		r.Intervals = append(r.Intervals, *iv)
+	}
+	slices.SortFunc(r.Intervals, func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) })
+	return r, nil
+}
+
+// parseMeta decodes run.json and checks its format version.
+func parseMeta(name string, data []byte) (Meta, error) {
+	var m Meta
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("%s:%d: bad JSON: %w (fix: restore run.json or re-run)", name, jsonErrLine(data, err), err)
+	}
+	if m.FormatVersion != FormatVersion {
+		return m, fmt.Errorf("%s: format_version %d: %w (this knee reads %d; fix: use the knee version that wrote it)",
+			name, m.FormatVersion, ErrFormatVersion, FormatVersion)
+	}
+	return m, nil
+}
+
+// jsonErrLine is the 1-based line of a JSON decoding error, or 1.
+func jsonErrLine(data []byte, err error) int {
+	var off int64
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	off = min(max(off, 0), int64(len(data)))
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// msKey keys an interval by its start to the millisecond, the hlog's precision.
+func msKey(d time.Duration) int64 {
+	return int64(math.Round(float64(d) / float64(time.Millisecond)))
+}
+
+func intervalAt(byStart map[int64]*Interval, start time.Duration) *Interval {
+	k := msKey(start)
+	iv, ok := byStart[k]
+	if !ok {
+		iv = &Interval{
+			Start:      time.Duration(k) * time.Millisecond,
+			Histograms: map[record.Key]*record.Histogram{},
+			Counters:   map[string]IntervalCounters{},
+		}
+		byStart[k] = iv
+	}
+	return iv
+}
+
+// readLatency adds every interval histogram of an hlog to byStart.
+func readLatency(name string, r io.Reader, byStart map[int64]*Interval) error {
+	lr := record.NewLogReader(r, filepath.Base(name), 1000)
+	for {
+		li, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		iv := intervalAt(byStart, li.Start)
+		iv.End = max(iv.End, iv.Start+li.Length)
+		k := record.ParseTag(li.Tag)
+		if have, ok := iv.Histograms[k]; ok {
+			have.Merge(li.Histogram)
+		} else {
+			iv.Histograms[k] = li.Histogram
+		}
+	}
+}
+
+func secondsDuration(s float64) (time.Duration, bool) {
+	d := s * float64(time.Second)
+	if math.IsNaN(d) || math.Abs(d) >= math.MaxInt64 {
+		return 0, false
+	}
+	return time.Duration(math.Round(d)), true
+}
+
+// readCounters adds every counters.jsonl line to byStart. Lines of the same
+// scenario and interval add up.
+func readCounters(name string, r io.Reader, byStart map[int64]*Interval) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	base := filepath.Base(name)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var ic IntervalCounters
+		if err := json.Unmarshal(line, &ic); err != nil {
+			return fmt.Errorf("%s:%d: bad counters line: %w (fix: delete the line or re-run)", base, n, err)
+		}
+		start, ok1 := secondsDuration(ic.Start)
+		end, ok2 := secondsDuration(ic.End)
+		if !ok1 || !ok2 || end < start {
+			return fmt.Errorf("%s:%d: interval [%v, %v] s is out of range (fix: delete the line or re-run)", base, n, ic.Start, ic.End)
+		}
+		iv := intervalAt(byStart, start)
+		iv.End = max(iv.End, end, iv.Start) // the ms-rounded start may pass a sub-ms end
+		if have, ok := iv.Counters[ic.Scenario]; ok {
+			have.Counters.Add(ic.Counters)
+			have.End = max(have.End, ic.End)
+			ic = have
+		}
+		iv.Counters[ic.Scenario] = ic
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", base, err)
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/fault"
+	"github.com/knee-dev/knee/hostinfo"
+	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/scenario"
+)
+
+// run drives the load, the interval rotation and the faults, and returns
+// load's error. Every interval is written before it returns.
+func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fault, grace time.Duration) error {
+	started := make(chan time.Time, 1)
+	lr, err := load.NewRunner(scs, recorder{e.rec}, load.Options{
+		GracefulStop: grace,
+		Abort:        e.opt.Abort,
+		OnStart:      func(t0 time.Time) { started <- t0 },
+	})
+	if err != nil {
+		return err
+	}
+	e.lr = lr
+	e.total = span(scs)
+	e.due = map[string]int64{}
+	e.open = map[string]bool{}
+	for _, sc := range scs {
+		e.open[sc.Name] = sc.Executor.Model() == load.ModelOpen
+	}
+	cpu0, _ := hostinfo.Self()
+	defer func() {
+		// The generator's CPU is what the load itself cost, not start-up or the environment note.
+		if cpu1, err := hostinfo.Self(); err == nil {
+			e.cpu = cpu1.CPUSeconds - cpu0.CPUSeconds
+			e.meta.Env.Generator.PeakRSSMB = cpu1.PeakRSSMB
+		}
+	}()
+
+	loadDone := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { e.rotateLoop(started, loadDone) })
+	faultCtx, stopFaults := context.WithCancel(context.WithoutCancel(ctx))
+	if len(faults) > 0 {
+		wg.Go(func() { e.runFaults(faultCtx, started, loadDone, faults) })
+	}
+	runErr := lr.Run(ctx)
+	stopFaults() // thaws whatever is still frozen
+	close(loadDone)
+	wg.Wait()
+	e.writeInterval(time.Now()) // the last, partial interval
+	if e.opt.Live && e.opt.Progress != nil {
+		fmt.Fprintln(e.opt.Progress)
+	}
+	return runErr
+}
+
+// rotateLoop closes an interval every opt.Interval after t0, on absolute
+// deadlines so the intervals do not drift.
+func (e *engine) rotateLoop(started <-chan time.Time, done <-chan struct{}) {
+	var t0 time.Time
+	select {
+	case t0 = <-started:
+		started = nil
+	case <-done:
+		return
+	}
+	e.mu.Lock()
+	e.t0 = t0
+	e.mu.Unlock()
+	e.rec.Rotate(t0) // the VU start-up before t0 holds no requests: start the first interval at t0
+	timer := time.NewTimer(e.opt.Interval)
+	defer timer.Stop()
+	for n := 1; ; n++ {
+		select {
+		case <-done:
+			return
+		case <-timer.C:
+		}
+		now := time.Now()
+		e.writeInterval(now)
+		e.progress(now.Sub(t0))
+		timer.Reset(time.Until(t0.Add(time.Duration(n+1) * e.opt.Interval)))
+	}
+}
+
+// writeInterval rotates the recorder and appends the interval to the run directory.
+func (e *engine) writeInterval(now time.Time) {
+	snap := e.rec.Rotate(now)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	extra := map[string]run.IntervalCounters{}
+	if e.lr != nil {
+		secs := (snap.End - snap.Start).Seconds()
+		for _, st := range e.lr.Stats() {
+			ic := run.IntervalCounters{BusyVUs: st.BusyVUs, VUs: st.VUs}
+			// The offered rate is what the schedule made due in this interval,
+			// started or dropped: exact, unlike the rate at the moment of writing.
+			due := st.Started + st.Dropped
+			if e.open[st.Scenario] && secs > 0 {
+				ic.TargetRate = float64(due-e.due[st.Scenario]) / secs
+			}
+			e.due[st.Scenario] = due
+			extra[st.Scenario] = ic
+		}
+	}
+	e.last = snap
+	if err := e.w.WriteInterval(snap, extra); err != nil && e.werr == nil {
+		e.werr = fmt.Errorf("writing the run directory: %w", err)
+	}
+}
+
+// runFaults applies the faults from t0 and records what happened.
+func (e *engine) runFaults(ctx context.Context, started <-chan time.Time, done <-chan struct{}, faults []fault.Fault) {
+	var t0 time.Time
+	select {
+	case t0 = <-started:
+	case <-done:
+		return
+	}
+	sched := fault.Scheduler{StateDir: e.opt.FaultState}
+	if sched.StateDir == "" {
+		if dir, err := fault.DefaultStateDir(e.opt.Getenv); err == nil {
+			sched.StateDir = dir
+		}
+	}
+	err := sched.Run(ctx, t0, faults, e.faultEvent)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		e.note("faults: " + err.Error())
+	}
+}
+
+func (e *engine) faultEvent(ev fault.Event) {
+	msg := fmt.Sprintf("%s %s at %.1fs (%s)", ev.Kind, ev.Target, ev.At.Seconds(), ev.Method)
+	f := run.Fault{Kind: ev.Kind, At: ev.At, Target: ev.Target, Method: ev.Method}
+	if ev.Err != nil {
+		f.Error = ev.Err.Error()
+		msg += ": " + ev.Err.Error()
+	}
+	e.mu.Lock()
+	e.meta.Faults = append(e.meta.Faults, f)
+	e.mu.Unlock()
+	if e.opt.Progress != nil {
+		e.printf("fault: %s\n", msg)
+	}
+}
+
+func (e *engine) note(s string) {
+	e.mu.Lock()
+	e.meta.Notes = append(e.meta.Notes, s)
+	e.mu.Unlock()
+}
+
+// finish closes the run directory, reads it back and summarises it.
+func (e *engine) finish(runErr error) (*Result, error) {
+	interrupted := errors.Is(runErr, load.ErrInterrupted)
+	if runErr != nil && !interrupted {
+		e.meta.Notes = append(e.meta.Notes, "run failed: "+runErr.Error())
+	}
+	e.meta.Ended = time.Now()
+	e.meta.Interrupted = interrupted
+	e.meta.Finished = runErr == nil
+	e.meta.Env.Generator.CPUSeconds = e.cpu
+	if err := e.w.Close(e.meta); err != nil {
+		return nil, err
+	}
+	if e.werr != nil {
+		return nil, e.werr
+	}
+	r, err := run.Open(e.opt.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading back the run directory: %w", err)
+	}
+	sum := analyze.Summarize(r, analyze.SummaryOptions{SendLagLimit: e.opt.SendLagLimit})
+	e.meta.Summary = sum
+	r.Meta.Summary = sum
+	if err := e.w.Close(e.meta); err != nil {
+		return nil, err
+	}
+	res := &Result{Dir: e.opt.Dir, Run: r, Summary: sum}
+	if runErr != nil && !interrupted {
+		return res, runErr
+	}
+	return res, nil
+}
+
+// span is how long the whole run starts iterations.
+func span(scs []load.Scenario) time.Duration {
+	var d time.Duration
+	for _, s := range scs {
+		d = max(d, s.StartTime+s.Executor.Span())
+	}
+	return d
+}
+
+// gracefulStop is the longest gracefulStop any scenario asks for (load runs
+// with one); 0 leaves load's default.
+func gracefulStop(cfg *scenario.Config) time.Duration {
+	var g time.Duration
+	for _, s := range cfg.Scenarios {
+		g = max(g, s.GracefulStop)
+	}
+	return g
+}
+
+// intervalStats sums one interval for the progress line.
+func intervalStats(snap record.IntervalSnapshot) (requests, errs int64, p99 time.Duration) {
+	lat := record.Series(snap.Histograms).Merged(func(k record.Key) bool { return k.Metric == record.Latency })
+	for _, c := range snap.Counters {
+		requests += c.Requests
+		errs += c.Errors
+	}
+	return requests, errs, lat.Percentile(99)
+}

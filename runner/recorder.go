@@ -1,0 +1,31 @@
+package runner
+
+import (
+	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/record"
+)
+
+// recorder adapts record.Recorder to load.Recorder, so load never imports record.
+type recorder struct{ r *record.Recorder }
+
+var _ load.Recorder = recorder{}
+
+func (a recorder) Shard() load.SampleRecorder { return shard{a.r.Shard()} }
+
+func (a recorder) Dropped(scenario string, n int64) { a.r.Dropped(scenario, n) }
+
+type shard struct{ s *record.Shard }
+
+func (s shard) Record(x load.Sample) {
+	s.s.Record(record.Sample{
+		Key:      record.Key{Scenario: x.Scenario, Name: x.Name},
+		Latency:  x.Latency,
+		Service:  x.Service,
+		SendLag:  x.SendLag,
+		Interval: x.Interval,
+		Status:   x.Status,
+		ErrClass: x.ErrClass,
+		BytesIn:  x.BytesIn,
+		BytesOut: x.BytesOut,
+	})
+}

@@ -1,0 +1,205 @@
+// Package runner runs a scenario configuration into a run directory: it wires
+// the load engine (package load) to the requests (request), the recorder
+// (record), the faults (fault) and the run directory writer (run), flushes
+// every interval as it goes and prints progress.
+//
+// It is the one place where these meet, so load never imports record and the
+// CLI and the lab stay thin. The end-of-run summary is computed by reading the
+// run directory back (analyze.Summarize), the same path every import takes.
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/knee-dev/knee/fault"
+	"github.com/knee-dev/knee/hostinfo"
+	"github.com/knee-dev/knee/internal/version"
+	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/request"
+	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/scenario"
+)
+
+// DefaultInterval is how often histograms are rotated and flushed.
+const DefaultInterval = time.Second
+
+// Options tune Run. Dir is required.
+type Options struct {
+	Dir          string        // the run directory to create
+	Interval     time.Duration // histogram rotation; 0 means DefaultInterval
+	SendLagLimit time.Duration // send-lag p99 that flags the generator; 0 means analyze.DefaultSendLagLimit
+	Progress     io.Writer     // progress lines; nil for none
+	Live         bool          // Progress is a terminal: rewrite one line instead of printing lines
+	Abort        <-chan struct{}
+	// Target is what a fault without its own target freezes (the lab's
+	// Bookstore cgroup, or --target-pid / --target-cgroup); nil for none.
+	Target       fault.Freezer
+	FaultState   string // directory of the frozen-targets state file; "" for the default
+	TargetPID    int    // the target's PID, for its cgroup limits in the environment note
+	TargetCommit string
+	Notes        []string
+	Getenv       func(string) string // for the default fault state directory; nil means none
+	// SkipEnvironment leaves out the environment note's /proc sampling (tests).
+	SkipEnvironment bool
+}
+
+// Result is what a run left behind.
+type Result struct {
+	Dir     string
+	Run     *run.Run
+	Summary run.Summary
+}
+
+// Run runs cfg until its scenarios end or ctx is cancelled (graceful stop:
+// in-flight requests get the scenario's gracefulStop), writing the run
+// directory as it goes. An interrupted run still returns its Result, with
+// Summary.Interrupted set, and a nil error: what it measured is kept.
+func Run(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, error) {
+	if opt.Dir == "" {
+		return nil, errors.New("runner: no run directory given")
+	}
+	if opt.Interval <= 0 {
+		opt.Interval = DefaultInterval
+	}
+	faults, err := ResolveFaults(cfg.Faults, opt.Target)
+	if err != nil {
+		return nil, err
+	}
+	scs, senders, err := build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, s := range senders {
+			s.Close()
+		}
+	}()
+
+	meta := newMeta(cfg)
+	meta.Notes = opt.Notes
+	hostOpts := hostinfo.Options{KneeVersion: version.String(), TargetPID: opt.TargetPID, TargetCommit: opt.TargetCommit}
+	if !opt.SkipEnvironment {
+		env, err := hostinfo.Collect(ctx, hostOpts)
+		if err != nil {
+			meta.Notes = append(meta.Notes, "environment note incomplete: "+err.Error())
+		}
+		meta.Env = env
+	}
+	meta.Env.KneeVersion = version.String()
+
+	w, err := run.Create(opt.Dir, meta)
+	if err != nil {
+		return nil, err
+	}
+	e := &engine{opt: opt, w: w, meta: meta, rec: record.NewRecorder(time.Now())}
+	runErr := e.run(ctx, scs, faults, gracefulStop(cfg))
+
+	if !opt.SkipEnvironment {
+		if err := hostinfo.Finish(context.WithoutCancel(ctx), hostOpts, &e.meta.Env); err != nil {
+			e.meta.Notes = append(e.meta.Notes, "environment note after the run incomplete: "+err.Error())
+		}
+	}
+	return e.finish(runErr)
+}
+
+// build turns every scenario into a load.Scenario driven by a request.Sender.
+func build(cfg *scenario.Config) ([]load.Scenario, []*request.Sender, error) {
+	var scs []load.Scenario
+	var senders []*request.Sender
+	for _, sc := range cfg.Scenarios {
+		s, err := request.NewSender(sc.Requests, request.Options{Vars: cfg.Vars, Seed: cfg.Seed, Transport: cfg.HTTP})
+		if err != nil {
+			for _, o := range senders {
+				o.Close()
+			}
+			return nil, nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+		senders = append(senders, s)
+		scs = append(scs, sc.Load(s))
+	}
+	return scs, senders, nil
+}
+
+// newMeta notes what was asked.
+func newMeta(cfg *scenario.Config) run.Meta {
+	m := run.Meta{
+		KneeVersion: version.String(),
+		Source:      "knee",
+		SourceFile:  cfg.Source,
+		Started:     time.Now(),
+	}
+	models := map[string]bool{}
+	for _, sc := range cfg.Scenarios {
+		models[sc.Model()] = true
+		m.Scenarios = append(m.Scenarios, describe(sc))
+	}
+	switch {
+	case len(models) == 1 && models[load.ModelOpen]:
+		m.Model = load.ModelOpen
+	case len(models) == 1 && models[load.ModelClosed]:
+		m.Model = load.ModelClosed
+	default:
+		m.Model = "mixed"
+	}
+	m.ID = m.Started.UTC().Format("2006-01-02T15-04-05")
+	return m
+}
+
+// describe is one scenario as run.json records it.
+func describe(sc scenario.Scenario) run.Scenario {
+	raw, _ := json.Marshal(sc.Executor) // plain structs of numbers and durations: cannot fail
+	d := run.Scenario{
+		Name:      sc.Name,
+		Executor:  sc.Executor.Kind(),
+		Model:     sc.Model(),
+		StartTime: sc.StartTime,
+		Span:      sc.Executor.Span(),
+		Config:    raw,
+		Tags:      sc.Tags,
+	}
+	for _, r := range sc.Requests {
+		d.Requests = append(d.Requests, r.Tag())
+	}
+	switch ex := sc.Executor.(type) {
+	case load.ConstantArrivalRate:
+		unit := ex.TimeUnit
+		if unit <= 0 {
+			unit = load.DefaultTimeUnit
+		}
+		d.TargetRate = ex.Rate / unit.Seconds()
+	case load.ConstantVUs:
+		d.VUs, d.Think = ex.VUs, ex.Think
+	case load.RampingVUs:
+		d.VUs, d.Think = ex.PeakVUs(), ex.Think
+	}
+	return d
+}
+
+// engine is one run in progress.
+type engine struct {
+	opt  Options
+	w    *run.Writer
+	meta run.Meta
+	rec  *record.Recorder
+
+	lr    *load.Runner    // set before the load starts
+	total time.Duration   // how long the scenarios start iterations
+	open  map[string]bool // scenarios of the open model
+	cpu   float64         // generator CPU seconds spent on the load
+
+	// due is, per scenario, the iterations due (started or dropped) by the
+	// last interval written; guarded by mu.
+	due map[string]int64
+
+	mu   sync.Mutex // guards the fields below and meta's Faults and Notes
+	t0   time.Time
+	last record.IntervalSnapshot
+	werr error
+}

@@ -1,0 +1,362 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/request"
+)
+
+// Keys each level of a scenario file accepts, with k6's spelling.
+var (
+	topKeys      = []string{"scenarios", "vars", "seed", "http", "faults", "thresholds"}
+	httpKeys     = []string{"maxConnsPerHost", "http2", "insecure"}
+	commonKeys   = []string{"executor", "startTime", "gracefulStop", "tags", "requests"}
+	requestKeys  = []string{"name", "method", "url", "headers", "body", "weight", "timeout"}
+	stageKeys    = []string{"duration", "target"}
+	faultKeys    = []string{"at", "freeze", "cpu", "for", "target"}
+	executorKeys = map[string][]string{
+		ConstantArrivalRate: {"rate", "timeUnit", "duration", "preAllocatedVUs", "maxVUs"},
+		RampingArrivalRate:  {"startRate", "timeUnit", "stages", "preAllocatedVUs", "maxVUs"},
+		ConstantVUs:         {"vus", "duration", "think"},
+		RampingVUs:          {"startVUs", "stages", "think"},
+	}
+)
+
+// maxErrors bounds how many problems Parse lists: past it, the file is
+// probably not a scenario file at all.
+const maxErrors = 50
+
+// ReadFile reads and parses the scenario file at path in fsys.
+func ReadFile(fsys fs.FS, path string) (*Config, error) {
+	data, err := fs.ReadFile(fsys, path)
+	if err != nil {
+		return nil, fmt.Errorf("read scenario file: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a scenario file; name is used in error messages. It fills in
+// defaults, then validates. The error joins every problem found, each an
+// *Error, in file order.
+func Parse(name string, data []byte) (*Config, error) {
+	cfg := &Config{Source: name, origins: map[string]origin{}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{Source: name, Msg: fmt.Sprintf("not valid YAML: %v", err), Err: err}
+	}
+	if len(doc.Content) == 0 {
+		return nil, &Error{Source: name, Msg: "the file is empty; define at least one scenario under scenarios:"}
+	}
+	d := &decoder{cfg: cfg}
+	d.top(doc.Content[0])
+	errs := append(d.errs, withoutRepeats(cfg.Validate(), d.errs)...)
+	if len(errs) > 0 {
+		sortErrors(errs)
+		if len(errs) > maxErrors {
+			more := &Error{Source: name, Msg: fmt.Sprintf("and %d more problems", len(errs)-maxErrors)}
+			errs = append(errs[:maxErrors], more)
+		}
+		return nil, errors.Join(errs...)
+	}
+	return cfg, nil
+}
+
+// withoutRepeats drops the problems Validate found at, above or below a key
+// the decoder already reported: a rate that is not a number need not also be
+// reported as zero.
+func withoutRepeats(found, reported []error) []error {
+	var keys []string
+	for _, err := range reported {
+		var e *Error
+		if errors.As(err, &e) {
+			keys = append(keys, e.Key)
+		}
+	}
+	related := func(a, b string) bool {
+		return a == b || a == "" || b == "" || under(a, b) || under(b, a)
+	}
+	var out []error
+next:
+	for _, err := range found {
+		var e *Error
+		if errors.As(err, &e) {
+			for _, k := range keys {
+				if related(e.Key, k) {
+					continue next
+				}
+			}
+		}
+		out = append(out, err)
+	}
+	return out
+}
+
+// under reports whether key path a lies below b.
+func under(a, b string) bool {
+	return strings.HasPrefix(a, b) && len(a) > len(b) && (a[len(b)] == '.' || a[len(b)] == '[')
+}
+
+func sortErrors(errs []error) {
+	line := func(err error) (int, int) {
+		var e *Error
+		if errors.As(err, &e) {
+			return e.Line, e.Column
+		}
+		return 0, 0
+	}
+	sort.SliceStable(errs, func(i, j int) bool {
+		li, ci := line(errs[i])
+		lj, cj := line(errs[j])
+		return li < lj || li == lj && ci < cj
+	})
+}
+
+func (d *decoder) top(n *yaml.Node) {
+	var scenarios *yaml.Node
+	d.fields(n, "", topKeys, func(k string, v *yaml.Node) {
+		switch k {
+		case "scenarios":
+			scenarios = v
+		case "vars":
+			d.vars(v)
+		case "seed":
+			d.cfg.Seed = d.uint64(v, k)
+		case "http":
+			d.http(v)
+		case "faults":
+			d.items(v, k, "faults", func(path string, fn *yaml.Node) { d.fault(fn, path) })
+		case "thresholds":
+			d.cfg.Thresholds = d.strList(v, k, "thresholds such as \"p(95)<200ms\"")
+		}
+	})
+	if scenarios == nil {
+		if n.Kind == yaml.MappingNode {
+			d.fail(n, "scenarios", "missing; define at least one scenario, e.g. scenarios: {open: {executor: constant-arrival-rate, ...}}")
+		}
+		return
+	}
+	d.entries(scenarios, "scenarios", "scenario names to scenarios", func(name string, kn, vn *yaml.Node) {
+		d.scenario(name, kn, vn)
+	})
+}
+
+func (d *decoder) vars(n *yaml.Node) {
+	d.cfg.Vars = map[string][]string{}
+	d.entries(n, "vars", "variable names to lists of values", func(name string, _, vn *yaml.Node) {
+		path := join("vars", name)
+		if vn.Kind == yaml.ScalarNode {
+			d.cfg.Vars[name] = []string{vn.Value}
+			return
+		}
+		d.cfg.Vars[name] = d.strList(vn, path, "values")
+	})
+}
+
+func (d *decoder) http(n *yaml.Node) {
+	d.fields(n, "http", httpKeys, func(k string, v *yaml.Node) {
+		path := join("http", k)
+		switch k {
+		case "maxConnsPerHost":
+			d.cfg.HTTP.MaxConnsPerHost = d.int(v, path)
+		case "http2":
+			d.cfg.HTTP.HTTP2 = d.bool(v, path)
+		case "insecure":
+			d.cfg.HTTP.Insecure = d.bool(v, path)
+		}
+	})
+}
+
+func (d *decoder) fault(n *yaml.Node, key string) {
+	f := Fault{}
+	d.fields(n, key, faultKeys, func(k string, v *yaml.Node) {
+		path := join(key, k)
+		switch k {
+		case "at":
+			f.At = d.duration(v, path)
+		case "freeze":
+			f.Kind, f.For = FaultFreeze, d.duration(v, path)
+		case "cpu":
+			f.CPU = d.float(v, path)
+		case "for":
+			f.For = d.duration(v, path)
+		case "target":
+			f.Target = d.str(v, path)
+		}
+	})
+	if f.Kind == "" && f.CPU != 0 {
+		f.Kind = FaultCPU
+	}
+	d.cfg.Faults = append(d.cfg.Faults, f)
+}
+
+func (d *decoder) scenario(name string, kn, n *yaml.Node) {
+	key := join("scenarios", name)
+	sc := Scenario{Name: name, GracefulStop: DefaultGracefulStop}
+	exec, execNode := executorOf(n)
+	keys := commonKeys
+	if ek, ok := executorKeys[exec]; ok {
+		keys = append(append([]string(nil), commonKeys...), ek...)
+	}
+	values := map[string]*yaml.Node{}
+	d.fieldsOf(exec, n, key, keys, func(k string, v *yaml.Node) {
+		path := join(key, k)
+		switch k {
+		case "executor":
+			if _, ok := executorKeys[exec]; !ok {
+				d.fail(v, path, "unknown executor %q; use one of %s", d.str(v, path), strings.Join(Executors, ", "))
+			}
+		case "startTime":
+			sc.StartTime = d.duration(v, path)
+		case "gracefulStop":
+			sc.GracefulStop = d.duration(v, path)
+		case "tags":
+			sc.Tags = d.strMap(v, path)
+		case "requests":
+			d.items(v, path, "requests", func(p string, rn *yaml.Node) { sc.Requests = append(sc.Requests, d.request(rn, p)) })
+		default:
+			values[k] = v
+		}
+	})
+	if n.Kind == yaml.MappingNode && execNode == nil {
+		d.fail(kn, key, "executor is missing; set executor: to one of %s", strings.Join(Executors, ", "))
+	}
+	sc.Executor = d.executor(exec, key, values)
+	d.cfg.Scenarios = append(d.cfg.Scenarios, sc)
+}
+
+// executorOf peeks at a scenario's executor, which decides its other keys.
+func executorOf(n *yaml.Node) (string, *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		return "", nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "executor" {
+			return n.Content[i+1].Value, n.Content[i+1]
+		}
+	}
+	return "", nil
+}
+
+// executor builds the named executor's settings from its keys' values, with
+// k6's defaults: timeUnit 1s, maxVUs = preAllocatedVUs. nil when unknown.
+func (d *decoder) executor(kind, key string, v map[string]*yaml.Node) load.Executor {
+	num := func(k string) float64 {
+		return ifSet(v, k, 0, func(n *yaml.Node) float64 { return d.float(n, join(key, k)) })
+	}
+	whole := func(k string) int { return ifSet(v, k, 0, func(n *yaml.Node) int { return d.int(n, join(key, k)) }) }
+	dur := func(k string, def time.Duration) time.Duration {
+		return ifSet(v, k, def, func(n *yaml.Node) time.Duration { return d.duration(n, join(key, k)) })
+	}
+	stages := func() []load.Stage {
+		return ifSet(v, "stages", nil, func(n *yaml.Node) []load.Stage { return d.stages(n, join(key, "stages")) })
+	}
+	pre := whole("preAllocatedVUs")
+	maxVUs := ifSet(v, "maxVUs", pre, func(n *yaml.Node) int { return d.int(n, join(key, "maxVUs")) })
+	switch kind {
+	case ConstantArrivalRate:
+		return load.ConstantArrivalRate{Rate: num("rate"), TimeUnit: dur("timeUnit", time.Second),
+			Duration: dur("duration", 0), PreAllocatedVUs: pre, MaxVUs: maxVUs}
+	case RampingArrivalRate:
+		return load.RampingArrivalRate{StartRate: num("startRate"), TimeUnit: dur("timeUnit", time.Second),
+			Stages: stages(), PreAllocatedVUs: pre, MaxVUs: maxVUs}
+	case ConstantVUs:
+		return load.ConstantVUs{VUs: whole("vus"), Duration: dur("duration", 0), Think: dur("think", 0)}
+	case RampingVUs:
+		return load.RampingVUs{StartVUs: whole("startVUs"), Stages: stages(), Think: dur("think", 0)}
+	}
+	return nil
+}
+
+// ifSet is get(v[k]) when k was given, else def.
+func ifSet[T any](v map[string]*yaml.Node, k string, def T, get func(*yaml.Node) T) T {
+	if n, ok := v[k]; ok {
+		return get(n)
+	}
+	return def
+}
+
+func (d *decoder) stages(n *yaml.Node, key string) []load.Stage {
+	var out []load.Stage
+	d.items(n, key, "stages such as {duration: 30s, target: 100}", func(path string, sn *yaml.Node) {
+		var st load.Stage
+		var hasDur, hasTarget bool
+		d.fields(sn, path, stageKeys, func(k string, v *yaml.Node) {
+			switch k {
+			case "duration":
+				st.Duration, hasDur = d.duration(v, join(path, k)), true
+			case "target":
+				st.Target, hasTarget = d.float(v, join(path, k)), true
+			}
+		})
+		if sn.Kind == yaml.MappingNode && !hasDur {
+			d.fail(sn, path, "stage has no duration; add duration: 30s (how long to ramp to target)")
+		}
+		if sn.Kind == yaml.MappingNode && !hasTarget {
+			d.fail(sn, path, "stage has no target; add target: 100 (the rate or VUs to reach)")
+		}
+		out = append(out, st)
+	})
+	return out
+}
+
+func (d *decoder) request(n *yaml.Node, key string) request.Spec {
+	var r request.Spec
+	d.fields(n, key, requestKeys, func(k string, v *yaml.Node) {
+		path := join(key, k)
+		switch k {
+		case "name":
+			r.Name = d.str(v, path)
+		case "method":
+			r.Method = d.str(v, path)
+		case "url":
+			r.URL = d.str(v, path)
+		case "headers":
+			d.entries(v, path, "header names to values", func(h string, _, hv *yaml.Node) {
+				r.Headers = append(r.Headers, request.Header{Key: h, Value: d.str(hv, join(path, h))})
+			})
+		case "body":
+			r.Body = d.str(v, path)
+		case "weight":
+			r.Weight = d.int(v, path)
+		case "timeout":
+			r.Timeout = d.duration(v, path)
+		}
+	})
+	if n.Kind == yaml.MappingNode && r.URL == "" && !hasKey(n, "url") {
+		d.fail(n, key, "request has no url; add url: http://host:port/path")
+	}
+	return r
+}
+
+// fieldsOf is fields for a scenario: a key of another executor is named as such.
+func (d *decoder) fieldsOf(exec string, n *yaml.Node, key string, keys []string, set func(string, *yaml.Node)) {
+	hint := func(k string) string {
+		if _, ok := executorKeys[exec]; !ok {
+			return ""
+		}
+		for _, other := range Executors {
+			if contains(executorKeys[other], k) {
+				return fmt.Sprintf("%s is a key of %s, not %s, which takes %s", k, other, exec, strings.Join(executorKeys[exec], ", "))
+			}
+		}
+		return ""
+	}
+	d.fieldsHint(n, key, keys, hint, set)
+}
+
+func hasKey(n *yaml.Node, k string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == k {
+			return true
+		}
+	}
+	return false
+}

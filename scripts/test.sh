@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what knee's tests need on a fresh Debian machine (Go modules, a
+# PostgreSQL server, Chromium for the HTML report test), starts PostgreSQL on
+# loopback and runs every test. `make test` and .ci/run call this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v initdb >/dev/null 2>&1 || [ -x /usr/lib/postgresql/*/bin/initdb ] 2>/dev/null || need_apt+=(postgresql)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "test.sh: installing ${need_apt[*]} (apt-get)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  else
+    echo "test.sh: missing ${need_apt[*]} and not root: tests that need them will skip and say so" >&2
+  fi
+fi
+
+go mod download
+
+if dsn=$(./scripts/postgres-test.sh | tail -n 1) && [ -n "$dsn" ]; then
+  export KNEE_TEST_POSTGRES="$dsn"
+  echo "test.sh: PostgreSQL for tests at $KNEE_TEST_POSTGRES"
+else
+  echo "test.sh: could not start PostgreSQL: its tests will skip and say so" >&2
+fi
+
+race=-race
+[ "${KNEE_TEST_NORACE:-}" = 1 ] && race=
+go vet ./...
+go test $race -timeout 40m -count=1 ./...

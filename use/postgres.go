@@ -1,0 +1,136 @@
+package use
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Metric names the PostgreSQL probe writes. Wait events are sampled, like
+// SQL Server's wait statistics but as counts of backends per sample:
+// "pg_wait:Lock:transactionid" is how many active backends waited on that
+// event when the sample was taken.
+const (
+	MetricPGConnections     = "pg_connections"
+	MetricPGMaxConnections  = "pg_max_connections"
+	MetricPGConnUtilization = "pg_connection_utilization"
+	MetricPGActive          = "pg_active"
+	MetricPGWaiting         = "pg_waiting"
+	MetricPGWaitingFraction = "pg_waiting_fraction"
+	MetricPGWaitPrefix      = "pg_wait:" // + wait_event_type + ":" + wait_event
+)
+
+// PostgresProbe samples pg_stat_activity: client connections against
+// max_connections, and what the active backends wait on. An active backend
+// with no wait event is running (on CPU); one waiting on a Client event is
+// waiting for the application, not for the database, so it is not counted
+// as waiting.
+type PostgresProbe struct {
+	DSN string
+
+	conn *pgx.Conn
+}
+
+// Name is "postgres".
+func (p *PostgresProbe) Name() string { return "postgres" }
+
+// Close closes the probe's connection.
+func (p *PostgresProbe) Close() error {
+	if p.conn == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := p.conn.Close(ctx)
+	p.conn = nil
+	return err
+}
+
+const pgWaitsQuery = `
+SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), count(*)
+FROM pg_stat_activity
+WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+GROUP BY 1, 2 ORDER BY 1, 2`
+
+const pgConnsQuery = `
+SELECT current_setting('max_connections')::int,
+       (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')`
+
+// Sample connects (once, and again after a failure) and reads
+// pg_stat_activity. A database it cannot reach is not measured, with why.
+func (p *PostgresProbe) Sample(ctx context.Context, _ time.Time) ([]Reading, error) {
+	out, err := p.sample(ctx)
+	if err != nil {
+		if p.conn != nil {
+			p.conn.Close(ctx) // a broken connection: its close error says nothing new
+			p.conn = nil
+		}
+		why := "database unreachable: " + err.Error()
+		return []Reading{
+			notMeasured(Database, MetricPGConnections, Info, UnitCount, why),
+			notMeasured(Database, MetricPGMaxConnections, Info, UnitCount, why),
+			notMeasured(Database, MetricPGConnUtilization, Utilization, UnitFraction, why),
+			notMeasured(Database, MetricPGActive, Info, UnitCount, why),
+			notMeasured(Database, MetricPGWaiting, Saturation, UnitCount, why),
+			notMeasured(Database, MetricPGWaitingFraction, Saturation, UnitFraction, why),
+		}, nil
+	}
+	return out, nil
+}
+
+func (p *PostgresProbe) sample(ctx context.Context) ([]Reading, error) {
+	if p.conn == nil {
+		conn, err := pgx.Connect(ctx, p.DSN)
+		if err != nil {
+			return nil, err
+		}
+		p.conn = conn
+	}
+	var maxConns, conns int64
+	if err := p.conn.QueryRow(ctx, pgConnsQuery).Scan(&maxConns, &conns); err != nil {
+		return nil, fmt.Errorf("read connections: %w", err)
+	}
+	rows, err := p.conn.Query(ctx, pgWaitsQuery)
+	if err != nil {
+		return nil, fmt.Errorf("read wait events: %w", err)
+	}
+	var waits []Reading
+	var active, waiting int64
+	for rows.Next() {
+		var typ, event string
+		var n int64
+		if err := rows.Scan(&typ, &event, &n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read wait events: %w", err)
+		}
+		active += n
+		if typ == "" {
+			typ, event = "CPU", "running"
+		} else if typ != "Client" {
+			waiting += n
+		}
+		waits = append(waits, measured(Database, MetricPGWaitPrefix+typ+":"+event, Info, float64(n), UnitCount))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read wait events: %w", err)
+	}
+	out := []Reading{
+		measured(Database, MetricPGConnections, Info, float64(conns), UnitCount),
+		measured(Database, MetricPGMaxConnections, Info, float64(maxConns), UnitCount),
+		measured(Database, MetricPGConnUtilization, Utilization, ratio(conns, maxConns), UnitFraction),
+		measured(Database, MetricPGActive, Info, float64(active), UnitCount),
+		measured(Database, MetricPGWaiting, Saturation, float64(waiting), UnitCount),
+		measured(Database, MetricPGWaitingFraction, Saturation, ratio(waiting, active), UnitFraction),
+	}
+	return append(out, waits...), nil
+}
+
+// ratio is a/b, and 0 when b is 0 (no active backend: none waits).
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

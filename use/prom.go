@@ -1,0 +1,311 @@
+package use
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"net/http"
+	"regexp"
+	"slices"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// PromProbe scrapes a Prometheus /metrics endpoint (text exposition format)
+// and turns the families its Mappings name into readings: levels as they
+// are, counters into rates and histograms into quantiles of what was
+// observed between two scrapes.
+type PromProbe struct {
+	URL      string
+	Mappings []Mapping   // nil means DefaultMappings()
+	Client   *http.Client // nil means http.DefaultClient; the context bounds each scrape
+
+	prev   map[string]*dto.MetricFamily
+	prevAt time.Time
+	// compiled label matchers, by mapping index; built on first use.
+	matchers [][]labelMatcher
+}
+
+// maxScrape bounds how much of a response knee reads: a /metrics page is a
+// few hundred kilobytes at most.
+const maxScrape = 32 << 20
+
+// Name is "metrics".
+func (p *PromProbe) Name() string { return "metrics" }
+
+// Sample scrapes URL once. An unreachable endpoint makes every mapping not
+// measured, with the reason; the previous scrape is kept, so rates resume
+// over the gap when it comes back.
+func (p *PromProbe) Sample(ctx context.Context, now time.Time) ([]Reading, error) {
+	mappings := p.mappings()
+	if p.matchers == nil {
+		ms, err := compileMatchers(mappings)
+		if err != nil {
+			return nil, err
+		}
+		p.matchers = ms
+	}
+	fams, err := p.scrape(ctx)
+	if err != nil {
+		out := make([]Reading, len(mappings))
+		for i, m := range mappings {
+			out[i] = notMeasured(m.Resource, m.Metric, m.Kind, m.Unit, "metrics endpoint unreachable: "+err.Error())
+		}
+		return out, nil
+	}
+	dt := 0.0
+	if p.prev != nil {
+		dt = now.Sub(p.prevAt).Seconds()
+	}
+	out := make([]Reading, len(mappings))
+	for i, m := range mappings {
+		out[i] = evaluate(m, p.matchers[i], fams, p.prev, dt)
+	}
+	p.prev, p.prevAt = fams, now
+	return out, nil
+}
+
+func (p *PromProbe) mappings() []Mapping {
+	if p.Mappings == nil {
+		p.Mappings = DefaultMappings()
+	}
+	return p.Mappings
+}
+
+func (p *PromProbe) scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	// Ask for the text format: promhttp would otherwise pick protobuf or OpenMetrics.
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	client := p.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", p.URL, resp.Status)
+	}
+	return ParseMetrics(io.LimitReader(resp.Body, maxScrape))
+}
+
+// ParseMetrics parses the Prometheus text exposition format into metric
+// families by name.
+func ParseMetrics(r io.Reader) (map[string]*dto.MetricFamily, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, fmt.Errorf("parse metrics: %w", err)
+	}
+	return fams, nil
+}
+
+// labelMatcher is one label=~regexp condition.
+type labelMatcher struct {
+	name string
+	re   *regexp.Regexp
+}
+
+// compileMatchers validates the mappings and compiles their label matchers.
+func compileMatchers(mappings []Mapping) ([][]labelMatcher, error) {
+	out := make([][]labelMatcher, len(mappings))
+	for i, m := range mappings {
+		if errs := m.Validate(); len(errs) > 0 {
+			return nil, fmt.Errorf("mapping %s: %w", m.Metric, errors.Join(errs...))
+		}
+		for _, name := range slices.Sorted(maps.Keys(m.Labels)) {
+			re, err := regexp.Compile("^(?:" + m.Labels[name] + ")$")
+			if err != nil {
+				return nil, fmt.Errorf("mapping %s: label %s: %w", m.Metric, name, err)
+			}
+			out[i] = append(out[i], labelMatcher{name, re})
+		}
+	}
+	return out, nil
+}
+
+func matches(ms []labelMatcher, m *dto.Metric) bool {
+	for _, lm := range ms {
+		v := ""
+		for _, lp := range m.GetLabel() {
+			if lp.GetName() == lm.name {
+				v = lp.GetValue()
+			}
+		}
+		if !lm.re.MatchString(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// series returns the family's metrics that pass the matchers, or why none.
+func series(fams map[string]*dto.MetricFamily, name string, ms []labelMatcher) ([]*dto.Metric, string) {
+	f := fams[name]
+	if f == nil {
+		return nil, fmt.Sprintf("metric %s not exported by the target", name)
+	}
+	var out []*dto.Metric
+	for _, m := range f.GetMetric() {
+		if matches(ms, m) {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Sprintf("metric %s has no series matching the mapping's labels", name)
+	}
+	return out, ""
+}
+
+// sumValue adds up the series' values: a histogram or summary counts its
+// observations.
+func sumValue(ms []*dto.Metric) float64 {
+	s := 0.0
+	for _, m := range ms {
+		switch {
+		case m.Counter != nil:
+			s += m.Counter.GetValue()
+		case m.Gauge != nil:
+			s += m.Gauge.GetValue()
+		case m.Untyped != nil:
+			s += m.Untyped.GetValue()
+		case m.Histogram != nil:
+			s += histCount(m.Histogram)
+		case m.Summary != nil:
+			s += float64(m.Summary.GetSampleCount())
+		}
+	}
+	return s
+}
+
+func histCount(h *dto.Histogram) float64 {
+	n := float64(h.GetSampleCount()) + h.GetSampleCountFloat()
+	for _, b := range h.GetBucket() {
+		if math.IsInf(b.GetUpperBound(), 1) {
+			n = max(n, float64(b.GetCumulativeCount())+b.GetCumulativeCountFloat())
+		}
+	}
+	return n
+}
+
+// evaluate computes one mapping from this scrape and the previous one (nil
+// on the first), dt seconds apart.
+func evaluate(m Mapping, ms []labelMatcher, cur, prev map[string]*dto.MetricFamily, dt float64) Reading {
+	nm := func(why string) Reading { return notMeasured(m.Resource, m.Metric, m.Kind, m.Unit, why) }
+	now, why := series(cur, m.Source, ms)
+	if why != "" {
+		return nm(why)
+	}
+	switch m.Op {
+	case OpGauge:
+		return measured(m.Resource, m.Metric, m.Kind, sumValue(now), m.Unit)
+	case OpRatio:
+		per, why := series(cur, m.Per, ms)
+		if why != "" {
+			return nm(why)
+		}
+		d := sumValue(per)
+		if d == 0 {
+			return nm(fmt.Sprintf("%s is 0", m.Per))
+		}
+		return measured(m.Resource, m.Metric, m.Kind, sumValue(now)/d, m.Unit)
+	}
+	if prev == nil {
+		return nm(whyFirstSample)
+	}
+	if dt <= 0 {
+		return nm("no time passed since the previous scrape")
+	}
+	before, _ := series(prev, m.Source, ms)
+	switch m.Op {
+	case OpRate:
+		d := sumValue(now) - sumValue(before)
+		if d < 0 {
+			// The target restarted and its counters began again from zero.
+			d = sumValue(now)
+		}
+		return measured(m.Resource, m.Metric, m.Kind, d/dt, m.Unit)
+	case OpQuantile:
+		q, why := quantileDelta(now, before, m.q())
+		if why != "" {
+			return nm(fmt.Sprintf("%s: %s", m.Source, why))
+		}
+		return measured(m.Resource, m.Metric, m.Kind, q, m.Unit)
+	}
+	return nm(fmt.Sprintf("unknown op %q", m.Op))
+}
+
+// bucketCounts sums the cumulative bucket counts of histograms by upper
+// bound; +Inf holds the total.
+func bucketCounts(ms []*dto.Metric) map[float64]float64 {
+	out := map[float64]float64{}
+	for _, m := range ms {
+		h := m.GetHistogram()
+		if h == nil {
+			continue
+		}
+		for _, b := range h.GetBucket() {
+			if !math.IsInf(b.GetUpperBound(), 1) {
+				out[b.GetUpperBound()] += float64(b.GetCumulativeCount()) + b.GetCumulativeCountFloat()
+			}
+		}
+		out[math.Inf(1)] += histCount(h)
+	}
+	return out
+}
+
+// quantileDelta is the q-quantile of the observations made between two
+// scrapes of a histogram, interpolated linearly inside the bucket that
+// holds it, the way Prometheus's histogram_quantile does:
+//
+//	rank  = q * total
+//	b     = the first bucket whose cumulative count >= rank
+//	value = lower(b) + (upper(b) - lower(b)) * (rank - cum(b-1)) / count(b)
+//
+// The first bucket's lower bound is 0; a rank in the +Inf bucket answers
+// the largest finite bound, as a histogram cannot say more.
+func quantileDelta(now, before []*dto.Metric, q float64) (float64, string) {
+	cur, old := bucketCounts(now), bucketCounts(before)
+	if len(cur) == 0 || cur[math.Inf(1)] == 0 && len(cur) == 1 {
+		return 0, "not a histogram"
+	}
+	bounds := slices.Sorted(maps.Keys(cur))
+	deltas := make([]float64, len(bounds))
+	for i, b := range bounds {
+		deltas[i] = cur[b] - old[b]
+		if deltas[i] < 0 { // the target restarted
+			return 0, "histogram went backwards (target restarted?)"
+		}
+	}
+	total := deltas[len(deltas)-1]
+	if total == 0 {
+		return 0, "no observations since the previous scrape"
+	}
+	rank := q * total
+	lower, cumBelow := 0.0, 0.0
+	for i, b := range bounds {
+		if deltas[i] >= rank {
+			if math.IsInf(b, 1) {
+				return lower, ""
+			}
+			inBucket := deltas[i] - cumBelow
+			if inBucket <= 0 {
+				return b, ""
+			}
+			return lower + (b-lower)*(rank-cumBelow)/inBucket, ""
+		}
+		lower, cumBelow = b, deltas[i]
+	}
+	return lower, ""
+}

@@ -1,0 +1,143 @@
+package use
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Probe reads the resources it knows about. Sample is called once per tick
+// with the tick's time; probes that turn counters into rates keep the
+// previous reading and divide by the time between ticks.
+//
+// A value a probe cannot read is a Reading with NotMeasured set to why
+// ("no cgroup CPU limit", "metrics endpoint unreachable: ..."), never a
+// zero. An error means the probe could not run at all; the sampler records
+// it in the sample and keeps going.
+//
+// Concurrency: the Sampler calls each probe from one goroutine at a time,
+// so a probe needs no locks for its own state. A probe that holds resources
+// may implement io.Closer; Sampler.Close closes it.
+type Probe interface {
+	Name() string
+	Sample(ctx context.Context, now time.Time) ([]Reading, error)
+}
+
+// DefaultInterval is how often a Sampler samples when Interval is zero.
+const DefaultInterval = time.Second
+
+// Sampler samples every probe each Interval, writes each probe's sample as
+// one line to Out (resources.jsonl), flushed per tick, and keeps them for
+// the summary. The zero value samples nothing; set Probes and T0.
+//
+// Concurrency: Run must not be called twice at once; Samples may be called
+// from any goroutine while Run runs.
+type Sampler struct {
+	Probes   []Probe
+	Out      io.Writer     // nil: keep the samples in memory only
+	Interval time.Duration // 0 means DefaultInterval
+	T0       time.Time     // sample times count from here
+
+	mu      sync.Mutex
+	samples []Sample
+}
+
+// flusher is a writer that buffers, like *bufio.Writer.
+type flusher interface{ Flush() error }
+
+// Run samples every Interval until ctx is done, then returns nil. It
+// returns early only when writing to Out fails.
+func (s *Sampler) Run(ctx context.Context) error {
+	every := s.Interval
+	if every <= 0 {
+		every = DefaultInterval
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-t.C:
+			// A tick may not outlive its interval: a hung scrape must not
+			// delay the next one.
+			tickCtx, cancel := context.WithTimeout(ctx, every)
+			err := s.Tick(tickCtx, now)
+			cancel()
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Tick samples every probe once, at now, concurrently; it writes the
+// samples in probe order and flushes Out when Out can be flushed.
+func (s *Sampler) Tick(ctx context.Context, now time.Time) error {
+	out := make([]Sample, len(s.Probes))
+	var wg sync.WaitGroup
+	for i, p := range s.Probes {
+		wg.Go(func() { out[i] = s.sampleOne(ctx, p, now) })
+	}
+	wg.Wait()
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
+		// The run is over: a half-read tick is not a sample.
+		return nil
+	}
+	s.mu.Lock()
+	s.samples = append(s.samples, out...)
+	s.mu.Unlock()
+	if s.Out == nil {
+		return nil
+	}
+	for _, smp := range out {
+		if err := WriteSample(s.Out, smp); err != nil {
+			return err
+		}
+	}
+	if f, ok := s.Out.(flusher); ok {
+		if err := f.Flush(); err != nil {
+			return fmt.Errorf("flush resources: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *Sampler) sampleOne(ctx context.Context, p Probe, now time.Time) Sample {
+	smp := Sample{At: now.Sub(s.T0), Probe: p.Name()}
+	rs, err := p.Sample(ctx, now)
+	if err != nil {
+		smp.Error = err.Error()
+		return smp
+	}
+	smp.Readings = make([]Reading, len(rs))
+	for i, r := range rs {
+		smp.Readings[i] = finite(r)
+	}
+	return smp
+}
+
+// Samples returns a copy of every sample taken so far, in tick order.
+func (s *Sampler) Samples() []Sample {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.samples)
+}
+
+// Close closes every probe that is an io.Closer and returns their errors
+// joined.
+func (s *Sampler) Close() error {
+	var errs []error
+	for _, p := range s.Probes {
+		if c, ok := p.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close probe %s: %w", p.Name(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
