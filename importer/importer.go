@@ -246,15 +246,12 @@ func checkOutDir(dir string) error {
 	return nil
 }
 
-// gzipMagic starts every gzip stream.
-var gzipMagic = []byte{0x1f, 0x8b}
-
 // openInput wraps f in a buffered reader (gunzipping when the content is
 // gzip) and settles the format.
 func openInput(f io.Reader, path string, want Format) (*bufio.Reader, Format, error) {
 	br := bufio.NewReaderSize(f, 1<<20)
-	head, _ := br.Peek(2) // a short or failing peek shows up on the first read
-	if bytes.Equal(head, gzipMagic) {
+	head, _ := br.Peek(2)                                     // a short or failing peek shows up on the first read
+	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b { // gzip's magic number
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, "", fmt.Errorf("import: %s: corrupt gzip header: %w", path, err)

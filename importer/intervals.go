@@ -148,7 +148,7 @@ func (b *builder) request(bk *bucket, id int, d time.Duration, status int, faile
 		return
 	}
 	if status >= 100 && status < 600 {
-		c.ByStatus[statusClasses[status/100]]++
+		c.ByStatus[statusClass(status)]++
 	}
 	if failed {
 		c.Errors++
@@ -158,7 +158,20 @@ func (b *builder) request(bk *bucket, id int, d time.Duration, status int, faile
 	}
 }
 
-var statusClasses = [...]string{"", "1xx", "2xx", "3xx", "4xx", "5xx"}
+// statusClass is "1xx".."5xx" for a status in 100..599.
+func statusClass(status int) string {
+	switch status / 100 {
+	case 1:
+		return "1xx"
+	case 2:
+		return "2xx"
+	case 3:
+		return "3xx"
+	case 4:
+		return "4xx"
+	}
+	return "5xx"
+}
 
 // sample records a duration that is not a request latency (k6 iteration_duration).
 func (b *builder) sample(bk *bucket, id int, d time.Duration) {
@@ -239,7 +252,7 @@ func (b *builder) snapshot(bk *bucket) (record.IntervalSnapshot, map[string]run.
 func (b *builder) finish(bad *badRows, rows int64) (Result, error) {
 	if !b.started || b.requests == 0 {
 		return Result{}, fmt.Errorf("import: %s: %w: no request latency found (%s)",
-			b.source, ErrNoData, noDataHint[b.src])
+			b.source, ErrNoData, noDataHint(b.src))
 	}
 	for len(b.open) > 0 {
 		if err := b.flushOldest(); err != nil {
@@ -268,11 +281,14 @@ func (b *builder) finish(bad *badRows, rows int64) (Result, error) {
 	return Result{Meta: meta, Rows: rows, Skipped: bad.count, FirstBad: bad.first, Late: b.late, Clamped: b.totals.Clamped}, nil
 }
 
-var noDataHint = map[Format]string{
-	FormatK6CSV:  "k6 writes http_req_duration rows for HTTP requests; was the script making any?",
-	FormatK6JSON: "k6 writes http_req_duration points for HTTP requests; was the script making any?",
-	FormatHlog:   "the log holds no interval histogram lines",
-	FormatList:   "give one latency per line",
+func noDataHint(f Format) string {
+	switch f {
+	case FormatHlog:
+		return "the log holds no interval histogram lines"
+	case FormatList:
+		return "give one latency per line"
+	}
+	return "k6 writes http_req_duration samples for HTTP requests; was the script making any?"
 }
 
 // meta is run.json as far as the import knows it.
@@ -296,7 +312,7 @@ func (b *builder) meta(finished bool) run.Meta {
 		Env:           run.Environment{KneeVersion: version.String()},
 		Counters:      b.totals,
 		Finished:      finished,
-		Notes:         append(append([]string(nil), b.notes...), sourceNotes[b.src]...),
+		Notes:         append(append([]string(nil), b.notes...), sourceNotes(b.src)...),
 	}
 	m.Summary = run.Summary{
 		Model:             b.opt.Model,
@@ -320,11 +336,14 @@ func (b *builder) meta(finished bool) run.Meta {
 }
 
 // sourceNotes say what an imported run cannot tell.
-var sourceNotes = map[Format][]string{
-	FormatK6CSV:  {k6LatencyNote, k6ErrorsNote},
-	FormatK6JSON: {k6LatencyNote, k6ErrorsNote},
-	FormatHlog:   {"imported from an HdrHistogram log: request counts come from the histograms; statuses and errors are unknown"},
-	FormatList:   {"imported from a latency list: statuses and errors are unknown"},
+func sourceNotes(f Format) []string {
+	switch f {
+	case FormatHlog:
+		return []string{"imported from an HdrHistogram log: request counts come from the histograms; statuses and errors are unknown"}
+	case FormatList:
+		return []string{"imported from a latency list: statuses and errors are unknown"}
+	}
+	return []string{k6LatencyNote, k6ErrorsNote}
 }
 
 const (

@@ -32,11 +32,12 @@ type k6Mapper struct {
 	times timeParser
 	scen  []byte // Options.Scenario, nil when not overridden
 	name  []byte // Options.Name, nil when not overridden
+	dflt  []byte // defaultScenario, for rows without a scenario tag
 	rows  int64
 }
 
 func newK6Mapper(b *builder, bad *badRows, opt Options) *k6Mapper {
-	m := &k6Mapper{b: b, bad: bad}
+	m := &k6Mapper{b: b, bad: bad, dflt: []byte(defaultScenario)}
 	if opt.Scenario != "" {
 		m.scen = []byte(opt.Scenario)
 	}
@@ -45,8 +46,6 @@ func newK6Mapper(b *builder, bad *badRows, opt Options) *k6Mapper {
 	}
 	return m
 }
-
-var defaultScenarioBytes = []byte(defaultScenario)
 
 // wants reports whether row would use a sample of metric: the CSV reader
 // skips the others without splitting them.
@@ -117,7 +116,7 @@ func (m *k6Mapper) duration(line int64, r *k6Row) error {
 	if m.scen != nil {
 		scen = m.scen
 	} else if len(scen) == 0 {
-		scen = defaultScenarioBytes
+		scen = m.dflt
 	}
 	if m.name != nil {
 		name = m.name
@@ -164,7 +163,7 @@ func (m *k6Mapper) count(line int64, r *k6Row) error {
 	if m.scen != nil {
 		scen = m.scen
 	} else if len(scen) == 0 {
-		scen = defaultScenarioBytes
+		scen = m.dflt
 	}
 	c := bk.counters(m.b.series.scenario(scen))
 	switch metric {
@@ -192,7 +191,7 @@ func (m *k6Mapper) iteration(line int64, r *k6Row) error {
 	if m.scen != nil {
 		scen = m.scen
 	} else if len(scen) == 0 {
-		scen = defaultScenarioBytes
+		scen = m.dflt
 	}
 	id := m.b.series.id(record.Key{Metric: record.Interval, Scenario: m.b.series.scenario(scen)})
 	m.b.sample(bk, id, time.Duration(ns))

@@ -72,21 +72,9 @@ func get(fields [][]byte, i int) []byte {
 func importK6CSV(src source) (Result, error) {
 	lr := newLineReader(src.r, src.name)
 	var sp csvSplitter
-	header, err := lr.next()
-	if errors.Is(err, io.EOF) {
-		return Result{}, fmt.Errorf("import: %s: %w: no header line", src.name, ErrEmpty)
-	}
+	cols, err := readK6CSVHeader(lr, &sp, src.name)
 	if err != nil {
-		return Result{}, fmt.Errorf("import: %w", err)
-	}
-	fields, more := sp.split(header)
-	if more {
-		return Result{}, &ParseError{File: src.name, Line: 1, Msg: "unterminated quote in the header", Fix: "is this a k6 --out csv file?"}
-	}
-	cols, err := parseK6CSVHeader(fields)
-	if err != nil {
-		return Result{}, &ParseError{File: src.name, Line: 1, Msg: err.Error(),
-			Fix: "k6 --out csv writes metric_name,timestamp,metric_value,...; give --format if this is another format"}
+		return Result{}, err
 	}
 	bad := &badRows{file: src.name, lenient: src.opt.Lenient}
 	b := newBuilder(src, FormatK6CSV)
@@ -149,6 +137,27 @@ func importK6CSV(src source) (Result, error) {
 		}
 	}
 	return b.finish(bad, m.rows)
+}
+
+// readK6CSVHeader reads the header line and finds the columns knee maps.
+func readK6CSVHeader(lr *lineReader, sp *csvSplitter, name string) (k6CSVColumns, error) {
+	header, err := lr.next()
+	if errors.Is(err, io.EOF) {
+		return k6CSVColumns{}, fmt.Errorf("import: %s: %w: no header line", name, ErrEmpty)
+	}
+	if err != nil {
+		return k6CSVColumns{}, fmt.Errorf("import: %w", err)
+	}
+	fields, more := sp.split(header)
+	if more {
+		return k6CSVColumns{}, &ParseError{File: name, Line: 1, Msg: "unterminated quote in the header", Fix: "is this a k6 --out csv file?"}
+	}
+	cols, err := parseK6CSVHeader(fields)
+	if err != nil {
+		return cols, &ParseError{File: name, Line: 1, Msg: err.Error(),
+			Fix: "k6 --out csv writes metric_name,timestamp,metric_value,...; give --format if this is another format"}
+	}
+	return cols, nil
 }
 
 // splitSpanning joins the lines of a record whose quoted field holds

@@ -89,22 +89,24 @@ func (s *csvSplitter) splitQuoted(line []byte) ([][]byte, bool) {
 			line = line[i+1:]
 			continue
 		}
-		// Quoted: copy with "" unescaped. Rare, so a fresh slice is fine.
-		var f []byte
-		i := 1
-		for {
-			j := bytes.IndexByte(line[i:], '"')
-			if j < 0 {
-				return nil, true // the quote closes on a later line
-			}
-			f = append(f, line[i:i+j]...)
-			i += j + 1
-			if i < len(line) && line[i] == '"' {
+		// Quoted. Without "" escapes inside, the field is a slice of the line;
+		// with them it is copied unescaped (rare, so a fresh slice is fine).
+		j := bytes.IndexByte(line[1:], '"')
+		if j < 0 {
+			return nil, true // the quote closes on a later line
+		}
+		f, i := line[1:1+j], 2+j
+		if i < len(line) && line[i] == '"' {
+			f = append([]byte(nil), f...)
+			for i < len(line) && line[i] == '"' {
 				f = append(f, '"')
-				i++
-				continue
+				k := bytes.IndexByte(line[i+1:], '"')
+				if k < 0 {
+					return nil, true
+				}
+				f = append(f, line[i+1:i+1+k]...)
+				i += k + 2
 			}
-			break
 		}
 		s.fields = append(s.fields, f)
 		if i == len(line) {
@@ -114,10 +116,13 @@ func (s *csvSplitter) splitQuoted(line []byte) ([][]byte, bool) {
 			// Text after a closing quote: keep it, as encoding/csv's LazyQuotes would.
 			k := bytes.IndexByte(line[i:], ',')
 			if k < 0 {
-				s.fields[len(s.fields)-1] = append(f, line[i:]...)
+				k = len(line) - i
+			}
+			f = append(append([]byte(nil), f...), line[i:i+k]...)
+			s.fields[len(s.fields)-1] = f
+			if i+k == len(line) {
 				return s.fields, false
 			}
-			s.fields[len(s.fields)-1] = append(f, line[i:i+k]...)
 			i += k
 		}
 		line = line[i+1:]

@@ -6,9 +6,6 @@ import (
 	"time"
 )
 
-// pow10 are the powers of ten parseScaled scales fractions by.
-var pow10 = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
-
 // parseScaled parses a non-negative decimal number of units, each scale
 // nanoseconds, into whole nanoseconds. Plain decimals ("3.778939") are
 // converted exactly without floating point, which is also the fast path;
@@ -45,7 +42,10 @@ func parseScaled(b []byte, scale int64) (int64, bool) {
 	ns := whole * scale
 	if fracDigits > 0 {
 		// frac/10^fracDigits*scale, rounded half up, without overflow for scale <= 1e9.
-		p := pow10[fracDigits]
+		p := int64(1)
+		for range fracDigits {
+			p *= 10
+		}
 		if scale <= 1e9 && frac <= math.MaxInt64/scale {
 			ns += (frac*scale + p/2) / p
 		} else {

@@ -7,7 +7,8 @@
 // several weighted requests an iteration sends, is a hash of (seed, vu, iter):
 // deterministic for a seed and free of any shared random source, so VUs never
 // contend on a lock to pick. One variable takes one value per iteration, in
-// every field of the request.
+// every field of the request. Values are inserted as written, not escaped:
+// give URL-safe values for URLs.
 //
 // A '{' starts a placeholder only when a letter or '_' follows it, so JSON
 // bodies such as {"isbn": "{isbn}"} need no escaping; write {{ for a literal

@@ -19,11 +19,17 @@ import (
 // run drives the load, the interval rotation and the faults, and returns
 // load's error. Every interval is written before it returns.
 func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fault, grace time.Duration) error {
-	started := make(chan time.Time, 1)
+	// started is closed once load knows t0; the rotation and the faults both wait for it.
+	started := make(chan struct{})
 	lr, err := load.NewRunner(scs, recorder{e.rec}, load.Options{
 		GracefulStop: grace,
 		Abort:        e.opt.Abort,
-		OnStart:      func(t0 time.Time) { started <- t0 },
+		OnStart: func(t0 time.Time) {
+			e.mu.Lock()
+			e.t0 = t0
+			e.mu.Unlock()
+			close(started)
+		},
 	})
 	if err != nil {
 		return err
@@ -64,17 +70,11 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 
 // rotateLoop closes an interval every opt.Interval after t0, on absolute
 // deadlines so the intervals do not drift.
-func (e *engine) rotateLoop(started <-chan time.Time, done <-chan struct{}) {
-	var t0 time.Time
-	select {
-	case t0 = <-started:
-		started = nil
-	case <-done:
+func (e *engine) rotateLoop(started, done <-chan struct{}) {
+	t0, ok := e.awaitStart(started, done)
+	if !ok {
 		return
 	}
-	e.mu.Lock()
-	e.t0 = t0
-	e.mu.Unlock()
 	e.rec.Rotate(t0) // the VU start-up before t0 holds no requests: start the first interval at t0
 	timer := time.NewTimer(e.opt.Interval)
 	defer timer.Stop()
@@ -89,6 +89,18 @@ func (e *engine) rotateLoop(started <-chan time.Time, done <-chan struct{}) {
 		e.progress(now.Sub(t0))
 		timer.Reset(time.Until(t0.Add(time.Duration(n+1) * e.opt.Interval)))
 	}
+}
+
+// awaitStart returns t0 once the load has started; false if it ended first.
+func (e *engine) awaitStart(started, done <-chan struct{}) (time.Time, bool) {
+	select {
+	case <-started:
+	case <-done:
+		return time.Time{}, false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.t0, true
 }
 
 // writeInterval rotates the recorder and appends the interval to the run directory.
@@ -118,11 +130,9 @@ func (e *engine) writeInterval(now time.Time) {
 }
 
 // runFaults applies the faults from t0 and records what happened.
-func (e *engine) runFaults(ctx context.Context, started <-chan time.Time, done <-chan struct{}, faults []fault.Fault) {
-	var t0 time.Time
-	select {
-	case t0 = <-started:
-	case <-done:
+func (e *engine) runFaults(ctx context.Context, started, done <-chan struct{}, faults []fault.Fault) {
+	t0, ok := e.awaitStart(started, done)
+	if !ok {
 		return
 	}
 	sched := fault.Scheduler{StateDir: e.opt.FaultState}

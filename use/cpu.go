@@ -13,27 +13,27 @@ import (
 
 // Metric names the CPU, machine and generator probes write.
 const (
-	MetricCPUCores          = "cpu_cores"           // CPU used by the target, in cores
-	MetricCPULimit          = "cpu_limit_cores"     // the target cgroup's CFS quota, in cores
-	MetricCPUUtilization    = "cpu_utilization"     // used / limit (or / machine CPUs without a limit)
-	MetricThrottledPeriods  = "throttled_periods"   // fraction of CFS periods throttled
-	MetricThrottledTime     = "throttled_time"      // seconds throttled per second
-	MetricRunnableThreads   = "runnable_threads"    // the target's threads in state R
-	MetricMachineCPUs       = "cpus"                // CPUs of the machine
-	MetricMachineBusy       = "busy_cores"          // CPU busy on the machine, in cores
-	MetricMachineUtil       = "machine_utilization" // busy / CPUs
-	MetricOtherCores        = "other_cores"         // busy minus target minus generator
-	MetricLoad1             = "load1"               // 1-minute load average
-	MetricLoadPerCPU        = "load_per_cpu"        // load1 / CPUs
-	MetricRunQueuePerCPU    = "runq_per_cpu"        // runnable tasks / CPUs, now
-	MetricGeneratorCores    = "generator_cores"     // knee's own CPU, in cores
-	MetricGeneratorUtil     = "generator_utilization"
-	MetricSendLagP99        = "send_lag_p99"        // seconds; the caller's last interval
-	UnitSecondsPerSec       = "s/s"                 // seconds of waiting per second of wall time
-	whyFirstSample          = "first sample: a rate needs two"
-	whyNoTarget             = "no target PID or cgroup given"
-	whyNoCgroup             = "target is in no cgroup of its own"
-	whyNoLimit              = "no cgroup CPU limit"
+	MetricCPUCores         = "cpu_cores"           // CPU used by the target, in cores
+	MetricCPULimit         = "cpu_limit_cores"     // the target cgroup's CFS quota, in cores
+	MetricCPUUtilization   = "cpu_utilization"     // used / limit (or / machine CPUs without a limit)
+	MetricThrottledPeriods = "throttled_periods"   // fraction of CFS periods throttled
+	MetricThrottledTime    = "throttled_time"      // seconds throttled per second
+	MetricRunnableThreads  = "runnable_threads"    // the target's threads in state R
+	MetricMachineCPUs      = "cpus"                // CPUs of the machine
+	MetricMachineBusy      = "busy_cores"          // CPU busy on the machine, in cores
+	MetricMachineUtil      = "machine_utilization" // busy / CPUs
+	MetricOtherCores       = "other_cores"         // busy minus target minus generator
+	MetricLoad1            = "load1"               // 1-minute load average
+	MetricLoadPerCPU       = "load_per_cpu"        // load1 / CPUs
+	MetricRunQueuePerCPU   = "runq_per_cpu"        // runnable tasks / CPUs, now
+	MetricGeneratorCores   = "generator_cores"     // knee's own CPU, in cores
+	MetricGeneratorUtil    = "generator_utilization"
+	MetricSendLagP99       = "send_lag_p99" // seconds; the caller's last interval
+	UnitSecondsPerSec      = "s/s"          // seconds of waiting per second of wall time
+	whyFirstSample         = "first sample: a rate needs two"
+	whyNoTarget            = "no target PID or cgroup given"
+	whyNoCgroup            = "target is in no cgroup of its own"
+	whyNoLimit             = "no cgroup CPU limit"
 )
 
 // CPUProbe reads the CPU of the target: from its cgroup when it has one
@@ -42,8 +42,8 @@ const (
 // cgroup mounts are (fault.Detect().Hierarchy on a real machine).
 type CPUProbe struct {
 	Root      string
-	PID       int     // 0: none
-	Cgroup    string  // cgroup directory; "" finds PID's
+	PID       int    // 0: none
+	Cgroup    string // cgroup directory; "" finds PID's
 	Hierarchy fault.Hierarchy
 	ClockTick float64 // USER_HZ; 0 means 100
 	CPUs      int     // machine CPUs, for utilization without a limit; 0 means runtime.NumCPU()

@@ -23,7 +23,7 @@ import (
 // observed between two scrapes.
 type PromProbe struct {
 	URL      string
-	Mappings []Mapping   // nil means DefaultMappings()
+	Mappings []Mapping    // nil means DefaultMappings()
 	Client   *http.Client // nil means http.DefaultClient; the context bounds each scrape
 
 	prev   map[string]*dto.MetricFamily

@@ -126,10 +126,10 @@ func interruptContexts(env Env) (ctx, abort context.Context, stop func()) {
 			select {
 			case <-done:
 				return
-			case <-env.Signals:
+			case s := <-env.Signals:
 				n++
 				if n == 1 {
-					fmt.Fprintln(env.Stderr, "\nknee: interrupted: stopping new iterations, waiting for in-flight requests (Ctrl-C again to abort)")
+					fmt.Fprintf(env.Stderr, "\nknee (pid %d): %v: stopping gracefully, in-flight requests may finish (Ctrl-C again to abort)\n", env.PID, s)
 					cancel()
 				} else {
 					fmt.Fprintln(env.Stderr, "\nknee: aborting: writing what was recorded")

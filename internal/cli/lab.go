@@ -1,11 +1,148 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/knee-dev/knee/bookstore"
+	"github.com/knee-dev/knee/lab"
+	"github.com/knee-dev/knee/report"
+)
 
 func (a *app) labCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "lab",
 		Short: "The article's experiments on a real sample target (the Bookstore API)",
+		Long: `knee lab runs the experiments of the article knee grew from on the Bookstore
+API, a real sample target (SQLite or PostgreSQL, a real connection pool, an
+output cache, /metrics) that knee starts in its own cgroup so it can limit its
+CPU and freeze it, as docker --cpus and docker pause do.`,
 	}
+	c.AddCommand(a.labCOCommand(), a.labServeCommand())
+	return c
+}
+
+func (a *app) labCOCommand() *cobra.Command {
+	var o lab.COOptions
+	var out, export string
+	var quiet bool
+	c := &cobra.Command{
+		Use:   "co",
+		Short: "The coordinated-omission experiment: closed vs open model through a 5 s freeze",
+		Long: `knee lab co starts the Bookstore in its own cgroup, then runs the closed model
+(20 VUs, 100 ms think) and the open model (200 req/s, maxVUs 2000) against
+GET /api/books/{isbn}, 60 s each, freezing the Bookstore for 5 s at 30 s in
+each run. It prints the article's table: the closed model's p99 stays in
+milliseconds because its VUs stop sending while the target is frozen; the
+open model's p99 is of the order of the freeze; the closed run corrected the
+way HdrHistogram does comes close to the open one.`,
+		Example: `  knee lab co
+  knee lab co --duration 20s --freeze-at 8s --freeze-for 3s --summary-export co.json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.Out = filepath.Join(out, "lab-co-"+time.Now().UTC().Format("2006-01-02T15-04-05"))
+			o.Executable, o.Stderr, o.Abort, o.Getenv = a.env.Executable, a.env.Stderr, a.abort.Done(), a.env.Getenv
+			if !quiet {
+				o.Progress, o.Live = a.env.Stderr, a.env.IsTerminal
+			}
+			if errs := o.Validate(); len(errs) > 0 {
+				return usageErr(errors.Join(errs...))
+			}
+			res, err := lab.CO(a.ctx, o)
+			if err != nil {
+				return err
+			}
+			a.printCO(res)
+			if export != "" {
+				return writeJSON(export, res)
+			}
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.DurationVar(&o.Duration, "duration", 60*time.Second, "length of each run")
+	fl.DurationVar(&o.FreezeAt, "freeze-at", 30*time.Second, "when the Bookstore is frozen, from each run's start")
+	fl.DurationVar(&o.FreezeFor, "freeze-for", 5*time.Second, "how long it stays frozen")
+	fl.IntVar(&o.VUs, "vus", 20, "closed model: VUs")
+	fl.DurationVar(&o.Think, "think", 100*time.Millisecond, "closed model: think time")
+	fl.Float64Var(&o.Rate, "rate", 200, "open model: arrival rate, req/s")
+	fl.IntVar(&o.PreAllocatedVUs, "pre-allocated-vus", 50, "open model: VUs started up front")
+	fl.IntVar(&o.MaxVUs, "max-vus", 2000, "open model: most VUs")
+	fl.Float64Var(&o.CPUs, "cpus", 0, "limit the Bookstore's CPU (cgroup quota, as docker --cpus); 0 for no limit")
+	fl.StringVar(&out, "out", "runs", "directory under which the experiment's run directories are kept")
+	fl.StringVar(&export, "summary-export", "", `write {"closed", "closed_corrected", "open", "signals"} as JSON to this file`)
+	fl.BoolVar(&quiet, "quiet", false, "no progress lines")
+	return c
+}
+
+// printCO prints the article's table and the signals.
+func (a *app) printCO(res *lab.COResult) {
+	w := a.env.Stdout
+	fmt.Fprintln(w)
+	report.MeasurementTable(w, []report.Measurement{
+		{Name: "Closed model", Requests: res.Closed.Requests, SlowerThan1s: res.Closed.SlowerThan1s, P95MS: res.Closed.LatencyMS.P95, P99MS: res.Closed.LatencyMS.P99},
+		{Name: "Closed model, corrected", Requests: res.ClosedCorrected.Requests, SlowerThan1s: -1, P95MS: res.ClosedCorrected.LatencyMS.P95, P99MS: res.ClosedCorrected.LatencyMS.P99},
+		{Name: "Open model", Requests: res.Open.Requests, SlowerThan1s: res.Open.SlowerThan1s, P95MS: res.Open.LatencyMS.P95, P99MS: res.Open.LatencyMS.P99},
+	})
+	s := res.Signals
+	fmt.Fprintf(w, "\nsigns of coordinated omission in the closed run:\n")
+	fmt.Fprintf(w, "  throughput: closed %.1f req/s vs open %.1f req/s: the difference is the requests the closed model never sent\n", s.ClosedRate, s.OpenRate)
+	fmt.Fprintf(w, "  max/p99 gap: max %s next to p99 %s: %s\n", report.Ms(s.ClosedMaxMS), report.Ms(s.ClosedP99MS), report.Ratio(s.MaxP99Ratio))
+	fmt.Fprintf(w, "  verdict on the closed run: %s; on the open run: %s\n", s.Closed.Verdict, s.Open.Verdict)
+	fmt.Fprintf(w, "  corrected closed p99 / open p99 = %.2f\n", s.CorrectedToOpen)
+	if res.Open.DroppedIterations > 0 {
+		fmt.Fprintf(w, "  open model dropped %d iterations: every one of its maxVUs was busy\n", res.Open.DroppedIterations)
+	}
+	fmt.Fprintf(w, "\nrun directories: %s, %s\n", res.ClosedDir, res.OpenDir)
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+func (a *app) labServeCommand() *cobra.Command {
+	var o bookstore.Options
+	var cpus float64
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the Bookstore API (the lab's sample target) in the foreground",
+		Example: `  knee lab serve --addr 127.0.0.1:5080
+  knee lab serve --db postgres://knee:knee@127.0.0.1:5432/knee --max-pool 20 --cpus 0.5`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if errs := o.Validate(); len(errs) > 0 {
+				return usageErr(errors.Join(errs...))
+			}
+			release, err := lab.LimitSelf(cpus)
+			if err != nil {
+				return usageErr(err)
+			}
+			defer release()
+			srv, err := bookstore.New(a.ctx, o)
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			ln, err := net.Listen("tcp", o.Addr)
+			if err != nil {
+				return usagef("--addr %s: %v", o.Addr, err)
+			}
+			fmt.Fprintf(a.env.Stdout, "%s%s\n", lab.ListeningPrefix, ln.Addr())
+			return srv.Serve(a.ctx, ln)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.Addr, "addr", "127.0.0.1:5080", "listen address")
+	fl.StringVar(&o.DB, "db", "", "database: empty for an embedded SQLite in a temporary directory, a SQLite file path, or postgres://...")
+	fl.IntVar(&o.MaxPool, "max-pool", bookstore.DefaultMaxPool, "most open database connections")
+	fl.DurationVar(&o.PoolTimeout, "pool-timeout", bookstore.DefaultPoolTimeout, "how long a request waits for a connection before 503")
+	fl.DurationVar(&o.CacheTTL, "cache-ttl", bookstore.DefaultCacheTTL, "output cache TTL (negative disables the cache)")
+	fl.DurationVar(&o.QueryDelay, "query-delay", 0, "artificial database slowness per query (held with the connection)")
+	fl.BoolVar(&o.SerializeQueries, "serialize-queries", false, "run one query at a time: a database that is the bottleneck")
+	fl.Float64Var(&cpus, "cpus", 0, "limit this process's CPU through a cgroup quota (as docker --cpus); 0 for none")
 	return c
 }

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// Measurement is one row of the article's comparison table.
+type Measurement struct {
+	Name         string
+	Requests     int64
+	SlowerThan1s int64 // negative prints "-" (not meaningful, e.g. a corrected histogram)
+	P95MS, P99MS float64
+}
+
+// MeasurementTable prints rows as the article does:
+// Measurement | Requests | Slower than 1 s | p95 | p99.
+func MeasurementTable(w io.Writer, rows []Measurement) error {
+	p := &printer{w: w}
+	p.f("%-26s %10s %16s %11s %11s\n", "Measurement", "Requests", "Slower than 1 s", "p95", "p99")
+	for _, r := range rows {
+		slow := "-"
+		if r.SlowerThan1s >= 0 {
+			slow = thousands(r.SlowerThan1s)
+		}
+		p.f("%-26s %10s %16s %11s %11s\n", r.Name, thousands(r.Requests), slow, Ms(r.P95MS), Ms(r.P99MS))
+	}
+	return p.err
+}
+
+// thousands writes n with thousands separators, as the article's tables do.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// Ratio formats a ratio such as 615×.
+func Ratio(x float64) string { return fmt.Sprintf("%.0f×", x) }

@@ -1,0 +1,277 @@
+package use
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/fault"
+)
+
+// writeFiles writes files (path relative to root → content) under root.
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// statLine is a /proc/PID/stat line with the given state and utime/stime
+// (fields 14 and 15); the other numeric fields are zero.
+func statLine(pid int, comm string, state byte, utime, stime int) string {
+	f := make([]string, 50) // fields 3..52
+	for i := range f {
+		f[i] = "0"
+	}
+	f[0] = string(state)
+	f[11], f[12] = fmt.Sprint(utime), fmt.Sprint(stime)
+	return fmt.Sprintf("%d (%s) %s\n", pid, comm, strings.Join(f, " "))
+}
+
+// byMetric indexes readings by metric name, failing on duplicates.
+func byMetric(t *testing.T, rs []Reading) map[string]Reading {
+	t.Helper()
+	out := map[string]Reading{}
+	for _, r := range rs {
+		if _, dup := out[r.Metric]; dup {
+			t.Fatalf("metric %s read twice", r.Metric)
+		}
+		out[r.Metric] = r
+	}
+	return out
+}
+
+// want is an expected reading: a value, or a not-measured reason substring.
+type want struct {
+	value float64
+	why   string // non-empty: expect not measured, with this in the reason
+}
+
+func checkReadings(t *testing.T, got []Reading, wants map[string]want) {
+	t.Helper()
+	m := byMetric(t, got)
+	for metric, w := range wants {
+		r, ok := m[metric]
+		switch {
+		case !ok:
+			t.Errorf("%s: missing", metric)
+		case w.why != "" && (r.Measured() || !strings.Contains(r.NotMeasured, w.why)):
+			t.Errorf("%s = %v (%q), want not measured: %q", metric, r.Value, r.NotMeasured, w.why)
+		case w.why == "" && !r.Measured():
+			t.Errorf("%s not measured: %s; want %v", metric, r.NotMeasured, w.value)
+		case w.why == "" && math.Abs(r.Value-w.value) > 1e-9:
+			t.Errorf("%s = %v, want %v", metric, r.Value, w.value)
+		}
+	}
+}
+
+func TestCPUProbeV1CgroupOfPID(t *testing.T) {
+	root := t.TempDir()
+	mount := filepath.Join(root, "cg")
+	h := fault.Hierarchy{V1: map[string]string{"cpu": mount, "cpuacct": mount}}
+	// Target PID 4242 in the v1 cgroup /docker/abc, limited to 0.5 CPU.
+	writeFiles(t, root, map[string]string{
+		"proc/4242/stat":                  statLine(4242, "book (store) x", 'S', 300, 100),
+		"proc/4242/task/4242/stat":        statLine(4242, "book", 'R', 0, 0),
+		"proc/4242/task/4243/stat":        statLine(4243, "book", 'S', 0, 0),
+		"proc/4242/cgroup":                "5:freezer:/\n4:cpu,cpuacct:/docker/abc\n0::/\n",
+		"cg/docker/abc/tasks":             "4242\n",
+		"cg/docker/abc/cpu.cfs_quota_us":  "50000\n",
+		"cg/docker/abc/cpu.cfs_period_us": "100000\n",
+		"cg/docker/abc/cpu.stat":          "nr_periods 100\nnr_throttled 5\nthrottled_time 200000000\n",
+		"cg/docker/abc/cpuacct.usage":     "1000000000\n",
+	})
+	p := &CPUProbe{Root: root, PID: 4242, Hierarchy: h}
+	t0 := time.Unix(1000, 0)
+	first, err := p.Sample(context.Background(), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReadings(t, first, map[string]want{
+		MetricCPUCores:         {why: whyFirstSample},
+		MetricCPUUtilization:   {why: whyFirstSample},
+		MetricThrottledPeriods: {why: whyFirstSample},
+		MetricCPULimit:         {value: 0.5},
+		MetricRunnableThreads:  {value: 1},
+	})
+	// One second later: 0.4 s more CPU, 10 more periods of which 2
+	// throttled, 0.2 s more throttled time.
+	writeFiles(t, root, map[string]string{
+		"cg/docker/abc/cpu.stat":      "nr_periods 110\nnr_throttled 7\nthrottled_time 400000000\n",
+		"cg/docker/abc/cpuacct.usage": "1400000000\n",
+	})
+	second, err := p.Sample(context.Background(), t0.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReadings(t, second, map[string]want{
+		MetricCPUCores:         {value: 0.4},
+		MetricCPULimit:         {value: 0.5},
+		MetricCPUUtilization:   {value: 0.8}, // 0.4 of 0.5
+		MetricThrottledPeriods: {value: 0.2}, // 2 of 10
+		MetricThrottledTime:    {value: 0.2}, // 0.2 s per s
+		MetricRunnableThreads:  {value: 1},
+	})
+}
+
+func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"cg2/app/cgroup.controllers": "cpu\n",
+		"cg2/app/cpu.max":            "max 100000\n",
+		"cg2/app/cpu.stat":           "usage_usec 2000000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n",
+		"proc/7/stat":                statLine(7, "api", 'S', 400, 0),
+		"proc/7/task/7/stat":         statLine(7, "api", 'S', 0, 0),
+		"proc/7/cgroup":              "0::/\n", // the root cgroup: no cgroup of its own
+	})
+	h := fault.Hierarchy{V2: filepath.Join(root, "cg2")}
+	cg := &CPUProbe{Root: root, Cgroup: filepath.Join(root, "cg2/app"), Hierarchy: h, CPUs: 4}
+	pid := &CPUProbe{Root: root, PID: 7, Hierarchy: h, CPUs: 4}
+	t0 := time.Unix(1000, 0)
+	for _, p := range []*CPUProbe{cg, pid} {
+		if _, err := p.Sample(context.Background(), t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Half a second later: the cgroup used 1.5 s more (3 cores), the PID
+	// 150 ticks = 1.5 s more (3 cores); with no limit, utilization is of
+	// the machine's 4 CPUs.
+	writeFiles(t, root, map[string]string{
+		"cg2/app/cpu.stat": "usage_usec 3500000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n",
+		"proc/7/stat":      statLine(7, "api", 'S', 500, 50),
+	})
+	now := t0.Add(500 * time.Millisecond)
+	got, _ := cg.Sample(context.Background(), now)
+	checkReadings(t, got, map[string]want{
+		MetricCPUCores:         {value: 3},
+		MetricCPUUtilization:   {value: 0.75},
+		MetricCPULimit:         {why: whyNoLimit},
+		MetricThrottledPeriods: {why: whyNoLimit},
+		MetricRunnableThreads:  {why: "no target PID"},
+	})
+	got, _ = pid.Sample(context.Background(), now)
+	checkReadings(t, got, map[string]want{
+		MetricCPUCores:         {value: 3},
+		MetricCPUUtilization:   {value: 0.75},
+		MetricCPULimit:         {why: whyNoCgroup},
+		MetricThrottledPeriods: {why: whyNoCgroup},
+		MetricRunnableThreads:  {value: 0},
+	})
+}
+
+func TestCPUProbeNotMeasured(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"proc/1/stat": statLine(1, "init", 'S', 0, 0)})
+	tests := []struct {
+		name  string
+		probe *CPUProbe
+		why   string
+	}{
+		{"gone PID", &CPUProbe{Root: root, PID: 999}, "process 999: process is gone"},
+		{"no target", &CPUProbe{Root: root}, whyNoTarget},
+		{"not a cgroup", &CPUProbe{Root: root, Cgroup: filepath.Join(root, "proc")}, "is not a cgroup"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.probe.Sample(context.Background(), time.Unix(1, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 6 {
+				t.Fatalf("%d readings, want all 6", len(got))
+			}
+			for _, r := range got {
+				if r.Measured() || !strings.Contains(r.NotMeasured, tc.why) {
+					t.Errorf("%s: %v %q, want not measured: %q", r.Metric, r.Value, r.NotMeasured, tc.why)
+				}
+			}
+		})
+	}
+}
+
+func TestMachineProbe(t *testing.T) {
+	root := t.TempDir()
+	// 2 CPUs; busy = user+nice+system+irq+softirq+steal, idle and iowait not.
+	stat := func(user, system, idle, iowait int) string {
+		return fmt.Sprintf("cpu  %d 0 %d %d %d 0 0 0 0 0\ncpu0 1 1 1 1\ncpu1 1 1 1 1\nintr 5\n", user, system, idle, iowait)
+	}
+	writeFiles(t, root, map[string]string{
+		"proc/stat":      stat(100, 100, 700, 100), // busy 200 of 1000
+		"proc/loadavg":   "3.00 2.00 1.00 5/300 999\n",
+		"proc/self/stat": statLine(50, "knee", 'R', 20, 0),
+		"proc/42/stat":   statLine(42, "api", 'S', 100, 0),
+	})
+	p := &MachineProbe{Root: root, TargetPIDs: []int{42}}
+	t0 := time.Unix(1000, 0)
+	first, _ := p.Sample(context.Background(), t0)
+	checkReadings(t, first, map[string]want{
+		MetricMachineCPUs:    {value: 2},
+		MetricMachineUtil:    {why: whyFirstSample},
+		MetricLoad1:          {value: 3},
+		MetricLoadPerCPU:     {value: 1.5},
+		MetricRunQueuePerCPU: {value: 2}, // 5 runnable minus the reader, over 2 CPUs
+	})
+	// 5 s later: 300 of 1000 more ticks busy (0.3 of 2 CPUs = 0.6 cores);
+	// the target used 50 ticks (0.1 cores), knee 50 (0.1 cores): 0.4 other.
+	writeFiles(t, root, map[string]string{
+		"proc/stat":      stat(300, 200, 1300, 200),
+		"proc/self/stat": statLine(50, "knee", 'R', 70, 0),
+		"proc/42/stat":   statLine(42, "api", 'S', 120, 30),
+	})
+	got, _ := p.Sample(context.Background(), t0.Add(5*time.Second))
+	checkReadings(t, got, map[string]want{
+		MetricMachineBusy: {value: 0.6},
+		MetricMachineUtil: {value: 0.3},
+		MetricOtherCores:  {value: 0.4},
+	})
+	noTarget := &MachineProbe{Root: root}
+	noTarget.Sample(context.Background(), t0)
+	writeFiles(t, root, map[string]string{"proc/stat": stat(400, 300, 1800, 300)})
+	got, _ = noTarget.Sample(context.Background(), t0.Add(time.Second))
+	checkReadings(t, got, map[string]want{
+		MetricMachineUtil: {value: 0.25}, // 200 more busy of 800 more ticks
+		MetricOtherCores:  {why: "no target PID given"},
+	})
+}
+
+func TestGeneratorProbe(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"proc/self/stat": statLine(9, "knee", 'R', 100, 0)})
+	lag, sent := 7*time.Millisecond, true
+	p := &GeneratorProbe{Root: root, CPUs: 2, SendLagP99: func() (time.Duration, bool) { return lag, sent }}
+	t0 := time.Unix(1000, 0)
+	first, _ := p.Sample(context.Background(), t0)
+	checkReadings(t, first, map[string]want{
+		MetricGeneratorCores: {why: whyFirstSample},
+		MetricSendLagP99:     {value: 0.007},
+	})
+	writeFiles(t, root, map[string]string{"proc/self/stat": statLine(9, "knee", 'R', 120, 30)})
+	sent = false
+	got, _ := p.Sample(context.Background(), t0.Add(time.Second))
+	checkReadings(t, got, map[string]want{
+		MetricGeneratorCores: {value: 0.5},  // 50 ticks in 1 s
+		MetricGeneratorUtil:  {value: 0.25}, // of 2 CPUs
+		MetricSendLagP99:     {why: "nothing sent"},
+	})
+	none, _ := (&GeneratorProbe{Root: root}).Sample(context.Background(), t0)
+	checkReadings(t, none, map[string]want{MetricSendLagP99: {why: "no send-lag source"}})
+}
+
+func TestParsePIDStatRejects(t *testing.T) {
+	for _, in := range []string{"", "1 (x", "1 (x) S 1 2", "1 (x) S 0 0 0 0 0 0 0 0 0 0 a b"} {
+		if _, err := parsePIDStat([]byte(in)); err == nil {
+			t.Errorf("parsePIDStat(%q) accepted", in)
+		}
+	}
+}
