@@ -210,3 +210,31 @@ func TestHTMLScreenshot(t *testing.T) {
 		t.Errorf("screenshot has %d colours: blank page?", len(colours))
 	}
 }
+
+// FuzzRender feeds arbitrary names and text to both renderers: they must
+// not fail, the HTML must keep its two script blocks, and a Markdown table
+// row must stay on one line.
+func FuzzRender(f *testing.F) {
+	f.Add("GET /books", "goal", "</script><script>x</script>")
+	f.Add("a|b\nc", "`code`", "<!--")
+	f.Fuzz(func(t *testing.T, name, goal, label string) {
+		in := Input{Goal: goal, Endpoints: []Endpoint{{Name: name}, {Name: name + "2"}},
+			USE:           &USETable{Rows: []USERow{{Resource: name, Utilization: label}}},
+			Distributions: []Distribution{{Label: label, Points: []record.Point{{Pct: 50, Value: time.Millisecond}}}}}
+		var h, m bytes.Buffer
+		if err := HTML(&h, in); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(strings.ToLower(h.String()), "</script"); n != 2 {
+			t.Fatalf("%d </script in the page", n)
+		}
+		if err := Markdown(&m, in); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(m.String(), "\n") {
+			if strings.HasPrefix(line, "| ") && !strings.HasSuffix(line, " |") {
+				t.Fatalf("table row broken: %q", line)
+			}
+		}
+	})
+}

@@ -10,7 +10,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -83,7 +82,7 @@ func Run(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, error
 	}()
 
 	meta := newMeta(cfg)
-	meta.Notes = opt.Notes
+	meta.Notes = append(meta.Notes, opt.Notes...)
 	hostOpts := hostinfo.Options{KneeVersion: version.String(), TargetPID: opt.TargetPID, TargetCommit: opt.TargetCommit}
 	if !opt.SkipEnvironment {
 		env, err := hostinfo.Collect(ctx, hostOpts)
@@ -114,7 +113,7 @@ func build(cfg *scenario.Config) ([]load.Scenario, []*request.Sender, error) {
 	var scs []load.Scenario
 	var senders []*request.Sender
 	for _, sc := range cfg.Scenarios {
-		s, err := request.NewSender(sc.Requests, request.Options{Vars: cfg.Vars, Seed: cfg.Seed, Transport: cfg.HTTP})
+		s, err := request.NewSender(sc.Requests, cfg.SenderOptions())
 		if err != nil {
 			for _, o := range senders {
 				o.Close()
@@ -138,7 +137,11 @@ func newMeta(cfg *scenario.Config) run.Meta {
 	models := map[string]bool{}
 	for _, sc := range cfg.Scenarios {
 		models[sc.Model()] = true
-		m.Scenarios = append(m.Scenarios, describe(sc))
+		d, err := sc.RunMeta()
+		if err != nil {
+			m.Notes = append(m.Notes, err.Error())
+		}
+		m.Scenarios = append(m.Scenarios, d)
 	}
 	switch {
 	case len(models) == 1 && models[load.ModelOpen]:
@@ -150,36 +153,6 @@ func newMeta(cfg *scenario.Config) run.Meta {
 	}
 	m.ID = m.Started.UTC().Format("2006-01-02T15-04-05")
 	return m
-}
-
-// describe is one scenario as run.json records it.
-func describe(sc scenario.Scenario) run.Scenario {
-	raw, _ := json.Marshal(sc.Executor) // plain structs of numbers and durations: cannot fail
-	d := run.Scenario{
-		Name:      sc.Name,
-		Executor:  sc.Executor.Kind(),
-		Model:     sc.Model(),
-		StartTime: sc.StartTime,
-		Span:      sc.Executor.Span(),
-		Config:    raw,
-		Tags:      sc.Tags,
-	}
-	for _, r := range sc.Requests {
-		d.Requests = append(d.Requests, r.Tag())
-	}
-	switch ex := sc.Executor.(type) {
-	case load.ConstantArrivalRate:
-		unit := ex.TimeUnit
-		if unit <= 0 {
-			unit = load.DefaultTimeUnit
-		}
-		d.TargetRate = ex.Rate / unit.Seconds()
-	case load.ConstantVUs:
-		d.VUs, d.Think = ex.VUs, ex.Think
-	case load.RampingVUs:
-		d.VUs, d.Think = ex.PeakVUs(), ex.Think
-	}
-	return d
 }
 
 // engine is one run in progress.

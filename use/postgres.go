@@ -27,6 +27,9 @@ const (
 // with no wait event is running (on CPU); one waiting on a Client event is
 // waiting for the application, not for the database, so it is not counted
 // as waiting.
+//
+// The DSN's role sees other roles' sessions only with pg_read_all_stats (or
+// pg_monitor); without it, their backends are invisible, not counted.
 type PostgresProbe struct {
 	DSN string
 

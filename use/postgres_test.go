@@ -61,7 +61,7 @@ func TestPostgresProbeWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 2)
-	go func() { _, err := waiter.Exec(ctx, "LOCK TABLE "+table+" IN ACCESS EXCLUSIVE MODE"); done <- err }()
+	go func() { _, err := waiter.Exec(ctx, "SELECT count(*) FROM "+table); done <- err }()
 	go func() { _, err := sleeper.Exec(ctx, "SELECT pg_sleep(3)"); done <- err }()
 
 	p := &PostgresProbe{DSN: dsn}

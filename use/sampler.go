@@ -49,12 +49,17 @@ type Sampler struct {
 // flusher is a writer that buffers, like *bufio.Writer.
 type flusher interface{ Flush() error }
 
-// Run samples every Interval until ctx is done, then returns nil. It
-// returns early only when writing to Out fails.
+// Run samples at once and then every Interval until ctx is done, then
+// returns nil. It returns early only when writing to Out fails. A tick cut
+// short by the end of ctx is dropped, not written half-read.
 func (s *Sampler) Run(ctx context.Context) error {
 	every := s.Interval
 	if every <= 0 {
 		every = DefaultInterval
+	}
+	// The first tick primes the counters, so rates exist from the second.
+	if err := s.tick(ctx, every, time.Now()); err != nil {
+		return err
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -63,31 +68,43 @@ func (s *Sampler) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case now := <-t.C:
-			// A tick may not outlive its interval: a hung scrape must not
-			// delay the next one.
-			tickCtx, cancel := context.WithTimeout(ctx, every)
-			err := s.Tick(tickCtx, now)
-			cancel()
-			if err != nil {
+			if err := s.tick(ctx, every, now); err != nil {
 				return err
 			}
 		}
 	}
 }
 
+// tick is one Tick bounded by one interval: a hung scrape must not delay
+// the next tick.
+func (s *Sampler) tick(ctx context.Context, every time.Duration, now time.Time) error {
+	tickCtx, cancel := context.WithTimeout(ctx, every)
+	defer cancel()
+	out := s.sampleAll(tickCtx, now)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return s.record(out)
+}
+
 // Tick samples every probe once, at now, concurrently; it writes the
 // samples in probe order and flushes Out when Out can be flushed.
 func (s *Sampler) Tick(ctx context.Context, now time.Time) error {
+	return s.record(s.sampleAll(ctx, now))
+}
+
+func (s *Sampler) sampleAll(ctx context.Context, now time.Time) []Sample {
 	out := make([]Sample, len(s.Probes))
 	var wg sync.WaitGroup
 	for i, p := range s.Probes {
 		wg.Go(func() { out[i] = s.sampleOne(ctx, p, now) })
 	}
 	wg.Wait()
-	if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
-		// The run is over: a half-read tick is not a sample.
-		return nil
-	}
+	return out
+}
+
+// record keeps the samples and writes them to Out.
+func (s *Sampler) record(out []Sample) error {
 	s.mu.Lock()
 	s.samples = append(s.samples, out...)
 	s.mu.Unlock()

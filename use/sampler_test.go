@@ -48,7 +48,7 @@ func TestSamplerRunWritesEveryTick(t *testing.T) {
 		if err := s.Run(ctx); err != nil {
 			t.Fatal(err)
 		}
-		// Ticks at 1, 2 and 3 s; each flushed, so the buffer holds all six lines.
+		// Ticks at 0, 1, 2 and 3 s; each flushed, so the buffer holds all eight lines.
 		got, err := ReadSamples(&buf)
 		if err != nil {
 			t.Fatal(err)
@@ -56,11 +56,11 @@ func TestSamplerRunWritesEveryTick(t *testing.T) {
 		if !reflect.DeepEqual(got, s.Samples()) {
 			t.Errorf("file and memory differ:\n%+v\n%+v", got, s.Samples())
 		}
-		if len(got) != 6 {
-			t.Fatalf("%d samples, want 3 ticks x 2 probes", len(got))
+		if len(got) != 8 {
+			t.Fatalf("%d samples, want 4 ticks x 2 probes", len(got))
 		}
 		for i, smp := range got {
-			tick := time.Duration(i/2+1) * time.Second
+			tick := time.Duration(i/2) * time.Second
 			if smp.At != tick {
 				t.Errorf("sample %d at %v, want %v", i, smp.At, tick)
 			}

@@ -21,7 +21,7 @@ type Env struct {
 	IsTerminal bool // stdout is a terminal: live progress line instead of periodic lines
 	// Signals delivers interrupt requests (Ctrl-C, SIGTERM). Nil means none arrive.
 	Signals <-chan os.Signal
-	PID int // this process, for messages
+	PID     int // this process, for messages
 	// Executable is the path of the knee binary, for children started by the lab.
 	Executable string
 }
