@@ -177,11 +177,14 @@ func measuredSpan(r *run.Run) time.Duration {
 // the time-weighted mean of the counters' per-interval target, or else the
 // sum of the open scenarios' constant targets from run.json. 0 when unknown.
 func targetRateOf(r *run.Run, scenario string, from, to time.Duration) float64 {
+	whole := from == 0 && to <= 0
+	if rate, ok := askedRate(r, scenario); whole && ok {
+		return rate // exactly what was asked, not a measurement of it
+	}
 	var offered, seconds float64
-	if from == 0 && to <= 0 {
+	if whole {
 		seconds = measuredSpan(r).Seconds() // the drain after the schedule offers nothing
 	}
-	whole := seconds > 0
 	for _, iv := range r.Intervals {
 		if !inWindow(iv.Start, from, to) {
 			continue
@@ -198,13 +201,23 @@ func targetRateOf(r *run.Run, scenario string, from, to time.Duration) float64 {
 	if offered > 0 && seconds > 0 {
 		return offered / seconds
 	}
-	var sum float64
+	rate, _ := askedRate(r, scenario)
+	return rate
+}
+
+// askedRate sums the constant target rates run.json records for the open
+// scenarios; ok only when every open scenario has one (no ramps).
+func askedRate(r *run.Run, scenario string) (sum float64, ok bool) {
+	ok = true
+	open := 0
 	for _, sc := range r.Meta.Scenarios {
 		if (scenario == "" || scenario == sc.Name) && sc.Model == "open" {
+			open++
 			sum += sc.TargetRate
+			ok = ok && sc.TargetRate > 0
 		}
 	}
-	return sum
+	return sum, ok && open > 0
 }
 
 // modelOf is the model of one scenario, or of the run when scenario is "".

@@ -111,7 +111,7 @@ type Result struct {
 	Dir      string
 	Meta     run.Meta // as written to run.json
 	Format   Format   // the format read
-	Rows     int64    // data rows read (excluding headers, comments, skipped rows)
+	Rows     int64    // rows mapped into the run (not headers, comments, skipped rows or k6 metrics knee ignores)
 	Skipped  int64    // bad rows skipped (Lenient)
 	FirstBad error    // the first skipped row's error, nil when none
 	Late     int64    // rows older than the open window, recorded into its oldest interval

@@ -110,7 +110,7 @@ func runChromium(t *testing.T, bin, file string, extra ...string) (dom, log stri
 
 var bodyAttr = regexp.MustCompile(`<body([^>]*)>`)
 
-func attr(tag, name string) (string, bool) {
+func htmlAttr(tag, name string) (string, bool) {
 	m := regexp.MustCompile(name + `="([^"]*)"`).FindStringSubmatch(tag)
 	if m == nil {
 		return "", false
@@ -138,13 +138,13 @@ func TestHTMLInBrowser(t *testing.T) {
 		if m == nil {
 			t.Fatalf("%s: no <body> in the dumped DOM:\n%.2000s", tc.name, dom)
 		}
-		if errs, ok := attr(m[1], "data-errors"); ok {
+		if errs, ok := htmlAttr(m[1], "data-errors"); ok {
 			t.Errorf("%s: script errors: %s", tc.name, errs)
 		}
-		if _, ok := attr(m[1], "data-pwned"); ok {
+		if _, ok := htmlAttr(m[1], "data-pwned"); ok {
 			t.Errorf("%s: injected script ran", tc.name)
 		}
-		drawn, _ := attr(m[1], "data-charts-drawn")
+		drawn, _ := htmlAttr(m[1], "data-charts-drawn")
 		if drawn != strconv.Itoa(want[tc.name]) {
 			t.Errorf("%s: data-charts-drawn=%q, want %d", tc.name, drawn, want[tc.name])
 		}
@@ -228,6 +228,7 @@ func FuzzRender(f *testing.F) {
 		if n := strings.Count(strings.ToLower(h.String()), "</script"); n != 2 {
 			t.Fatalf("%d </script in the page", n)
 		}
+		in.Goal = "" // free Markdown of the user's: only knee's own tables are checked
 		if err := Markdown(&m, in); err != nil {
 			t.Fatal(err)
 		}

@@ -97,7 +97,7 @@ type curveChart struct {
 
 func newHTMLView(in Input) htmlView {
 	v := htmlView{
-		Title: title(in), Badges: badges(in), Goal: in.Goal, Data: in.Data, Action: in.Action,
+		Title: reportTitle(in), Badges: badges(in), Goal: in.Goal, Data: in.Data, Action: in.Action,
 		Load: loadFacts(in), Env: envFacts(in), USE: in.USE, CO: in.CO, Notes: in.Notes,
 		Repetitions: repetitionRows(in.Repetitions), RepWarnings: in.Repetitions.Warnings,
 	}
@@ -107,7 +107,7 @@ func newHTMLView(in Input) htmlView {
 	for _, sc := range in.Meta.Scenarios {
 		v.Scenarios = append(v.Scenarios, scenarioRow{Name: sc.Name, Executor: orDash(sc.Executor), Model: orDash(sc.Model),
 			Load: scenarioLoad(sc), Think: thinkLabel(sc.Think), Requests: orDash(strings.Join(sc.Requests, ", ")),
-			Settings: strings.Trim(settings(sc), "`")})
+			Settings: strings.Trim(scenarioSettings(sc), "`")})
 	}
 	for _, r := range resultRows(in) {
 		l := r.s.LatencyMS
@@ -259,7 +259,7 @@ func chartsOf(in Input) chartData {
 		dc := distChart{Label: dist.Label}
 		for _, p := range dist.Points {
 			dc.Pct = append(dc.Pct, p.Pct)
-			dc.MS = append(dc.MS, durationMS(p.Value))
+			dc.MS = append(dc.MS, msOf(p.Value))
 		}
 		if len(dc.Pct) > 0 {
 			d.Distributions = append(d.Distributions, dc)
@@ -289,7 +289,7 @@ func present(requests int64, ms float64) *float64 {
 	return &ms
 }
 
-func durationMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // chartCount is how many charts the script must draw for d: the page
 // carries it so a test can tell "drew everything" from "drew something".

@@ -17,7 +17,7 @@ import (
 // says so instead of disappearing, so a reader can tell "fine" from "unknown".
 func Markdown(w io.Writer, in Input) error {
 	p := &printer{w: w}
-	p.f("# %s\n\n", title(in))
+	p.f("# %s\n\n", reportTitle(in))
 	p.f("%s\n", statusLine(in))
 	mdGoal(p, in)
 	mdLoad(p, in)
@@ -30,7 +30,7 @@ func Markdown(w io.Writer, in Input) error {
 	return p.err
 }
 
-func title(in Input) string {
+func reportTitle(in Input) string {
 	if in.Title != "" {
 		return in.Title
 	}
@@ -90,7 +90,7 @@ func mdGoal(p *printer, in Input) {
 		if !t.Pass {
 			result = "**FAIL**"
 		}
-		p.f("| `%s` | %s | %s |\n", strings.ReplaceAll(t.Expr, "`", "'"), cell(thresholdValue(t)), result)
+		p.f("| `%s` | %s | %s |\n", strings.ReplaceAll(t.Expr, "`", "'"), mdCell(thresholdValue(t)), result)
 	}
 }
 
@@ -114,7 +114,7 @@ func thresholdValue(t analyze.ThresholdResult) string {
 }
 
 // cell makes s safe inside a Markdown table cell.
-func cell(s string) string {
+func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.Join(strings.Fields(s), " ")
 }
@@ -148,8 +148,8 @@ func mdLoad(p *printer, in Input) {
 	}
 	p.f("\n| Scenario | Executor | Model | Rate / VUs | Think | Requests | Settings |\n|---|---|---|---|---|---|---|\n")
 	for _, sc := range m.Scenarios {
-		p.f("| %s | %s | %s | %s | %s | %s | %s |\n", cell(sc.Name), cell(orDash(sc.Executor)), cell(orDash(sc.Model)),
-			scenarioLoad(sc), thinkLabel(sc.Think), cell(orDash(strings.Join(sc.Requests, ", "))), settings(sc))
+		p.f("| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(sc.Name), mdCell(orDash(sc.Executor)), mdCell(orDash(sc.Model)),
+			scenarioLoad(sc), thinkLabel(sc.Think), mdCell(orDash(strings.Join(sc.Requests, ", "))), scenarioSettings(sc))
 	}
 }
 
@@ -185,12 +185,12 @@ func thinkLabel(d time.Duration) string {
 }
 
 // settings shows the executor's settings as given, compact.
-func settings(sc run.Scenario) string {
+func scenarioSettings(sc run.Scenario) string {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, sc.Config); err != nil || buf.Len() == 0 || buf.String() == "null" {
 		return "-" // run.Open has parsed it, so invalid JSON only comes from a hand-filled Input
 	}
-	return "`" + cell(strings.ReplaceAll(buf.String(), "`", "'")) + "`"
+	return "`" + mdCell(strings.ReplaceAll(buf.String(), "`", "'")) + "`"
 }
 
 func faultLine(f run.Fault) string {

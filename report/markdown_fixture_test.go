@@ -30,14 +30,14 @@ func fixtureEnv() run.Environment {
 	}
 }
 
-type interval struct {
+type fixtureInterval struct {
 	hists    map[record.Key]*record.Histogram
 	counters map[string]record.Counters
 	extra    map[string]run.IntervalCounters
 }
 
 // writeFixture writes one 1 s interval per element of ivs and opens the run.
-func writeFixture(t *testing.T, meta run.Meta, ivs []interval) *run.Run {
+func writeFixture(t *testing.T, meta run.Meta, ivs []fixtureInterval) *run.Run {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), meta.ID)
 	meta.Started = fixtureStart
@@ -68,7 +68,7 @@ func writeFixture(t *testing.T, meta run.Meta, ivs []interval) *run.Run {
 	return r
 }
 
-func hist(vals map[time.Duration]int64) *record.Histogram {
+func fixtureHist(vals map[time.Duration]int64) *record.Histogram {
 	h := record.NewHistogram()
 	for d, n := range vals {
 		h.RecordN(d, n)
@@ -76,7 +76,7 @@ func hist(vals map[time.Duration]int64) *record.Histogram {
 	return h
 }
 
-func counters(requests, errors, dropped int64) record.Counters {
+func fixtureCounters(requests, errors, dropped int64) record.Counters {
 	c := record.Counters{Requests: requests, Errors: errors, DroppedIterations: dropped,
 		ByStatus: map[string]int64{"2xx": requests - errors}}
 	if errors > 0 {
@@ -105,7 +105,7 @@ func openRun(t *testing.T, id string, scale time.Duration) *run.Run {
 		return record.Key{Metric: record.Latency, Scenario: "browse", Name: name}
 	}
 	lag := record.Key{Metric: record.SendLag, Scenario: "browse", Name: listName}
-	var ivs []interval
+	var ivs []fixtureInterval
 	for i := range 20 {
 		list := map[time.Duration]int64{}
 		for v := 1; v <= 50; v++ {
@@ -117,12 +117,12 @@ func openRun(t *testing.T, id string, scale time.Duration) *run.Run {
 			get = map[time.Duration]int64{2 * time.Millisecond: 49, 900 * time.Millisecond: 1}
 			dropped = 3
 		}
-		ivs = append(ivs, interval{
+		ivs = append(ivs, fixtureInterval{
 			hists: map[record.Key]*record.Histogram{
-				lat(listName): hist(list), lat(getName): hist(get),
-				lag: hist(map[time.Duration]int64{50 * time.Microsecond: 100}),
+				lat(listName): fixtureHist(list), lat(getName): fixtureHist(get),
+				lag: fixtureHist(map[time.Duration]int64{50 * time.Microsecond: 100}),
 			},
-			counters: map[string]record.Counters{"browse": counters(100, 1, dropped)},
+			counters: map[string]record.Counters{"browse": fixtureCounters(100, 1, dropped)},
 			extra:    map[string]run.IntervalCounters{"browse": {TargetRate: 100, VUs: 10, BusyVUs: 2}},
 		})
 	}
@@ -140,7 +140,7 @@ func closedRun(t *testing.T) *run.Run {
 	}}, Faults: []run.Fault{{Kind: "freeze", At: 10 * time.Second, For: 5 * time.Second,
 		Target: "pid:7", Method: "cgroup-v1-freezer"}}}
 	key := record.Key{Metric: record.Latency, Scenario: "closed", Name: getName}
-	var ivs []interval
+	var ivs []fixtureInterval
 	for i := range 20 {
 		var vals map[time.Duration]int64
 		var n int64
@@ -151,13 +151,13 @@ func closedRun(t *testing.T) *run.Run {
 		default:
 			vals, n = map[time.Duration]int64{time.Millisecond: 198}, 198
 		}
-		iv := interval{
+		iv := fixtureInterval{
 			hists:    map[record.Key]*record.Histogram{},
-			counters: map[string]record.Counters{"closed": counters(n, 0, 0)},
+			counters: map[string]record.Counters{"closed": fixtureCounters(n, 0, 0)},
 			extra:    map[string]run.IntervalCounters{"closed": {VUs: 20, BusyVUs: 20}},
 		}
 		if vals != nil {
-			iv.hists[key] = hist(vals)
+			iv.hists[key] = fixtureHist(vals)
 		}
 		ivs = append(ivs, iv)
 	}
@@ -177,12 +177,12 @@ func stepsRun(t *testing.T) (*run.Run, analyze.StepPlan) {
 		lat           time.Duration
 	}
 	steps := []step{{100, 100, 2 * time.Millisecond}, {200, 200, 3 * time.Millisecond}, {300, 210, 800 * time.Millisecond}}
-	var ivs []interval
+	var ivs []fixtureInterval
 	for _, s := range steps {
 		for range 5 {
-			ivs = append(ivs, interval{
-				hists:    map[record.Key]*record.Histogram{key: hist(map[time.Duration]int64{s.lat: s.done})},
-				counters: map[string]record.Counters{"steps": counters(s.done, 0, s.offered-s.done)},
+			ivs = append(ivs, fixtureInterval{
+				hists:    map[record.Key]*record.Histogram{key: fixtureHist(map[time.Duration]int64{s.lat: s.done})},
+				counters: map[string]record.Counters{"steps": fixtureCounters(s.done, 0, s.offered-s.done)},
 				extra:    map[string]run.IntervalCounters{"steps": {TargetRate: float64(s.offered), VUs: 50, BusyVUs: int(s.done / 10)}},
 			})
 		}

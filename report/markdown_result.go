@@ -56,7 +56,7 @@ func mdResult(p *printer, in Input) {
 	shared := false
 	for _, r := range resultRows(in) {
 		l := r.s.LatencyMS
-		p.f("| %s | %d | %.1f/s | %s | %s | %s | %s | %s | %s | %s |\n", cell(r.label), r.s.Requests, r.s.Rate,
+		p.f("| %s | %d | %.1f/s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(r.label), r.s.Requests, r.s.Rate,
 			Ms(l.P50), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max), errorsText(r.s, r.shared), droppedText(r.s, r.shared))
 		shared = shared || r.shared
 	}
@@ -205,7 +205,7 @@ func mdBottleneck(p *printer, u *USETable) {
 	if len(u.Rows) > 0 {
 		p.f("| Resource | Utilization | Saturation | Errors |\n|---|---|---|---|\n")
 		for _, r := range u.Rows {
-			p.f("| %s | %s | %s | %s |\n", cell(r.Resource), cell(orDash(r.Utilization)), cell(orDash(r.Saturation)), cell(orDash(r.Errors)))
+			p.f("| %s | %s | %s | %s |\n", mdCell(r.Resource), mdCell(orDash(r.Utilization)), mdCell(orDash(r.Saturation)), mdCell(orDash(r.Errors)))
 		}
 		p.f("\n")
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/knee-dev/knee/run"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden files")
+var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden files")
 
 func mustThresholds(t *testing.T, exprs ...string) []analyze.Threshold {
 	t.Helper()
@@ -57,10 +57,10 @@ func reportCases(t *testing.T) []struct {
 	}{{"open", openIn}, {"closed", closedIn}, {"steps", stepsIn}}
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if *updateGolden {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func TestMarkdownGolden(t *testing.T) {
 			if err := Markdown(&buf, tc.in); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name+".golden.md", buf.Bytes())
+			checkGolden(t, tc.name+".golden.md", buf.Bytes())
 		})
 	}
 }

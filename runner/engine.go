@@ -136,7 +136,7 @@ func (e *engine) runFaults(ctx context.Context, started, done <-chan struct{}, f
 		return
 	}
 	sched := fault.Scheduler{StateDir: e.opt.FaultState}
-	if sched.StateDir == "" {
+	if sched.StateDir == "" && e.opt.Getenv != nil {
 		if dir, err := fault.DefaultStateDir(e.opt.Getenv); err == nil {
 			sched.StateDir = dir
 		}

@@ -3,6 +3,7 @@ package use
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,8 +20,16 @@ const (
 	MetricPGActive          = "pg_active"
 	MetricPGWaiting         = "pg_waiting"
 	MetricPGWaitingFraction = "pg_waiting_fraction"
-	MetricPGWaitPrefix      = "pg_wait:" // + wait_event_type + ":" + wait_event
+	MetricPGWaitPrefix      = "pg_wait:"      // + wait_event_type + ":" + wait_event
+	MetricPGWaitTypePrefix  = "pg_wait_type:" // + wait_event_type, or "CPU" for running
 )
+
+// pgWaitTypes are PostgreSQL's wait event types, plus CPU for an active
+// backend waiting on nothing. Each is written every sample, zero or not, so
+// a table's mean over a step is the mean backends in that state.
+func pgWaitTypes() []string {
+	return []string{"CPU", "Activity", "BufferPin", "Client", "Extension", "InjectionPoint", "IO", "IPC", "Lock", "LWLock", "Timeout"}
+}
 
 // PostgresProbe samples pg_stat_activity: client connections against
 // max_connections, and what the active backends wait on. An active backend
@@ -34,6 +43,7 @@ type PostgresProbe struct {
 	DSN string
 
 	conn *pgx.Conn
+	seen []string // wait events seen so far, in first-seen order
 }
 
 // Name is "postgres".
@@ -99,7 +109,7 @@ func (p *PostgresProbe) sample(ctx context.Context) ([]Reading, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read wait events: %w", err)
 	}
-	var waits []Reading
+	byType, byEvent := map[string]int64{}, map[string]int64{}
 	var active, waiting int64
 	for rows.Next() {
 		var typ, event string
@@ -114,10 +124,24 @@ func (p *PostgresProbe) sample(ctx context.Context) ([]Reading, error) {
 		} else if typ != "Client" {
 			waiting += n
 		}
-		waits = append(waits, measured(Database, MetricPGWaitPrefix+typ+":"+event, Info, float64(n), UnitCount))
+		byType[typ] += n
+		key := typ + ":" + event
+		if _, ok := byEvent[key]; !ok && !slices.Contains(p.seen, key) {
+			p.seen = append(p.seen, key)
+		}
+		byEvent[key] += n
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read wait events: %w", err)
+	}
+	var waits []Reading
+	for _, typ := range pgWaitTypes() {
+		waits = append(waits, measured(Database, MetricPGWaitTypePrefix+typ, Info, float64(byType[typ]), UnitCount))
+	}
+	// Events seen before and absent now are zero now, so their means stay
+	// true from the sample they first appeared in.
+	for _, key := range p.seen {
+		waits = append(waits, measured(Database, MetricPGWaitPrefix+key, Info, float64(byEvent[key]), UnitCount))
 	}
 	out := []Reading{
 		measured(Database, MetricPGConnections, Info, float64(conns), UnitCount),

@@ -92,6 +92,12 @@ func TestPostgresProbeWaits(t *testing.T) {
 			t.Errorf("%s = %+v, want at least 1 (readings %+v)", metric, r, m)
 		}
 	}
+	if r := m[MetricPGWaitTypePrefix+"Lock"]; r.Value < 1 {
+		t.Errorf("Lock type = %+v, want at least 1", r)
+	}
+	if r := m[MetricPGWaitTypePrefix+"BufferPin"]; !r.Measured() {
+		t.Errorf("BufferPin type not written: %+v", r)
+	}
 	// Both waits count; other sessions of the shared server may add more.
 	if r := m[MetricPGWaiting]; r.Value < 2 {
 		t.Errorf("waiting = %v, want at least 2", r.Value)

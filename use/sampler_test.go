@@ -131,3 +131,28 @@ func FuzzReadSamples(f *testing.F) {
 		}
 	})
 }
+
+// hangingProbe blocks until its context ends.
+type hangingProbe struct{}
+
+func (hangingProbe) Name() string { return "hang" }
+func (hangingProbe) Sample(ctx context.Context, _ time.Time) ([]Reading, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestSamplerBoundsAndDropsTicks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A hung probe is cut off after one interval and recorded as failed.
+		s := &Sampler{Probes: []Probe{hangingProbe{}}, T0: time.Now()}
+		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+		defer cancel()
+		if err := s.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got := s.Samples()
+		if len(got) != 1 || got[0].At != 0 || got[0].Error != context.DeadlineExceeded.Error() {
+			t.Errorf("samples %+v, want only the first tick, failed by its own deadline", got)
+		}
+	})
+}

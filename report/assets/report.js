@@ -52,22 +52,24 @@
     return [down(lo), up(hi)];
   }
 
-  // ticks: decades with 2 and 5 between when the range is short, plus both
-  // ends (log); about six round steps (linear).
+  // ticks: decades with 2 and 5 between when the range is short, plus the
+  // ends where there is room (log); about six round steps (linear).
   function ticks(ax) {
     var out = [], v;
     if (ax.kind === 'log') {
       var span = ax.hi - ax.lo, mults = span <= 2.5 ? [1, 2, 5] : [1];
-      var ends = [Math.pow(10, ax.lo), Math.pow(10, ax.hi)];
       for (var e = Math.floor(ax.lo); e <= Math.ceil(ax.hi); e++) {
         for (var i = 0; i < mults.length; i++) {
           v = mults[i] * Math.pow(10, e);
           var lv = Math.log10(v);
-          var crowd = Math.min(Math.abs(ax.px(v) - ax.px(ends[0])), Math.abs(ax.px(v) - ax.px(ends[1])));
-          if (lv > ax.lo && lv < ax.hi && crowd >= 18) { out.push(v); } // labels need ~18 px
+          if (lv >= ax.lo - 1e-9 && lv <= ax.hi + 1e-9) { out.push(v); }
         }
       }
-      return [ends[0]].concat(out, [ends[1]]);
+      // Label the ends too, unless a round tick is already within ~18 px (labels would overlap).
+      [Math.pow(10, ax.lo), Math.pow(10, ax.hi)].forEach(function (end) {
+        if (out.every(function (t) { return Math.abs(ax.px(t) - ax.px(end)) >= 18; })) { out.push(end); }
+      });
+      return out;
     }
     var raw = (ax.hi - ax.lo) / 6, mag = Math.pow(10, Math.floor(Math.log10(raw)));
     var step = [1, 2, 5, 10].map(function (m) { return m * mag; }).filter(function (s) { return s >= raw; })[0];

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runKnee(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Main(Env{Args: args, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	return code, out.String(), errb.String()
+}
+
+// Bad input gets a message that names the flag or file and exit code 2.
+func TestBadInputExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	badYAML := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(badYAML, []byte("scenarios:\n  a:\n    executor: constant-arrival-rate\n    rate: -5\n    duration: 10s\n    requests: [{url: 'http://127.0.0.1:1/'}]\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"run", "--executor", "warp-speed", "--url", "http://127.0.0.1:1/", "--duration", "1s"}, "--executor"},
+		{[]string{"run", "--rate", "0", "--duration", "1s", "--url", "http://127.0.0.1:1/"}, "--rate"},
+		{[]string{"run", "--rate", "-3", "--duration", "1s", "--url", "http://127.0.0.1:1/"}, "--rate"},
+		{[]string{"run", "--rate", "10", "--duration", "1s", "--url", "http://127.0.0.1:1/{isbn}"}, "isbn"},
+		{[]string{"run", "--rate", "10", "--duration", "1s", "--url", "http://127.0.0.1:1/{"}, "--url"},
+		{[]string{"run", "--stages", "30s:100,:200", "--url", "http://127.0.0.1:1/"}, "--stages"},
+		{[]string{"run", "--no-such-flag"}, "unknown flag"},
+		{[]string{"run", badYAML}, "bad.yaml:4"},
+		{[]string{"run", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		{[]string{"run", "--rate", "10", "--duration", "1s", "--url", "http://127.0.0.1:1/", "--threshold", "p(95)<<3"}, "p(95)<<3"},
+		{[]string{"run", "--rate", "10", "--duration", "1s", "--url", "http://127.0.0.1:1/", "--fault", "freeze@soon:5s"}, "--fault"},
+		{[]string{"run", "--rate", "10", "--duration", "1s", "--url", "http://127.0.0.1:1/", "--target-pid", "999999999"}, "--target-pid"},
+		{[]string{"analyze", filepath.Join(dir, "nothing.csv")}, "nothing.csv"},
+		{[]string{"tail", "--p", "1.5"}, "--p"},
+		{[]string{"lab", "co", "--duration", "10s", "--freeze-at", "8s", "--freeze-for", "5s"}, "freeze"},
+		{[]string{"nonsense"}, "unknown command"},
+	} {
+		code, _, stderr := runKnee(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("knee %s: exit %d, stderr %q; want exit 2 naming %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
+
+// 1-(1-p)^n worked by hand: 1-0.99^20 = 0.182093..., 1-0.5^2 = 0.75.
+func TestPageTail(t *testing.T) {
+	for _, tc := range []struct {
+		p    float64
+		n    int
+		want float64
+	}{
+		{0.01, 20, 0.18209306240276923},
+		{0.5, 2, 0.75},
+		{0.01, 1, 0.01},
+	} {
+		got, err := pageTail(tc.p, tc.n)
+		if err != nil || math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("pageTail(%g, %d) = %g, %v; want %g", tc.p, tc.n, got, err, tc.want)
+		}
+	}
+	code, out, _ := runKnee(t, "tail", "--p", "0.01", "--calls", "20")
+	if code != 0 || !strings.Contains(out, "18.2 %") {
+		t.Errorf("knee tail: exit %d, %q", code, out)
+	}
+}
