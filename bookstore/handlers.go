@@ -9,6 +9,9 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Request limits; anything beyond them is a 400.
@@ -114,13 +117,18 @@ func (s *Server) searchBooks(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
-// parseSearch reads q (optional, at most MaxQueryLen bytes) and page
+// parseSearch reads q (optional, at most MaxQueryLen bytes of UTF-8 text) and page
 // (optional, 1..MaxPage, default 1).
 func parseSearch(r *http.Request) (q string, page int, err error) {
 	query := r.URL.Query()
 	q = query.Get("q")
 	if len(q) > MaxQueryLen {
 		return "", 0, fmt.Errorf("q is longer than %d bytes", MaxQueryLen)
+	}
+	// SQLite would cut the pattern at a NUL (matching everything) and
+	// PostgreSQL refuses NUL and invalid UTF-8 in text: neither is a title.
+	if !utf8.ValidString(q) || strings.ContainsFunc(q, unicode.IsControl) {
+		return "", 0, errors.New("q must be UTF-8 text without control characters")
 	}
 	page = 1
 	if p := query.Get("page"); p != "" {

@@ -53,6 +53,8 @@ func TestAPI(t *testing.T) {
 		{"page not a number", "GET", "/api/books?page=x", "", 400, `{"error":"page \"x\" is not a whole number from 1 to 100000"}`},
 		{"page too deep", "GET", "/api/books?page=100001", "", 400, `{"error":"page \"100001\" is not a whole number from 1 to 100000"}`},
 		{"query too long", "GET", "/api/books?q=" + strings.Repeat("a", 201), "", 400, `{"error":"q is longer than 200 bytes"}`},
+		{"query with NUL", "GET", "/api/books?q=%00", "", 400, `{"error":"q must be UTF-8 text without control characters"}`},
+		{"query not UTF-8", "GET", "/api/books?q=%FF", "", 400, `{"error":"q must be UTF-8 text without control characters"}`},
 		{"order", "POST", "/api/orders", `{"isbn":"9780060850524","quantity":3}`, 201,
 			`{"id":1,"isbn":"9780060850524","quantity":3,"stock":197}`},
 		{"order by ISBN-10", "POST", "/api/orders", `{"isbn":"0441172717","quantity":1}`, 201,

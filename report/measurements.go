@@ -47,3 +47,7 @@ func thousands(n int64) string {
 
 // Ratio formats a ratio such as 615×.
 func Ratio(x float64) string { return fmt.Sprintf("%.0f×", x) }
+
+func trimFloat(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+
+func fmtP(p float64) string { return fmt.Sprintf(" (Mann-Whitney p=%.3g)", p) }

@@ -14,6 +14,7 @@ import (
 	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/run"
 	"github.com/knee-dev/knee/scenario"
+	"github.com/knee-dev/knee/use"
 )
 
 // run drives the load, the interval rotation and the faults, and returns
@@ -57,10 +58,20 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 	if len(faults) > 0 {
 		wg.Go(func() { e.runFaults(faultCtx, started, loadDone, faults) })
 	}
+	stopResources := func() []use.Sample { return nil }
+	resourcesStarted := make(chan struct{})
+	go func() {
+		defer close(resourcesStarted)
+		if t0, ok := e.awaitStart(started, loadDone); ok {
+			stopResources = e.startResources(t0)
+		}
+	}()
 	runErr := lr.Run(ctx)
 	stopFaults() // thaws whatever is still frozen
 	close(loadDone)
 	wg.Wait()
+	<-resourcesStarted
+	e.resources = stopResources()
 	e.writeInterval(time.Now()) // the last, partial interval
 	if e.opt.Live && e.opt.Progress != nil {
 		fmt.Fprintln(e.opt.Progress)
@@ -194,7 +205,7 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	if err := e.w.Close(e.meta); err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: e.opt.Dir, Run: r, Summary: sum}
+	res := &Result{Dir: e.opt.Dir, Run: r, Summary: sum, Resources: e.resources}
 	if runErr != nil && !interrupted {
 		return res, runErr
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/knee-dev/knee/request"
 	"github.com/knee-dev/knee/run"
 	"github.com/knee-dev/knee/scenario"
+	"github.com/knee-dev/knee/use"
 )
 
 // DefaultInterval is how often histograms are rotated and flushed.
@@ -45,15 +46,21 @@ type Options struct {
 	TargetCommit string
 	Notes        []string
 	Getenv       func(string) string // for the default fault state directory; nil means none
+	// Resources turns on USE sampling every second into resources.jsonl:
+	// Probes (the target's CPU, /metrics, PostgreSQL) plus the machine and
+	// the generator, which are always sampled when it is on.
+	Resources bool
+	Probes    []use.Probe
 	// SkipEnvironment leaves out the environment note's /proc sampling (tests).
 	SkipEnvironment bool
 }
 
 // Result is what a run left behind.
 type Result struct {
-	Dir     string
-	Run     *run.Run
-	Summary run.Summary
+	Dir       string
+	Run       *run.Run
+	Summary   run.Summary
+	Resources []use.Sample // USE samples, when Options.Resources
 }
 
 // Run runs cfg until its scenarios end or ctx is cancelled (graceful stop:
@@ -175,4 +182,6 @@ type engine struct {
 	t0   time.Time
 	last record.IntervalSnapshot
 	werr error
+
+	resources []use.Sample
 }

@@ -29,7 +29,6 @@ const (
 	MetricGeneratorCores   = "generator_cores"     // knee's own CPU, in cores
 	MetricGeneratorUtil    = "generator_utilization"
 	MetricSendLagP99       = "send_lag_p99" // seconds; the caller's last interval
-	UnitSecondsPerSec      = "s/s"          // seconds of waiting per second of wall time
 	whyFirstSample         = "first sample: a rate needs two"
 	whyNoTarget            = "no target PID or cgroup given"
 	whyNoCgroup            = "target is in no cgroup of its own"

@@ -67,11 +67,12 @@ const (
 
 // Units of readings; the table formats values by them.
 const (
-	UnitFraction = "fraction" // 0..1, shown as a percentage
-	UnitCores    = "cores"    // CPUs' worth of CPU time per second
-	UnitSeconds  = "s"
-	UnitPerSec   = "/s"
-	UnitCount    = ""
+	UnitFraction      = "fraction" // 0..1, shown as a percentage
+	UnitCores         = "cores"    // CPUs' worth of CPU time per second
+	UnitSeconds       = "s"
+	UnitPerSec        = "/s"
+	UnitSecondsPerSec = "s/s" // seconds of waiting per second of wall time: mean waiters
+	UnitCount         = ""
 )
 
 // Reading is one value of one resource at one sample. A value that could

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/run"
+)
+
+func (a *app) reportCommand() *cobra.Command {
+	var format, goal, action, data, out string
+	var thresholds []string
+	c := &cobra.Command{
+		Use:   "report RUN [RUN...]",
+		Short: "Write a report in the article's template (Markdown or self-contained HTML)",
+		Long: `knee report writes Goal, Load, Environment, Result, Bottleneck and Action for
+one run directory; more run directories are its repetitions (median and range
+are reported, never one run's figure alone). HTML is one self-contained page
+that works offline: summary per endpoint, latency over time, the percentile
+distribution, the throughput-latency curve where there are steps, the USE
+table, coordinated-omission warnings and the environment note.`,
+		Example: `  knee report runs/R1 runs/R2 runs/R3 --format html --out report.html \
+      --goal "Can we hold 250 req/s at p95 < 200 ms?" --threshold 'p(95)<200ms' --action "..."`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if format != "md" && format != "html" {
+				return usagef("--format %q: use md or html", format)
+			}
+			ts, err := analyze.ParseThresholds(thresholds)
+			if err != nil {
+				return usageErr(err)
+			}
+			runs, err := openRuns(args)
+			if err != nil {
+				return err
+			}
+			in, err := report.Build(runs, report.BuildOptions{Goal: goal, Action: action, Data: data, Thresholds: ts})
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			if format == "html" {
+				err = report.HTML(&buf, in)
+			} else {
+				err = report.Markdown(&buf, in)
+			}
+			if err != nil {
+				return err
+			}
+			return a.output(out, buf.Bytes())
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&format, "format", "md", "md or html")
+	fl.StringVar(&goal, "goal", "", "the question the test answers")
+	fl.StringVar(&action, "action", "", "what changes next and how the next run verifies it")
+	fl.StringVar(&data, "data", "", "the test data used (e.g. '10,000 books, 5 ISBNs')")
+	fl.StringArrayVar(&thresholds, "threshold", nil, "acceptance threshold from the SLO, e.g. 'p(95)<200ms' (repeatable)")
+	fl.StringVar(&out, "out", "", "write to this file (default: standard output)")
+	return c
+}
+
+func (a *app) compareCommand() *cobra.Command {
+	var vs []string
+	var export string
+	c := &cobra.Command{
+		Use:   "compare BASE_RUN... --vs CANDIDATE_RUN...",
+		Short: "Compare baseline runs with candidate runs, honestly",
+		Long: `knee compare reports, per metric, both sides' median and range, the ratio of
+medians and a verdict that calls a difference real only when it exceeds the
+run-to-run spread (ranges that do not overlap, and a Mann-Whitney U test when
+both sides have at least 5 runs). It warns when the environment notes differ.`,
+		Example: "  knee compare runs/base-* --vs runs/candidate-*",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(vs) == 0 {
+				return usagef("no candidate runs: give them after --vs")
+			}
+			base, err := openRuns(args)
+			if err != nil {
+				return err
+			}
+			cand, err := openRuns(vs)
+			if err != nil {
+				return err
+			}
+			cmp, err := analyze.Compare(base, cand)
+			if err != nil {
+				if errors.Is(err, analyze.ErrDifferentScenarios) {
+					return usageErr(err)
+				}
+				return err
+			}
+			if err := report.Comparison(a.env.Stdout, cmp); err != nil {
+				return err
+			}
+			if export != "" {
+				return writeJSON(export, cmp)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringSliceVar(&vs, "vs", nil, "candidate run directories")
+	c.Flags().StringVar(&export, "summary-export", "", "write the comparison as JSON to this file")
+	return c
+}
+
+// openRuns opens run directories; a missing one or one of another format is bad input.
+func openRuns(dirs []string) ([]*run.Run, error) {
+	var out []*run.Run
+	for _, d := range dirs {
+		r, err := run.Open(d)
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("%s: %w", d, err))
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// output writes b to path, or to stdout when path is empty.
+func (a *app) output(path string, b []byte) error {
+	if path == "" {
+		_, err := a.env.Stdout.Write(b)
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.env.Stderr, "wrote %s\n", path)
+	return nil
+}

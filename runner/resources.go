@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/use"
+)
+
+// startResources samples the USE probes every second into resources.jsonl:
+// the target's probes from Options.Probes, plus the machine and the generator
+// itself, always, because knee shares the machine with the target. stop ends
+// the sampling and returns what was sampled.
+func (e *engine) startResources(t0 time.Time) (stop func() []use.Sample) {
+	if !e.opt.Resources {
+		return func() []use.Sample { return nil }
+	}
+	f, err := os.Create(filepath.Join(e.opt.Dir, run.ResourcesFile))
+	if err != nil {
+		e.note("USE sampling off: " + err.Error())
+		return func() []use.Sample { return nil }
+	}
+	bw := bufio.NewWriter(f)
+	probes := append([]use.Probe{}, e.opt.Probes...)
+	probes = append(probes,
+		&use.MachineProbe{TargetPIDs: targetPIDs(e.opt.TargetPID)},
+		&use.GeneratorProbe{SendLagP99: e.sendLagP99},
+	)
+	s := &use.Sampler{Probes: probes, Out: bw, T0: t0}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := s.Run(ctx); err != nil {
+			e.note("USE sampling stopped: " + err.Error())
+		}
+	}()
+	return func() []use.Sample {
+		cancel()
+		<-done
+		if err := bw.Flush(); err != nil {
+			e.note("resources.jsonl: " + err.Error())
+		}
+		f.Close()
+		s.Close()
+		return s.Samples()
+	}
+}
+
+func targetPIDs(pid int) []int {
+	if pid > 0 {
+		return []int{pid}
+	}
+	return nil
+}
+
+// sendLagP99 is the last interval's send-lag p99, for the generator's USE row.
+func (e *engine) sendLagP99() (time.Duration, bool) {
+	e.mu.Lock()
+	snap := e.last
+	e.mu.Unlock()
+	h := record.Series(snap.Histograms).Merged(func(k record.Key) bool { return k.Metric == record.SendLag })
+	if h.Count() == 0 {
+		return 0, false
+	}
+	return h.Percentile(99), true
+}
