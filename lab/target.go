@@ -80,7 +80,9 @@ func (t *Target) start(ctx context.Context, opt TargetOptions) error {
 	}
 	args := append([]string{"lab", "serve", "--addr", "127.0.0.1:0"}, opt.Args...)
 	cmd := exec.Command(opt.Executable, args...)
-	cmd.Stderr = opt.Stderr
+	if opt.Stderr != nil {
+		cmd.Stderr = &prefixWriter{w: opt.Stderr, prefix: "bookstore: "}
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // never outlive knee
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -181,4 +183,30 @@ func (t *Target) Stop() error {
 		errs = append(errs, t.Cgroup.Remove())
 	}
 	return errors.Join(errs...)
+}
+
+// prefixWriter marks each line the Bookstore child writes, so its messages
+// are not taken for knee's own.
+type prefixWriter struct {
+	w       io.Writer
+	prefix  string
+	midLine bool
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	var out []byte
+	for _, c := range b {
+		if !p.midLine {
+			out = append(out, p.prefix...)
+			p.midLine = true
+		}
+		out = append(out, c)
+		if c == '\n' {
+			p.midLine = false
+		}
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

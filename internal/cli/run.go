@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/fault"
 	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/run"
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
 )
@@ -30,6 +32,8 @@ type runFlags struct {
 	targetCgroup  string
 	targetCommit  string
 	quiet         bool
+	repeat        int
+	repeatPause   time.Duration
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -92,6 +96,8 @@ omission can be detected and corrected by knee analyze.`,
 	fl.StringVar(&f.targetCgroup, "target-cgroup", "", "the target's cgroup: faults freeze it with the cgroup freezer")
 	fl.StringVar(&f.targetCommit, "target-commit", "", "the target's VCS commit, for the environment note")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines")
+	fl.IntVar(&f.repeat, "repeat", 1, "run the same test N times, each into its own run directory, and report median and range (N >= 3 for a firm result)")
+	fl.DurationVar(&f.repeatPause, "repeat-pause", 5*time.Second, "pause between repetitions, so one run's tail does not land in the next")
 	return c
 }
 
@@ -111,18 +117,72 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 		}
 		cfg.Faults = append(cfg.Faults, ft)
 	}
+	if f.repeat < 1 {
+		return usagef("--repeat %d: must be at least 1", f.repeat)
+	}
 	opt, err := a.runOptions(f)
 	if err != nil {
 		return usageErr(err)
 	}
-	res, err := runner.Run(a.ctx, cfg, opt)
-	if res == nil {
-		return usageErr(err) // nothing ran: the configuration or the targets were wrong
-	}
-	if err := a.finishRun(res, f.summaryExport, thresholds); err != nil {
+	if f.repeat == 1 {
+		res, err := runner.Run(a.ctx, cfg, opt)
+		if res == nil {
+			return usageErr(err) // nothing ran: the configuration or the targets were wrong
+		}
+		if ferr := a.finishRun(res, f.summaryExport, thresholds); ferr != nil {
+			return ferr
+		}
 		return err
 	}
-	return err
+	return a.repeatRuns(cfg, opt, f, thresholds)
+}
+
+// repeatRuns runs the test f.repeat times and reports each metric's median
+// and range over the repetitions: one run's figure is never the result.
+func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, ts []analyze.Threshold) error {
+	base := opt.Dir
+	var sums []run.Summary
+	failed := false
+	for i := 1; i <= f.repeat; i++ {
+		if i > 1 {
+			select {
+			case <-a.ctx.Done():
+			case <-time.After(f.repeatPause):
+			}
+		}
+		if a.ctx.Err() != nil {
+			fmt.Fprintf(a.env.Stderr, "interrupted: %d of %d repetitions ran\n", i-1, f.repeat)
+			break
+		}
+		fmt.Fprintf(a.env.Stdout, "\n== repetition %d of %d\n", i, f.repeat)
+		opt.Dir = fmt.Sprintf("%s-r%d", base, i)
+		res, err := runner.Run(a.ctx, cfg, opt)
+		if res == nil {
+			return usageErr(err)
+		}
+		if err := a.finishRun(res, "", ts); err != nil {
+			var ee *ExitError
+			if !errors.As(err, &ee) || ee.Code != ExitThresholds {
+				return err
+			}
+			failed = true
+		}
+		sums = append(sums, res.Summary)
+	}
+	rep := analyze.Repetitions(sums)
+	fmt.Fprintln(a.env.Stdout)
+	if err := report.Repetitions(a.env.Stdout, rep); err != nil {
+		return err
+	}
+	if f.summaryExport != "" {
+		if err := writeJSON(f.summaryExport, map[string]any{"runs": sums, "repetitions": rep}); err != nil {
+			return err
+		}
+	}
+	if failed {
+		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed in at least one repetition")}
+	}
+	return nil
 }
 
 // loadConfig reads the scenario file, or builds one scenario from flags; not both.
