@@ -11,6 +11,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/importer"
+	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/run"
 )
@@ -50,6 +51,7 @@ type analyzeFlags struct {
 	scenario, name   string
 	summaryExport    string
 	keep             string
+	server           string
 }
 
 func (a *app) analyzeCommand() *cobra.Command {
@@ -82,6 +84,7 @@ known iteration interval, the corrected percentiles beside the raw ones.`,
 	fl.StringVar(&f.name, "name", "", "analyze only this request name")
 	fl.StringVar(&f.summaryExport, "summary-export", "", "write the analysis as JSON to this file")
 	fl.StringVar(&f.keep, "keep", "", "keep the imported run directory here (imports only)")
+	fl.StringVar(&f.server, "server", "", "the target's own latency record (hlog, list, or a run directory) to compare with the client's")
 	return c
 }
 
@@ -121,7 +124,16 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 	fmt.Fprintln(out)
 	report.WindowTable(out, wr)
 
-	exp.COSignals = analyze.DetectCO(r, analyze.COOptions{Select: sel, Think: f.think, ExpectedInterval: f.expectedInterval, VUs: f.vus, TargetRate: f.targetRate})
+	coOpt := analyze.COOptions{Select: sel, Think: f.think, ExpectedInterval: f.expectedInterval, VUs: f.vus, TargetRate: f.targetRate}
+	if f.server != "" {
+		srv, cleanupSrv, err := a.openOrImport(f.server, importFlags{format: "auto", unit: f.imp.unit, interval: time.Second}, "")
+		if err != nil {
+			return fmt.Errorf("--server: %w", err)
+		}
+		defer cleanupSrv()
+		coOpt.ServerHistogram = srv.Merged(func(k record.Key) bool { return k.Metric == record.Latency }, 0, 0)
+	}
+	exp.COSignals = analyze.DetectCO(r, coOpt)
 	fmt.Fprintln(out)
 	report.COSignals(out, exp.COSignals)
 

@@ -41,6 +41,11 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{[]string{"tail", "--p", "1.5"}, "--p"},
 		{[]string{"lab", "co", "--duration", "10s", "--freeze-at", "8s", "--freeze-for", "5s"}, "freeze"},
 		{[]string{"nonsense"}, "unknown command"},
+		{[]string{"lab", "serve", "--cpus", "0"}, "--cpus"},
+		{[]string{"lab", "co", "--cpus", "1000"}, "--cpus"},
+		{[]string{"run", "--rate", "10", "--duration", "1s", "--url", "http://127.0.0.1:1/", "--target-cgroup", dir}, "not a cgroup"},
+		{[]string{"report", filepath.Join(dir, "no-such-run")}, "no-such-run"},
+		{[]string{"compare", dir}, "--vs"},
 	} {
 		code, _, stderr := runKnee(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {

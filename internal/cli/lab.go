@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,6 +51,9 @@ way HdrHistogram does comes close to the open one.`,
 			if !quiet {
 				o.Progress, o.Live = a.env.Stderr, a.env.IsTerminal
 			}
+			if err := checkCPUs(c, o.CPUs); err != nil {
+				return err
+			}
 			if errs := o.Validate(); len(errs) > 0 {
 				return usageErr(errors.Join(errs...))
 			}
@@ -73,7 +77,7 @@ way HdrHistogram does comes close to the open one.`,
 	fl.Float64Var(&o.Rate, "rate", 200, "open model: arrival rate, req/s")
 	fl.IntVar(&o.PreAllocatedVUs, "pre-allocated-vus", 50, "open model: VUs started up front")
 	fl.IntVar(&o.MaxVUs, "max-vus", 2000, "open model: most VUs")
-	fl.Float64Var(&o.CPUs, "cpus", 0, "limit the Bookstore's CPU (cgroup quota, as docker --cpus); 0 for no limit")
+	fl.Float64Var(&o.CPUs, "cpus", 0, "limit the Bookstore's CPU (cgroup quota, as docker --cpus), e.g. 0.5; not given: no limit")
 	fl.StringVar(&out, "out", "runs", "directory under which the experiment's run directories are kept")
 	fl.StringVar(&export, "summary-export", "", `write {"closed", "closed_corrected", "open", "signals"} as JSON to this file`)
 	fl.BoolVar(&quiet, "quiet", false, "no progress lines")
@@ -114,6 +118,9 @@ func (a *app) labServeCommand() *cobra.Command {
   knee lab serve --db postgres://knee:knee@127.0.0.1:5432/knee --max-pool 20 --cpus 0.5`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkCPUs(c, cpus); err != nil {
+				return err
+			}
 			if errs := o.Validate(); len(errs) > 0 {
 				return usageErr(errors.Join(errs...))
 			}
@@ -143,6 +150,18 @@ func (a *app) labServeCommand() *cobra.Command {
 	fl.DurationVar(&o.CacheTTL, "cache-ttl", bookstore.DefaultCacheTTL, "output cache TTL (negative disables the cache)")
 	fl.DurationVar(&o.QueryDelay, "query-delay", 0, "artificial database slowness per query (held with the connection)")
 	fl.BoolVar(&o.SerializeQueries, "serialize-queries", false, "run one query at a time: a database that is the bottleneck")
-	fl.Float64Var(&cpus, "cpus", 0, "limit this process's CPU through a cgroup quota (as docker --cpus); 0 for none")
+	fl.Float64Var(&cpus, "cpus", 0, "limit this process's CPU through a cgroup quota (as docker --cpus), e.g. 0.5; not given: no limit")
 	return c
+}
+
+// checkCPUs rejects a --cpus given as zero, negative or more than the
+// machine has, before anything starts.
+func checkCPUs(c *cobra.Command, cpus float64) error {
+	if !c.Flags().Changed("cpus") {
+		return nil
+	}
+	if n := runtime.NumCPU(); cpus <= 0 || cpus > float64(n) {
+		return usagef("--cpus %g: give a CPU limit above 0 and at most this machine's %d CPUs, e.g. --cpus 0.5 (leave it out for no limit)", cpus, n)
+	}
+	return nil
 }

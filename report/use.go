@@ -1,0 +1,180 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/use"
+)
+
+// CurveTable prints one line per step of a stepped run: offered and
+// achieved rate, p50/p95/p99/max, dropped iterations, errors with their
+// classes and the most VUs busy at once.
+func CurveTable(w io.Writer, steps []analyze.Step) error {
+	p := &printer{w: w}
+	p.f("%9s %10s %9s %9s %9s %9s %8s %8s %8s  %s\n",
+		"offered/s", "achieved/s", "p50", "p95", "p99", "max", "dropped", "errors", "busy VUs", "error classes")
+	for _, s := range steps {
+		cls := strings.TrimSpace(strings.Trim(strings.TrimSpace(classes(s.ErrorsByClass)), "[]"))
+		p.f("%9.4g %10.1f %9s %9s %9s %9s %8d %8d %8d  %s\n", s.OfferedRate, s.Rate,
+			Ms(s.LatencyMS.P50), Ms(s.LatencyMS.P95), Ms(s.LatencyMS.P99), Ms(s.LatencyMS.Max),
+			s.DroppedIterations, s.Errors, s.BusyVUs, orDash(cls))
+	}
+	return p.err
+}
+
+// CurveFindings prints what a curve says: the knee (with Kneedle's second
+// opinion), the collapse or its absence, the USL fit or why there is none,
+// and the capacity line.
+func CurveFindings(w io.Writer, s analyze.CurveSummary) error {
+	p := &printer{w: w}
+	switch k := s.Knee; {
+	case k.LastHealthyRate > 0 && k.FirstUnhealthyRate > 0:
+		p.f("knee:      %s\n", kneeText(k))
+	default:
+		p.f("knee:      no knee found: %s\n", kneeText(k))
+	}
+	if c := s.Collapse; c != nil {
+		p.f("collapse:  at %.4g req/s offered only %.4g req/s completed (under %.0f %% of the best rate before it)\n",
+			c.AtRate, c.Rate, 100*analyze.CollapseFraction)
+	} else {
+		p.f("collapse:  none: achieved throughput never fell under %.0f %% of the best rate before it\n", 100*analyze.CollapseFraction)
+	}
+	if u := s.USL; u != nil {
+		p.f("USL fit:   σ=%.4g κ=%.4g λ=%.4g req/s, peak %.4g req/s at N=%.4g (R²=%.3f)\n",
+			u.Sigma, u.Kappa, u.Lambda, u.PeakRate, u.PeakN, u.R2)
+	} else {
+		p.f("USL fit:   none: %s\n", orDash(s.USLNote))
+	}
+	p.f("capacity:  %s\n", orDash(s.Capacity))
+	return p.err
+}
+
+// USE prints a USE table: one row per resource, utilization, saturation
+// and errors in words, then the probes that failed.
+func USE(w io.Writer, t use.Table) error {
+	p := &printer{w: w}
+	title := t.Label
+	if title == "" {
+		title = "USE table"
+	}
+	p.f("%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tp := &printer{w: tw}
+	tp.f("  resource\tutilization\tsaturation\terrors\n")
+	for _, r := range t.Rows {
+		tp.f("  %s\t%s\t%s\t%s\n", r.Resource.Title(), orDash(r.Utilization.Text), orDash(r.Saturation.Text), orDash(r.Errors.Text))
+	}
+	if tp.err == nil {
+		tp.err = tw.Flush()
+	}
+	if p.err == nil {
+		p.err = tp.err
+	}
+	for _, prob := range t.Problems {
+		p.f("  problem: %s\n", prob)
+	}
+	return p.err
+}
+
+// StepUSE prints the USE scan step by step in one matrix: a row per step,
+// a column per resource that was measured, each cell the utilization
+// headline and, after a slash, the saturation headline ("-" when not
+// measured). This is where the resource that saturates first shows.
+func StepUSE(w io.Writer, steps []use.Table) error {
+	p := &printer{w: w}
+	if len(steps) == 0 {
+		p.f("USE per step: no steps\n")
+		return p.err
+	}
+	var cols []use.Resource
+	for _, r := range steps[0].Rows {
+		if anyMeasured(steps, r.Resource) {
+			cols = append(cols, r.Resource)
+		}
+	}
+	p.f("USE per step (utilization / saturation, means over each step's measured part)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tp := &printer{w: tw}
+	tp.f("  step")
+	for _, c := range cols {
+		tp.f("\t%s", c.Title())
+	}
+	tp.f("\n")
+	for i, st := range steps {
+		label := st.Label
+		if label == "" {
+			label = fmt.Sprintf("step %d", i+1)
+		}
+		tp.f("  %s", label)
+		for _, c := range cols {
+			r, _ := st.Row(c)
+			tp.f("\t%s / %s", headline(r.Utilization), headline(r.Saturation))
+		}
+		tp.f("\n")
+	}
+	if tp.err == nil {
+		tp.err = tw.Flush()
+	}
+	if p.err == nil {
+		p.err = tp.err
+	}
+	return p.err
+}
+
+func anyMeasured(steps []use.Table, res use.Resource) bool {
+	for _, st := range steps {
+		if r, ok := st.Row(res); ok && r.Measured() {
+			return true
+		}
+	}
+	return false
+}
+
+// headline is a cell's first measured metric, as a value only.
+func headline(c use.Cell) string {
+	s, ok := c.Headline()
+	if !ok {
+		return "-"
+	}
+	return use.FormatValue(s.Mean, s.Unit)
+}
+
+// Verdict prints the USE scan's answer: the bottleneck and its evidence,
+// what else saturated at the same step, and why every other resource is
+// not the bottleneck.
+func Verdict(w io.Writer, v use.Verdict) error {
+	p := &printer{w: w}
+	p.f("verdict: %s\n", orDash(v.Summary))
+	if v.Bottleneck != "" {
+		for _, s := range v.Evidence {
+			p.f("  evidence: %s %s\n", s.Resource.Title(), s)
+		}
+		for _, s := range v.AlsoSaturated {
+			p.f("  also saturated: %s %s\n", s.Resource.Title(), s)
+		}
+	}
+	for _, r := range v.RuledOut {
+		p.f("  ruled out: %s\n", r)
+	}
+	return p.err
+}
+
+// USEReport turns a USE table and its verdict into the report's
+// bottleneck section (Markdown and HTML). The verdict's summary already
+// carries the evidence.
+func USEReport(t use.Table, v use.Verdict) *USETable {
+	out := &USETable{Verdict: v.Summary}
+	for _, r := range t.Rows {
+		out.Rows = append(out.Rows, USERow{
+			Resource:    r.Resource.Title(),
+			Utilization: r.Utilization.Text,
+			Saturation:  r.Saturation.Text,
+			Errors:      r.Errors.Text,
+		})
+	}
+	return out
+}
