@@ -13,8 +13,8 @@ import (
 // dialect holds what differs between SQLite and PostgreSQL. Queries are
 // written once with $n placeholders; SQLite reads them as ?n.
 type dialect struct {
-	name        string // "sqlite" or "postgres", also the db_name metric label
-	driver      string // database/sql driver name
+	name        string   // "sqlite" or "postgres", also the db_name metric label
+	driver      string   // database/sql driver name
 	schema      []string // drops and creates the tables
 	clearOrders string   // deletes every order, restarting order ids
 	lockRow     string   // appended to the stock read inside an order

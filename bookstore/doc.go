@@ -26,6 +26,7 @@
 //
 //	go_sched_latencies_seconds                  histogram: time goroutines waited to run
 //	go_sched_pauses_total_gc_seconds            histogram: stop-the-world GC pauses
+//	go_gc_pauses_seconds                        histogram: GC pauses (older runtime metric)
 //	go_gc_duration_seconds                      summary: GC pause durations
 //	go_goroutines, go_memstats_*                the default Go collector set
 //	process_cpu_seconds_total                   CPU time; also process_resident_memory_bytes, ...

@@ -51,7 +51,8 @@ const (
 	DefaultCurveWarmup       = 5 * time.Second
 )
 
-func (o CurveOptions) withDefaults() CurveOptions {
+// Defaults returns o with every zero field set to its default.
+func (o CurveOptions) Defaults() CurveOptions {
 	if o.CPUs == 0 {
 		o.CPUs = DefaultCurveCPUs
 	}
@@ -81,7 +82,7 @@ func (o CurveOptions) Plan() analyze.StepPlan {
 // Validate reports every setting that cannot work, before anything starts.
 // Zero values are valid: they take the defaults.
 func (o CurveOptions) Validate() []error {
-	errs := ValidatePlan(o.withDefaults().Plan())
+	errs := ValidatePlan(o.Defaults().Plan())
 	if o.MaxVUs < 0 || o.PreAllocatedVUs < 0 || (o.MaxVUs > 0 && o.MaxVUs < o.PreAllocatedVUs) {
 		errs = append(errs, fmt.Errorf("--pre-allocated-vus %d, --max-vus %d: must not be negative, and --max-vus at least --pre-allocated-vus", o.PreAllocatedVUs, o.MaxVUs))
 	}
@@ -100,7 +101,7 @@ func StepsRequest(base string) request.Spec {
 // limit CPU here), a stepped run against it with its CPU and /metrics
 // sampled, then the curve, the USE scan and the verdict.
 func Curve(ctx context.Context, opt CurveOptions) (*StepsResult, error) {
-	return bookstoreSteps(ctx, opt.withDefaults(), nil, "knee lab curve: the article's throughput-latency curve")
+	return bookstoreSteps(ctx, opt.Defaults(), nil, "knee lab curve: the article's throughput-latency curve")
 }
 
 // bookstoreSteps starts the Bookstore with extra `lab serve` flags and runs

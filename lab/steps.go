@@ -2,11 +2,14 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
@@ -100,9 +103,13 @@ type StepsResult struct {
 	USE        *use.Table   `json:"use"`        // null when no resource was sampled
 	StepUSE    []use.Table  `json:"step_use"`   // one per step, in step order
 	Bottleneck *use.Verdict `json:"bottleneck"` // null when no resource was sampled
-	Plots      []string     `json:"plots,omitempty"`
-	Notes      []string     `json:"notes,omitempty"`
-	Summary    *run.Summary `json:"summary,omitempty"` // the whole run, when this process ran it
+	// Then lists the other resources of the target in the order they
+	// saturated after the bottleneck, each at its first step, with evidence:
+	// how the saturation spread (a slow database fills the pool).
+	Then    []string     `json:"then,omitempty"`
+	Plots   []string     `json:"plots,omitempty"`
+	Notes   []string     `json:"notes,omitempty"`
+	Summary *run.Summary `json:"summary,omitempty"` // the whole run, when this process ran it
 }
 
 // RunSteps runs cfg, whose one scenario must be StepsExecutor(opt.Plan, ...),
@@ -147,10 +154,17 @@ func RunSteps(ctx context.Context, cfg *scenario.Config, opt StepsOptions) (*Ste
 	return out, nil
 }
 
-// AnalyzeSteps reads a stepped run: the curve by plan (inferred when
-// plan.Steps is 0), then, when samples are given, the USE table of the
+// AnalyzeSteps reads a stepped run: the curve by plan (when plan.Steps is
+// 0, read from run.json by PlanFromMeta, else inferred from the offered
+// rates), then, when samples are given, the USE table of the
 // whole run and of each step's measured part, and the verdict over them.
 func AnalyzeSteps(r *run.Run, samples []use.Sample, plan analyze.StepPlan, h analyze.Health, t use.Thresholds) (*StepsResult, error) {
+	if plan.Steps == 0 {
+		if p, ok := PlanFromMeta(r, plan.Scenario); ok {
+			p.Warmup = plan.Warmup
+			plan = p
+		}
+	}
 	cs, err := analyze.SummarizeCurve(r, plan, h)
 	if err != nil {
 		return nil, err
@@ -164,9 +178,164 @@ func AnalyzeSteps(r *run.Run, samples []use.Sample, plan analyze.StepPlan, h ana
 	whole.Label = "USE table, whole run"
 	out.USE = &whole
 	out.StepUSE = StepTables(samples, cs.Steps)
-	v := use.Judge(out.StepUSE, t)
+	v := JudgeSteps(out.StepUSE, t)
 	out.Bottleneck = &v
+	out.Then = spread(out.StepUSE, t, v.Bottleneck)
 	return out, nil
+}
+
+// JudgeSteps is use.Judge over the step tables, with one refinement for a
+// shared machine: when the machine is saturated at the first step already,
+// before the offered load could matter, it is busy with other work, and
+// what surrounds the target (the machine, and knee beside it, whose send
+// lag then shows the same contention) says nothing about where the
+// target's capacity ends. Both are then set aside, said in RuledOut and the
+// summary with their evidence, and the target's own resources are judged
+// without them.
+func JudgeSteps(steps []use.Table, t use.Thresholds) use.Verdict {
+	if t == nil {
+		t = use.DefaultThresholds()
+	}
+	v := use.Judge(steps, t)
+	if len(steps) == 0 {
+		return v
+	}
+	machine, ok := steps[0].Row(use.Machine)
+	busy := t.Signals(machine)
+	if !ok || len(busy) == 0 {
+		return v
+	}
+	aside := map[use.Resource]bool{use.Machine: true, use.Generator: true}
+	why := []string{fmt.Sprintf("machine: saturated from the first step, before the offered load could matter (%s): other work on the machine; set aside, and every latency measured beside it is less certain", signalsText(busy))}
+	if lag := generatorSignals(steps, t); lag != "" {
+		why = append(why, "generator: "+lag+"; on a machine this busy that is the same contention, so it is set aside with the machine")
+	}
+	trimmed := make([]use.Table, len(steps))
+	for i, st := range steps {
+		trimmed[i] = st
+		trimmed[i].Rows = nil
+		for _, r := range st.Rows {
+			if !aside[r.Resource] {
+				trimmed[i].Rows = append(trimmed[i].Rows, r)
+			}
+		}
+	}
+	out := use.Judge(trimmed, t)
+	out.RuledOut = append(out.RuledOut, why...)
+	out.Summary += "; set aside: the machine, saturated from the first step by other work, and the generator beside it"
+	return out
+}
+
+// generatorSignals says at which steps the generator was past a threshold,
+// and the worst evidence; "" when it never was.
+func generatorSignals(steps []use.Table, t use.Thresholds) string {
+	var at []string
+	var worst use.Signal
+	for _, st := range steps {
+		r, ok := st.Row(use.Generator)
+		if !ok {
+			continue
+		}
+		sigs := t.Signals(r)
+		if len(sigs) > 0 {
+			at = append(at, st.Label)
+		}
+		for _, s := range sigs {
+			if s.Severity > worst.Severity {
+				worst = s
+			}
+		}
+	}
+	if len(at) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("past its threshold at %d of %d steps (worst: %s)", len(at), len(steps), worst)
+}
+
+// spread lists, in step order, the first step at which each resource of
+// the target other than the bottleneck saturated.
+func spread(steps []use.Table, t use.Thresholds, bottleneck use.Resource) []string {
+	if t == nil {
+		t = use.DefaultThresholds()
+	}
+	seen := map[use.Resource]bool{bottleneck: true, use.Machine: true, use.Generator: true}
+	var out []string
+	for _, st := range steps {
+		for _, r := range st.Rows {
+			if seen[r.Resource] {
+				continue
+			}
+			if sigs := t.Signals(r); len(sigs) > 0 {
+				seen[r.Resource] = true
+				out = append(out, fmt.Sprintf("%s at %s: %s", r.Resource.Title(), st.Label, signalsText(sigs)))
+			}
+		}
+	}
+	return out
+}
+
+func signalsText(sigs []use.Signal) string {
+	parts := make([]string, len(sigs))
+	for i, s := range sigs {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// PlanFromMeta reads the step plan of a knee stepped run from run.json: a
+// ramping-arrival-rate scenario (the one named, or the only one) whose
+// stages are those of schedule.Steps, a 1 s jump then an equal hold per
+// step, at evenly spaced rates. ok is false for any other run.
+func PlanFromMeta(r *run.Run, scenarioName string) (analyze.StepPlan, bool) {
+	var sc *run.Scenario
+	for i, s := range r.Meta.Scenarios {
+		if scenarioName == "" && len(r.Meta.Scenarios) == 1 || s.Name == scenarioName {
+			sc = &r.Meta.Scenarios[i]
+		}
+	}
+	if sc == nil || sc.Executor != scenario.RampingArrivalRate || sc.StartTime != 0 {
+		return analyze.StepPlan{}, false
+	}
+	var cfg struct {
+		TimeUnit string `json:"timeUnit"`
+		Stages   []struct {
+			Duration string  `json:"duration"`
+			Target   float64 `json:"target"`
+		} `json:"stages"`
+	}
+	if err := json.Unmarshal(sc.Config, &cfg); err != nil || len(cfg.Stages) < 2 || len(cfg.Stages)%2 != 0 {
+		return analyze.StepPlan{}, false
+	}
+	unit, err := time.ParseDuration(cfg.TimeUnit)
+	if err != nil || unit <= 0 {
+		return analyze.StepPlan{}, false
+	}
+	perSec := float64(time.Second) / float64(unit)
+	var rates []float64
+	var hold time.Duration
+	for i := 0; i < len(cfg.Stages); i += 2 {
+		jump, err1 := time.ParseDuration(cfg.Stages[i].Duration)
+		h, err2 := time.ParseDuration(cfg.Stages[i+1].Duration)
+		if err1 != nil || err2 != nil || jump != schedule.StepJump || (i > 0 && h != hold) || h <= 0 ||
+			cfg.Stages[i].Target != cfg.Stages[i+1].Target {
+			return analyze.StepPlan{}, false
+		}
+		hold = h
+		rates = append(rates, cfg.Stages[i].Target*perSec)
+	}
+	if rates[0] <= 0 {
+		return analyze.StepPlan{}, false
+	}
+	plan := analyze.StepPlan{Start: rates[0], Steps: len(rates), StepDuration: hold, Jump: schedule.StepJump, Scenario: scenarioName}
+	if len(rates) > 1 {
+		plan.Step = rates[1] - rates[0]
+	}
+	for i, rate := range rates {
+		if math.Abs(rate-plan.Rate(i)) > 1e-9*math.Max(1, rate) {
+			return analyze.StepPlan{}, false
+		}
+	}
+	return plan, true
 }
 
 // StepTables summarises the samples of each step's measured part. A sample
@@ -248,6 +417,9 @@ func PrintSteps(w io.Writer, res *StepsResult) error {
 	if res.Bottleneck != nil {
 		p.line()
 		p.do(func() error { return report.Verdict(w, *res.Bottleneck) })
+		for _, t := range res.Then {
+			p.printf("  then: %s\n", t)
+		}
 	}
 	if len(res.Plots) > 0 || res.Dir != "" || len(res.Notes) > 0 {
 		p.line()

@@ -22,8 +22,12 @@ const subBucketBits = 11
 
 // Histogram is a latency distribution in microseconds (HdrHistogram, 1 µs .. 1 h,
 // 3 significant digits). The zero value is not usable: call NewHistogram.
+//
+// A histogram read from a log is kept packed (see packed.go) until it is
+// changed: ~2 KB instead of ~190 KB, so a long run fits in memory.
 type Histogram struct {
-	h       *hdrhistogram.Histogram
+	h       *hdrhistogram.Histogram // nil while packed
+	packed  *packed                 // set only while h is nil; shared by clones, never changed
 	clamped int64
 }
 
@@ -49,8 +53,10 @@ type Point struct {
 
 // NewHistogram returns an empty Histogram.
 func NewHistogram() *Histogram {
-	return &Histogram{h: hdrhistogram.New(LowestMicros, HighestMicros, SigFigs)}
+	return &Histogram{h: newHdr()}
 }
+
+func newHdr() *hdrhistogram.Histogram { return hdrhistogram.New(LowestMicros, HighestMicros, SigFigs) }
 
 // clampMicros converts raw microseconds into knee's range and reports
 // whether the value had to be moved.
@@ -78,7 +84,7 @@ func (h *Histogram) recordMicros(us, n int64) {
 	if n <= 0 {
 		return
 	}
-	if err := h.h.RecordValues(us, n); err != nil {
+	if err := h.own().RecordValues(us, n); err != nil {
 		h.clamped += n
 	}
 }
@@ -143,7 +149,7 @@ func (h *Histogram) Corrected(expectedInterval time.Duration) *Histogram {
 	out := NewHistogram()
 	out.clamped = h.clamped
 	interval := int64(expectedInterval / time.Microsecond)
-	for _, b := range h.h.Distribution() {
+	for _, b := range h.view().Distribution() {
 		if b.Count == 0 {
 			continue
 		}
@@ -161,7 +167,7 @@ func (h *Histogram) Merge(o *Histogram) {
 	}
 	h.clamped += o.clamped
 	// Same geometry: every source bucket's lowest value is in range.
-	if dropped := h.h.Merge(o.h); dropped > 0 {
+	if dropped := h.own().Merge(o.view()); dropped > 0 {
 		h.clamped += dropped
 	}
 }
@@ -190,19 +196,31 @@ func (h *Histogram) mergeForeign(src *hdrhistogram.Histogram, perMicro float64) 
 	}
 }
 
-// Clone returns a deep copy.
+// Clone returns a deep copy (a packed histogram's copy shares its
+// immutable packed form).
 func (h *Histogram) Clone() *Histogram {
+	if h.h == nil {
+		return &Histogram{packed: h.packed, clamped: h.clamped}
+	}
 	return &Histogram{h: h.h.Clone(), clamped: h.clamped}
 }
 
 // Reset empties h.
 func (h *Histogram) Reset() {
+	if h.h == nil {
+		h.h, h.packed = newHdr(), nil
+	}
 	h.h.Reset()
 	h.clamped = 0
 }
 
 // Count is the number of recorded values.
-func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+func (h *Histogram) Count() int64 {
+	if h.h == nil {
+		return h.packed.count
+	}
+	return h.h.TotalCount()
+}
 
 // Clamped is how many recorded values were outside 1 µs .. 1 h and clamped.
 func (h *Histogram) Clamped() int64 { return h.clamped }
@@ -215,7 +233,7 @@ func (h *Histogram) Percentile(pct float64) time.Duration {
 	if h.Count() == 0 {
 		return 0
 	}
-	return usDuration(h.h.ValueAtPercentile(pct))
+	return usDuration(h.view().ValueAtPercentile(pct))
 }
 
 // Min is the lowest equivalent value of the lowest recorded value; 0 when empty.
@@ -223,7 +241,7 @@ func (h *Histogram) Min() time.Duration {
 	if h.Count() == 0 {
 		return 0
 	}
-	return usDuration(h.h.Min())
+	return usDuration(h.view().Min())
 }
 
 // Max is the highest equivalent value of the highest recorded value; 0 when empty.
@@ -231,12 +249,12 @@ func (h *Histogram) Max() time.Duration {
 	if h.Count() == 0 {
 		return 0
 	}
-	return usDuration(h.h.Max())
+	return usDuration(h.view().Max())
 }
 
 // Mean of the recorded values (each bucket at its median); 0 when empty.
 func (h *Histogram) Mean() time.Duration {
-	return time.Duration(math.Round(h.h.Mean() * float64(time.Microsecond)))
+	return time.Duration(math.Round(h.view().Mean() * float64(time.Microsecond)))
 }
 
 // CountAbove is the number of values strictly greater than d (to histogram
@@ -244,7 +262,7 @@ func (h *Histogram) Mean() time.Duration {
 func (h *Histogram) CountAbove(d time.Duration) int64 {
 	us := int64(d / time.Microsecond)
 	var n int64
-	for _, b := range h.h.Distribution() {
+	for _, b := range h.view().Distribution() {
 		if b.From > us {
 			n += b.Count
 		}
@@ -278,7 +296,7 @@ func (h *Histogram) Distribution(ticksPerHalfDistance int) []Point {
 	if ticksPerHalfDistance < 1 {
 		ticksPerHalfDistance = 1
 	}
-	brackets := h.h.CumulativeDistributionWithTicks(int32(min(ticksPerHalfDistance, math.MaxInt32)))
+	brackets := h.view().CumulativeDistributionWithTicks(int32(min(ticksPerHalfDistance, math.MaxInt32)))
 	out := make([]Point, 0, len(brackets))
 	for _, b := range brackets {
 		out = append(out, Point{Pct: b.Quantile, Value: usDuration(b.ValueAt), Count: b.Count})

@@ -90,7 +90,7 @@ func (lw *LogWriter) WriteInterval(tag string, start, length time.Duration, h *H
 	if strings.ContainsAny(tag, ", \r\n\t") {
 		return fmt.Errorf("hlog tag %q holds a comma, space or line break (fix: use Key.Tag, which escapes them)", tag)
 	}
-	payload, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	payload, err := h.view().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return fmt.Errorf("encode interval histogram: %w", err)
 	}
@@ -106,7 +106,7 @@ func (lw *LogWriter) WriteInterval(tag string, start, length time.Duration, h *H
 	b = append(b, ',')
 	var maxMS float64
 	if h.Count() > 0 {
-		maxMS = float64(h.h.Max()) / 1000
+		maxMS = float64(h.view().Max()) / 1000
 	}
 	b = strconv.AppendFloat(b, maxMS, 'f', 3, 64)
 	b = append(b, ',')
@@ -330,5 +330,6 @@ func (lr *LogReader) intervalLine(line string) (LogInterval, error) {
 	}
 	iv.Histogram = NewHistogram()
 	iv.Histogram.mergeForeign(h, lr.perMicro)
+	iv.Histogram.pack() // a long log holds thousands of intervals
 	return iv, nil
 }

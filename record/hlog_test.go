@@ -69,7 +69,7 @@ func TestLogWriterInterop(t *testing.T) {
 		if ParseTag(iv.Tag) != keys[i%2] || iv.Start != time.Duration(i/2)*time.Second || iv.Length != time.Second {
 			t.Errorf("interval %d: tag %q start %v length %v", i, iv.Tag, iv.Start, iv.Length)
 		}
-		if !iv.Histogram.h.Equals(h.h) {
+		if !iv.Histogram.view().Equals(h.h) {
 			t.Errorf("interval %d: histogram differs after the round trip", i)
 		}
 	}

@@ -140,9 +140,10 @@ func TestClosedHidesStallOpenDoesNot(t *testing.T) {
 		t.Errorf("closed model: %d requests over 400 ms, want 1..10 (about one per VU)", n)
 	}
 	// Open: the 100 requests due during the stall, less those due in its
-	// last 400 ms (they wait less): about 60.
-	if n := slow(open); n < 40 || n > 100 {
-		t.Errorf("open model: %d requests over 400 ms, want about 60 (rate × stall)", n)
+	// last 400 ms (they wait less): about 60. A loaded machine (or -race)
+	// only adds slow requests, so only the lower bound is firm.
+	if n := slow(open); n < 40 {
+		t.Errorf("open model: %d requests over 400 ms, want at least 40 (about rate × stall = 60)", n)
 	}
 	if open.Summary.Requests != 250 || open.Summary.DroppedIterations != 0 {
 		t.Errorf("open model: %d requests, %d dropped; want all 250 sent", open.Summary.Requests, open.Summary.DroppedIterations)

@@ -25,6 +25,7 @@ output cache, /metrics) that knee starts in its own cgroup so it can limit its
 CPU and freeze it, as docker --cpus and docker pause do.`,
 	}
 	c.AddCommand(a.labCOCommand(), a.labServeCommand())
+	c.AddCommand(a.labCurveCommand(), a.labPoolCommand())
 	return c
 }
 

@@ -1,0 +1,204 @@
+package lab_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/lab"
+	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/use"
+)
+
+func TestValidatePlan(t *testing.T) {
+	ok := analyze.StepPlan{Start: 100, Step: 100, Steps: 10, StepDuration: 20 * time.Second, Warmup: 6 * time.Second}
+	for _, tc := range []struct {
+		name string
+		edit func(*analyze.StepPlan)
+		want string // "" for valid
+	}{
+		{"the article's plan", func(*analyze.StepPlan) {}, ""},
+		{"no warmup", func(p *analyze.StepPlan) { p.Warmup = 0 }, ""},
+		{"flat steps", func(p *analyze.StepPlan) { p.Step = 0 }, ""},
+		{"zero steps", func(p *analyze.StepPlan) { p.Steps = 0 }, "--steps 0"},
+		{"negative steps", func(p *analyze.StepPlan) { p.Steps = -3 }, "--steps -3"},
+		{"zero start", func(p *analyze.StepPlan) { p.Start = 0 }, "--start 0"},
+		{"negative step", func(p *analyze.StepPlan) { p.Step = -10 }, "--step -10"},
+		{"zero hold", func(p *analyze.StepPlan) { p.StepDuration = 0 }, "--step-duration 0s"},
+		{"warmup as long as the step", func(p *analyze.StepPlan) { p.Warmup = 20 * time.Second }, "--warmup 20s"},
+		{"negative warmup", func(p *analyze.StepPlan) { p.Warmup = -time.Second }, "--warmup -1s"},
+	} {
+		p := ok
+		tc.edit(&p)
+		errs := lab.ValidatePlan(p)
+		switch {
+		case tc.want == "" && len(errs) > 0:
+			t.Errorf("%s: %v, want valid", tc.name, errs)
+		case tc.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want)):
+			t.Errorf("%s: %v, want one error naming %q", tc.name, errs, tc.want)
+		}
+	}
+}
+
+// The executor follows schedule.Steps: a 1 s jump then the hold, per step,
+// starting at the first step's rate.
+func TestStepsExecutor(t *testing.T) {
+	e := lab.StepsExecutor(analyze.StepPlan{Start: 100, Step: 50, Steps: 2, StepDuration: 20 * time.Second}, 0, 0)
+	if e.StartRate != 100 || e.TimeUnit != time.Second || e.PreAllocatedVUs != 50 || e.MaxVUs != 2000 {
+		t.Errorf("executor %+v", e)
+	}
+	want := []struct {
+		d      time.Duration
+		target float64
+	}{{time.Second, 100}, {20 * time.Second, 100}, {time.Second, 150}, {20 * time.Second, 150}}
+	if len(e.Stages) != len(want) {
+		t.Fatalf("stages %+v", e.Stages)
+	}
+	for i, w := range want {
+		if e.Stages[i].Duration != w.d || e.Stages[i].Target != w.target {
+			t.Errorf("stage %d %+v, want %v to %g", i, e.Stages[i], w.d, w.target)
+		}
+	}
+}
+
+func metaRun(scs ...run.Scenario) *run.Run { return &run.Run{Meta: run.Meta{Scenarios: scs}} }
+
+func rampingMeta(name, unit string, stages ...any) run.Scenario {
+	var st []map[string]any
+	for i := 0; i+1 < len(stages); i += 2 {
+		st = append(st, map[string]any{"duration": stages[i], "target": stages[i+1]})
+	}
+	cfg, _ := json.Marshal(map[string]any{"executor": "ramping-arrival-rate", "timeUnit": unit, "stages": st})
+	return run.Scenario{Name: name, Executor: "ramping-arrival-rate", Config: cfg}
+}
+
+func TestPlanFromMeta(t *testing.T) {
+	article := rampingMeta("steps", "1s", "1s", 100, "20s", 100, "1s", 200, "20s", 200, "1s", 300, "20s", 300)
+	for _, tc := range []struct {
+		name     string
+		r        *run.Run
+		scenario string
+		want     analyze.StepPlan
+		ok       bool
+	}{
+		{"the article's steps", metaRun(article), "", analyze.StepPlan{Start: 100, Step: 100, Steps: 3, StepDuration: 20 * time.Second, Jump: time.Second}, true},
+		{"named", metaRun(article, rampingMeta("other", "1s", "1s", 5, "9s", 5)), "steps",
+			analyze.StepPlan{Start: 100, Step: 100, Steps: 3, StepDuration: 20 * time.Second, Jump: time.Second, Scenario: "steps"}, true},
+		// 6000 per minute is 100 per second.
+		{"per minute", metaRun(rampingMeta("s", "1m", "1s", 6000, "10s", 6000, "1s", 12000, "10s", 12000)), "",
+			analyze.StepPlan{Start: 100, Step: 100, Steps: 2, StepDuration: 10 * time.Second, Jump: time.Second}, true},
+		{"one step", metaRun(rampingMeta("s", "1s", "1s", 50, "5s", 50)), "", analyze.StepPlan{Start: 50, Steps: 1, StepDuration: 5 * time.Second, Jump: time.Second}, true},
+		{"two scenarios, none named", metaRun(article, rampingMeta("other", "1s", "1s", 5, "9s", 5)), "", analyze.StepPlan{}, false},
+		{"uneven holds", metaRun(rampingMeta("s", "1s", "1s", 100, "20s", 100, "1s", 200, "10s", 200)), "", analyze.StepPlan{}, false},
+		{"a 2 s jump", metaRun(rampingMeta("s", "1s", "2s", 100, "20s", 100)), "", analyze.StepPlan{}, false},
+		{"a ramp, not a hold", metaRun(rampingMeta("s", "1s", "1s", 100, "20s", 150)), "", analyze.StepPlan{}, false},
+		{"uneven rates", metaRun(rampingMeta("s", "1s", "1s", 100, "5s", 100, "1s", 200, "5s", 200, "1s", 250, "5s", 250)), "", analyze.StepPlan{}, false},
+		{"odd stages", metaRun(rampingMeta("s", "1s", "1s", 100, "5s", 100, "1s", 200)), "", analyze.StepPlan{}, false},
+		{"zero start", metaRun(rampingMeta("s", "1s", "1s", 0, "5s", 0)), "", analyze.StepPlan{}, false},
+		{"constant rate", metaRun(run.Scenario{Name: "s", Executor: "constant-arrival-rate"}), "", analyze.StepPlan{}, false},
+		{"no scenarios", metaRun(), "", analyze.StepPlan{}, false},
+	} {
+		got, ok := lab.PlanFromMeta(tc.r, tc.scenario)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("%s: %+v %v, want %+v %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// A sample at t holds the rates of the second before it, so a step measured
+// over [1 s, 2 s) reads the sample taken at 2 s: here the 20 % one.
+func TestStepTablesReadTheNextSecond(t *testing.T) {
+	var samples []use.Sample
+	for i, v := range []float64{0.1, 0.2, 0.3} {
+		samples = append(samples, use.Sample{At: time.Duration(i+1) * time.Second, Probe: "p", Readings: []use.Reading{
+			{Resource: use.TargetCPU, Metric: use.MetricCPUUtilization, Kind: use.Utilization, Value: v, Unit: use.UnitFraction}}})
+	}
+	tabs := lab.StepTables(samples, []analyze.Step{{Index: 0, OfferedRate: 100, From: time.Second, To: 2 * time.Second}})
+	row, _ := tabs[0].Row(use.TargetCPU)
+	s, ok := row.Utilization.Headline()
+	if !ok || s.N != 1 || s.Mean != 0.2 || tabs[0].Label != "step 1: 100 req/s" {
+		t.Errorf("step table %q: %+v, want the one sample of 20 %%", tabs[0].Label, s)
+	}
+}
+
+// stepTable is one step's USE table from readings given as metric → value.
+func stepTable(label string, readings ...use.Reading) use.Table {
+	tab := use.Summarize([]use.Sample{{At: time.Second, Probe: "p", Readings: readings}}, 0, 0)
+	tab.Label = label
+	return tab
+}
+
+func reading(res use.Resource, metric string, kind use.Kind, v float64, unit string) use.Reading {
+	return use.Reading{Resource: res, Metric: metric, Kind: kind, Value: v, Unit: unit}
+}
+
+func TestJudgeStepsSetsABusyMachineAside(t *testing.T) {
+	busy := []use.Reading{
+		reading(use.Machine, use.MetricMachineUtil, use.Utilization, 1, use.UnitFraction),
+		reading(use.Machine, use.MetricLoadPerCPU, use.Saturation, 6, use.UnitCount),
+		reading(use.Generator, use.MetricSendLagP99, use.Saturation, 0.02, use.UnitSeconds),
+	}
+	quiet := []use.Reading{
+		reading(use.Machine, use.MetricMachineUtil, use.Utilization, 0.3, use.UnitFraction),
+		reading(use.Generator, use.MetricSendLagP99, use.Saturation, 0.001, use.UnitSeconds),
+	}
+	db := func(waiting float64) use.Reading {
+		return reading(use.Database, use.MetricDBQueueWaiting, use.Saturation, waiting, use.UnitCount)
+	}
+	pool := func(wait float64) use.Reading {
+		return reading(use.ConnPool, use.MetricPoolWaitTime, use.Saturation, wait, use.UnitSecondsPerSec)
+	}
+	// The database queues from step 2 (1.6 > 0.5), the pool waits from step 3.
+	steps := func(around []use.Reading) []use.Table {
+		return []use.Table{
+			stepTable("step 1: 50 req/s", append([]use.Reading{db(0.1), pool(0)}, around...)...),
+			stepTable("step 2: 80 req/s", append([]use.Reading{db(1.6), pool(0)}, around...)...),
+			stepTable("step 3: 140 req/s", append([]use.Reading{db(19), pool(40)}, around...)...),
+		}
+	}
+	t.Run("busy machine", func(t *testing.T) {
+		if v := use.Judge(steps(busy), nil); v.Bottleneck != use.Machine {
+			t.Fatalf("use.Judge named %s; the case needs it to name the machine", v.Bottleneck)
+		}
+		v := lab.JudgeSteps(steps(busy), nil)
+		if v.Bottleneck != use.Database || v.Step != 1 {
+			t.Fatalf("verdict %s at step %d, want the database at step 2: %s", v.Bottleneck, v.Step+1, v.Summary)
+		}
+		all := strings.Join(v.RuledOut, "\n")
+		for _, w := range []string{"machine: saturated from the first step", "generator: past its threshold at 3 of 3 steps"} {
+			if !strings.Contains(all, w) {
+				t.Errorf("ruled out lacks %q:\n%s", w, all)
+			}
+		}
+		if !strings.Contains(v.Summary, "set aside: the machine") {
+			t.Errorf("summary %q does not say the machine was set aside", v.Summary)
+		}
+	})
+	t.Run("quiet machine", func(t *testing.T) {
+		got, want := lab.JudgeSteps(steps(quiet), nil), use.Judge(steps(quiet), nil)
+		if got.Bottleneck != use.Database || got.Step != 1 || got.Summary != want.Summary {
+			t.Errorf("JudgeSteps %q, want use.Judge's %q", got.Summary, want.Summary)
+		}
+	})
+}
+
+// PlanFromMeta reads run.json's executor settings, which may come from
+// anywhere: whatever it accepts must be a plan Curve can use.
+func FuzzPlanFromMeta(f *testing.F) {
+	f.Add(`{"timeUnit":"1s","stages":[{"duration":"1s","target":100},{"duration":"20s","target":100},{"duration":"1s","target":200},{"duration":"20s","target":200}]}`)
+	f.Add(`{"timeUnit":"1m","stages":[{"duration":"1s","target":6000},{"duration":"10s","target":6000}]}`)
+	f.Add(`{"timeUnit":"-1s","stages":[{"duration":"1s","target":-5},{"duration":"1s","target":-5}]}`)
+	f.Add(`{"stages":null}`)
+	f.Fuzz(func(t *testing.T, cfg string) {
+		r := metaRun(run.Scenario{Name: "s", Executor: "ramping-arrival-rate", Config: json.RawMessage(cfg)})
+		p, ok := lab.PlanFromMeta(r, "")
+		if !ok {
+			return
+		}
+		if p.Steps < 1 || p.StepDuration <= 0 || p.Jump != time.Second || p.Start <= 0 {
+			t.Errorf("accepted %s as %+v", cfg, p)
+		}
+	})
+}

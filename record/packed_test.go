@@ -1,0 +1,106 @@
+package record
+
+import (
+	"testing"
+	"time"
+)
+
+// TestPackRoundTrip packs histograms and checks that every reading of the
+// packed form equals the full one's (HdrHistogram's own Equals compares
+// every bucket), and that a packed histogram stays small.
+func TestPackRoundTrip(t *testing.T) {
+	us := time.Microsecond
+	tests := []struct {
+		name     string
+		values   []time.Duration
+		n        int64 // copies of each value
+		maxBytes int   // packed size bound
+	}{
+		{"empty", nil, 1, 0},
+		{"one value", []time.Duration{1500 * us}, 1, 4},
+		{"range ends", []time.Duration{us, time.Hour}, 3, 12},
+		{"exact region and above", []time.Duration{1 * us, 2047 * us, 2048 * us, 4099 * us, 10 * time.Second}, 1_000_000, 40},
+		{"1,000 spread values", spread(1000), 2, 4 * 1000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			full := NewHistogram()
+			for _, v := range tt.values {
+				full.RecordN(v, tt.n)
+			}
+			p := full.Clone()
+			p.pack()
+			if p.h != nil || p.packed == nil {
+				t.Fatal("pack left the full histogram in place")
+			}
+			if n := len(p.packed.buckets); n > tt.maxBytes {
+				t.Errorf("packed into %d bytes, want <= %d", n, tt.maxBytes)
+			}
+			if !p.view().Equals(full.h) {
+				t.Error("unpacked histogram differs from the original")
+			}
+			if p.Count() != full.Count() || p.Min() != full.Min() || p.Max() != full.Max() || p.Mean() != full.Mean() {
+				t.Errorf("count/min/max/mean %d/%v/%v/%v, want %d/%v/%v/%v",
+					p.Count(), p.Min(), p.Max(), p.Mean(), full.Count(), full.Min(), full.Max(), full.Mean())
+			}
+			for _, pct := range []float64{0, 50, 99, 99.9, 100} {
+				if got, want := p.Percentile(pct), full.Percentile(pct); got != want {
+					t.Errorf("p%v = %v, want %v", pct, got, want)
+				}
+			}
+			if got, want := p.CountAbove(time.Millisecond), full.CountAbove(time.Millisecond); got != want {
+				t.Errorf("CountAbove(1ms) = %d, want %d", got, want)
+			}
+			if p.h != nil {
+				t.Error("reading unpacked the histogram for good")
+			}
+		})
+	}
+}
+
+// TestPackedChanges checks that changing a packed histogram (Record, Merge
+// into it, Reset) works on its own counts and leaves its clones alone.
+func TestPackedChanges(t *testing.T) {
+	ms := time.Millisecond
+	base := NewHistogram()
+	base.RecordN(3*ms, 5)
+	base.pack()
+	clone := base.Clone()
+
+	base.Record(7 * ms)
+	other := NewHistogram()
+	other.Record(9 * ms)
+	other.pack()
+	base.Merge(other) // a packed source merges without changing
+
+	if got := base.Count(); got != 7 {
+		t.Errorf("count after Record and Merge = %d, want 5+1+1", got)
+	}
+	// 9,000 µs lies in the 8 µs-wide buckets of 8,192..16,383 µs: highest equivalent 9,007 µs.
+	if got := base.Max(); got != 9007*time.Microsecond {
+		t.Errorf("max = %v, want 9.007ms", got)
+	}
+	if clone.Count() != 5 || other.Count() != 1 {
+		t.Errorf("clone count %d, source count %d; want 5 and 1 (unchanged)", clone.Count(), other.Count())
+	}
+	clone.Reset()
+	if clone.Count() != 0 || clone.Percentile(99) != 0 {
+		t.Errorf("reset packed histogram: count %d, p99 %v; want 0, 0", clone.Count(), clone.Percentile(99))
+	}
+	clone.Record(ms)
+	if clone.Count() != 1 {
+		t.Errorf("count after reset and Record = %d, want 1", clone.Count())
+	}
+}
+
+// spread returns n values 1 µs .. ~1 h apart on a log scale.
+func spread(n int) []time.Duration {
+	out := make([]time.Duration, n)
+	v := float64(time.Microsecond)
+	step := 1.0219 // 1.0219^1000 ≈ 2.5e9
+	for i := range out {
+		out[i] = time.Duration(v)
+		v *= step
+	}
+	return out
+}

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/use"
+)
+
+// The article's 400 req/s step, written out by hand in the table's format.
+func TestCurveTable(t *testing.T) {
+	var b bytes.Buffer
+	err := CurveTable(&b, []analyze.Step{
+		{OfferedRate: 300, Rate: 299.5, LatencyMS: record.Latencies{P50: 1.4, P95: 4, P99: 13.9, Max: 21.1}, BusyVUs: 2},
+		{OfferedRate: 400, Rate: 252, LatencyMS: record.Latencies{P50: 2.2, P95: 1600, P99: 2100, Max: 3000},
+			DroppedIterations: 1094, Errors: 3, ErrorsByClass: map[string]int64{"timeout": 2, "reset": 1}, BusyVUs: 812},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "offered/s achieved/s       p50       p95       p99       max  dropped   errors busy VUs  error classes\n" +
+		"      300      299.5    1.40ms    4.00ms    13.9ms    21.1ms        0        0        2  -\n" +
+		"      400      252.0    2.20ms     1.60s     2.10s     3.00s     1094        3      812  timeout=2 reset=1\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestCurveFindings(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    analyze.CurveSummary
+		want []string
+	}{
+		{"knee and collapse", analyze.CurveSummary{
+			Knee:     analyze.Knee{LastHealthyRate: 300, FirstUnhealthyRate: 400, Reason: "at 400 req/s p95 1.6s above 20ms"},
+			Collapse: &analyze.Collapse{AtRate: 500, Rate: 12},
+			USL:      &analyze.USL{Sigma: 0.1, Kappa: 0.01, Lambda: 50, PeakN: 9.487, PeakRate: 260, R2: 0.95},
+			Capacity: "The knee lies between 300 and 400 req/s.",
+		}, []string{
+			"knee:      between 300 and 400 req/s; at 400 req/s p95 1.6s above 20ms\n",
+			"collapse:  at 500 req/s offered only 12 req/s completed (under 80 % of the best rate before it)\n",
+			"USL fit:   σ=0.1 κ=0.01 λ=50 req/s, peak 260 req/s at N=9.487 (R²=0.950)\n",
+			"capacity:  The knee lies between 300 and 400 req/s.\n",
+		}},
+		{"no knee, no fit", analyze.CurveSummary{
+			Knee:    analyze.Knee{LastHealthyRate: 300, Reason: "every step was healthy up to 300 req/s"},
+			USLNote: "too few points",
+		}, []string{
+			"knee:      no knee found: every step was healthy up to 300 req/s\n",
+			"collapse:  none",
+			"USL fit:   none: too few points\n",
+			"capacity:  -\n",
+		}},
+	} {
+		var b bytes.Buffer
+		if err := CurveFindings(&b, tc.s); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: output lacks %q:\n%s", tc.name, w, b.String())
+			}
+		}
+	}
+}
+
+// useSamples: the target CPU at 0.2 and 0.4 of a 0.5-core limit over two
+// samples (mean 0.3 cores = 60 %), a pool always 100 % busy with 2 s/s of
+// waiting and a database probe that failed.
+func useSamples() []use.Sample {
+	cpu := func(at time.Duration, cores float64) use.Sample {
+		return use.Sample{At: at, Probe: "target-cpu", Readings: []use.Reading{
+			{Resource: use.TargetCPU, Metric: use.MetricCPUCores, Kind: use.Info, Value: cores, Unit: use.UnitCores},
+			{Resource: use.TargetCPU, Metric: use.MetricCPULimit, Kind: use.Info, Value: 0.5, Unit: use.UnitCores},
+			{Resource: use.TargetCPU, Metric: use.MetricCPUUtilization, Kind: use.Utilization, Value: cores / 0.5, Unit: use.UnitFraction},
+		}}
+	}
+	pool := func(at time.Duration) use.Sample {
+		return use.Sample{At: at, Probe: "metrics", Readings: []use.Reading{
+			{Resource: use.ConnPool, Metric: use.MetricPoolUtil, Kind: use.Utilization, Value: 1, Unit: use.UnitFraction},
+			{Resource: use.ConnPool, Metric: use.MetricPoolWaitTime, Kind: use.Saturation, Value: 2, Unit: use.UnitSecondsPerSec},
+		}}
+	}
+	return []use.Sample{cpu(time.Second, 0.2), pool(time.Second), cpu(2*time.Second, 0.4), pool(2 * time.Second),
+		{At: 2 * time.Second, Probe: "postgres", Error: "connection refused"}}
+}
+
+func TestUSETableAndVerdict(t *testing.T) {
+	tab := use.Summarize(useSamples(), 0, 0)
+	tab.Label = "USE table, whole run"
+	var b bytes.Buffer
+	if err := USE(&b, tab); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{
+		"USE table, whole run\n",
+		"target CPU       0.30 of 0.50 cores (60%), max 80%",
+		"connection pool  connections in use 100%",
+		"waiting for a connection 2 s/s",
+		"problem: probe postgres failed in 1 samples: connection refused",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("USE table lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Index(out, "target CPU") > strings.Index(out, "connection pool") {
+		t.Errorf("rows out of scan order:\n%s", out)
+	}
+
+	v := use.Judge([]use.Table{tab}, nil)
+	b.Reset()
+	if err := Verdict(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"verdict: bottleneck: connection pool",
+		"  evidence: connection pool connections in use 100% (at or over 90%)\n",
+		"  evidence: connection pool waiting for a connection 2 s/s (over 0.05 s/s)\n",
+		"  ruled out: target CPU 0.30 of 0.50 cores (60%), max 80%",
+	} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("verdict lacks %q:\n%s", w, b.String())
+		}
+	}
+
+	r := USEReport(tab, v)
+	if r.Verdict != v.Summary || len(r.Rows) != len(tab.Rows) {
+		t.Fatalf("USEReport %+v", r)
+	}
+	if got := r.Rows[0]; got.Resource != "target CPU" || got.Utilization != "0.30 of 0.50 cores (60%), max 80%" {
+		t.Errorf("first row %+v", got)
+	}
+}
+
+// The per-step matrix shows only measured resources, utilization / saturation.
+func TestStepUSE(t *testing.T) {
+	s := useSamples()
+	steps := []use.Table{use.Summarize(s, time.Second, 2*time.Second), use.Summarize(s, 2*time.Second, 3*time.Second)}
+	steps[0].Label, steps[1].Label = "step 1: 100 req/s", "step 2: 200 req/s"
+	var b bytes.Buffer
+	if err := StepUSE(&b, steps); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want title, header and 2 steps:\n%s", len(lines), b.String())
+	}
+	if f := strings.Fields(lines[1]); strings.Join(f, " ") != "step target CPU connection pool" {
+		t.Errorf("header %q: want only the measured resources", lines[1])
+	}
+	// 0.2/0.5 = 40 %, no throttling reading: "-"; pool 100 % and 2 s/s.
+	if f := strings.Join(strings.Fields(lines[2]), " "); f != "step 1: 100 req/s 40% / - 100% / 2 s/s" {
+		t.Errorf("step 1 %q", f)
+	}
+	if f := strings.Join(strings.Fields(lines[3]), " "); f != "step 2: 200 req/s 80% / - 100% / 2 s/s" {
+		t.Errorf("step 2 %q", f)
+	}
+}
