@@ -81,17 +81,12 @@ func importK6CSV(src source) (Result, error) {
 	m := newK6Mapper(b, bad, src.opt)
 	var row k6Row
 	for {
-		line, err := lr.next()
+		line, err := lr.scan(src.ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return Result{}, fmt.Errorf("import: %w", err)
-		}
-		if lr.n%4096 == 0 {
-			if err := src.ctx.Err(); err != nil {
-				return Result{}, fmt.Errorf("import: %s: stopped at line %d: %w", src.name, lr.n, err)
-			}
+			return Result{}, err
 		}
 		if len(line) == 0 {
 			continue

@@ -35,17 +35,12 @@ func importK6JSON(src source) (Result, error) {
 	m := newK6Mapper(b, bad, src.opt)
 	sawLine := false
 	for {
-		line, err := lr.next()
+		line, err := lr.scan(src.ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return Result{}, fmt.Errorf("import: %w", err)
-		}
-		if lr.n%4096 == 0 {
-			if err := src.ctx.Err(); err != nil {
-				return Result{}, fmt.Errorf("import: %s: stopped at line %d: %w", src.name, lr.n, err)
-			}
+			return Result{}, err
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {

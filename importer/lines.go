@@ -3,6 +3,7 @@ package importer
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +50,24 @@ func (l *lineReader) next() ([]byte, error) {
 	l.partial = line[len(line)-1] != '\n'
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
+	return line, nil
+}
+
+// scan is next for the data loops: it also stops, every 4096 lines, when
+// ctx is done, and wraps read errors for Import. io.EOF ends the loop.
+func (l *lineReader) scan(ctx context.Context) ([]byte, error) {
+	line, err := l.next()
+	if errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	if l.n%4096 == 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("import: %s: stopped at line %d: %w", l.name, l.n, err)
+		}
+	}
 	return line, nil
 }
 

@@ -34,17 +34,12 @@ func importList(src source) (Result, error) {
 	}
 	l.id = l.b.series.latencyID([]byte(scen), []byte(name))
 	for {
-		line, err := lr.next()
+		line, err := lr.scan(src.ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return Result{}, fmt.Errorf("import: %w", err)
-		}
-		if lr.n%4096 == 0 {
-			if err := src.ctx.Err(); err != nil {
-				return Result{}, fmt.Errorf("import: %s: stopped at line %d: %w", src.name, lr.n, err)
-			}
+			return Result{}, err
 		}
 		if err := l.line(line, src); err != nil {
 			return Result{}, err
