@@ -28,14 +28,22 @@ start_target
 	die "knee failed: $(cat "$OUT/knee-freeze-closed.out")"
 stop_target
 
-start_target
-freeze_later
-"$PEERS/vegeta" attack -rate 500 -duration 25s -targets <(echo "GET $TARGET_URL") -output "$OUT/vegeta-freeze.bin" ||
-	die "vegeta failed"
-wait "$FREEZER"
-stop_target
-vegeta_report vegeta-freeze
-"$PEERS/vegeta" report -type='hist[0,1s]' "$OUT/vegeta-freeze.bin" >"$OUT/vegeta-freeze.hist"
+# vegeta_frozen NAME ARGS... runs vegeta at 500/s against a target frozen on schedule.
+vegeta_frozen() {
+	name=$1
+	shift
+	start_target
+	freeze_later
+	"$PEERS/vegeta" attack -rate 500 -duration 25s "$@" -targets <(echo "GET $TARGET_URL") -output "$OUT/$name.bin" ||
+		die "vegeta failed"
+	wait "$FREEZER"
+	stop_target
+	vegeta_report "$name"
+	"$PEERS/vegeta" report -type='hist[0,1s]' "$OUT/$name.bin" >"$OUT/$name.hist"
+}
+vegeta_frozen vegeta-freeze
+# With its workers capped, vegeta waits for a free worker and times from then.
+vegeta_frozen vegeta-freeze-capped -max-workers 50
 
 start_target
 freeze_later
@@ -52,8 +60,12 @@ for k in knee-freeze knee-freeze-closed; do
 	printf '| knee | %s | %s | %s | %.0f ms |\n' "$model" "$(knee_sum "$k" .requests)" \
 		"$(knee_sum "$k" .slower_than_1s)" "$(knee_sum "$k" .latency_ms.p99)"
 done
-printf '| vegeta | -rate 500 | %s | %s | %.0f ms |\n' "$(jq -r .requests "$OUT/vegeta-freeze.json")" \
-	"$(awk '/^\[1s/ {print $2}' "$OUT/vegeta-freeze.hist")" "$(jq -r '.latencies."99th" / 1e6' "$OUT/vegeta-freeze.json")"
+for v in vegeta-freeze vegeta-freeze-capped; do
+	args="-rate 500"
+	[ "$v" = vegeta-freeze-capped ] && args="-rate 500 -max-workers 50"
+	printf '| vegeta | %s | %s | %s | %.0f ms |\n' "$args" "$(jq -r .requests "$OUT/$v.json")" \
+		"$(awk '/^\[1s/ {print $3}' "$OUT/$v.hist")" "$(jq -r '.latencies."99th" / 1e6' "$OUT/$v.json")"
+done
 # hey's CSV: response-time (s) is the first column; the header line is skipped.
 tail -n +2 "$OUT/hey-freeze.csv" | cut -d, -f1 | sort -g | awk '
 	{ v[NR] = $1; if ($1 > 1) slow++ }

@@ -24,10 +24,10 @@ type PoolOptions struct {
 
 // Defaults of the pool experiment. A serialised database holding each query
 // 10 ms serves at most 100 req/s, well under what half a CPU of API serves,
-// so the API's CPU stays low. Steps of 20 req/s put one step (80) where the
-// database already queues but the pool still has room, so the verdict sees
-// the database saturate before the pool fills; a 1 s pool timeout makes the
-// timeouts show within a step.
+// so the API's CPU stays low. Steps of 20 req/s from 20 cross that capacity
+// within the run; past it requests queue for the database holding their
+// connections, the pool fills, and the 1 s pool timeout makes timeouts show
+// within a step.
 const (
 	DefaultPoolMaxPool      = 20
 	DefaultPoolQueryDelay   = 10 * time.Millisecond

@@ -184,46 +184,83 @@ func AnalyzeSteps(r *run.Run, samples []use.Sample, plan analyze.StepPlan, h ana
 	return out, nil
 }
 
-// JudgeSteps is use.Judge over the step tables, with one refinement for a
-// shared machine: when the machine is saturated at the first step already,
+// JudgeSteps is use.Judge over the step tables, with two refinements.
+//
+// A shared machine: when the machine is saturated at the first step already,
 // before the offered load could matter, it is busy with other work, and
 // what surrounds the target (the machine, and knee beside it, whose send
 // lag then shows the same contention) says nothing about where the
-// target's capacity ends. Both are then set aside, said in RuledOut and the
-// summary with their evidence, and the target's own resources are judged
-// without them.
+// target's capacity ends. Both are set aside and the target's own resources
+// are judged without them.
+//
+// A pool in front of a database: requests hold their connection while they
+// wait for the database, so when both saturate at the same step the full
+// pool is the database's consequence, however far past its (small)
+// thresholds it is. The database is named and the pool listed beside it.
+//
+// What is set aside is said in RuledOut and the summary, with its evidence.
 func JudgeSteps(steps []use.Table, t use.Thresholds) use.Verdict {
 	if t == nil {
 		t = use.DefaultThresholds()
 	}
-	v := use.Judge(steps, t)
 	if len(steps) == 0 {
-		return v
+		return use.Judge(steps, t)
 	}
-	machine, ok := steps[0].Row(use.Machine)
-	busy := t.Signals(machine)
-	if !ok || len(busy) == 0 {
-		return v
+	aside := map[use.Resource]bool{}
+	var why, notes []string
+	if machine, ok := steps[0].Row(use.Machine); ok {
+		if busy := t.Signals(machine); len(busy) > 0 {
+			aside[use.Machine], aside[use.Generator] = true, true
+			why = append(why, fmt.Sprintf("machine: saturated from the first step, before the offered load could matter (%s): other work on the machine; set aside, and every latency measured beside it is less certain", signalsText(busy)))
+			if lag := generatorSignals(steps, t); lag != "" {
+				why = append(why, "generator: "+lag+"; on a machine this busy that is the same contention, so it is set aside with the machine")
+			}
+			notes = append(notes, "set aside: the machine, saturated from the first step by other work, and the generator beside it")
+		}
 	}
-	aside := map[use.Resource]bool{use.Machine: true, use.Generator: true}
-	why := []string{fmt.Sprintf("machine: saturated from the first step, before the offered load could matter (%s): other work on the machine; set aside, and every latency measured beside it is less certain", signalsText(busy))}
-	if lag := generatorSignals(steps, t); lag != "" {
-		why = append(why, "generator: "+lag+"; on a machine this busy that is the same contention, so it is set aside with the machine")
+	v := use.Judge(without(steps, aside), t)
+	if v.Bottleneck == use.ConnPool && hasSignal(v.AlsoSaturated, use.Database) {
+		pool := v.Evidence
+		aside[use.ConnPool] = true
+		if dv := use.Judge(without(steps, aside), t); dv.Bottleneck == use.Database && dv.Step == v.Step {
+			dv.AlsoSaturated = append(dv.AlsoSaturated, pool...)
+			why = append(why, fmt.Sprintf("connection pool: saturated at the same step (%s): requests hold their connection while they wait for the database, so the full pool is the database's consequence", signalsText(pool)))
+			notes = append(notes, "the connection pool filled at the same step, as a consequence")
+			v = dv
+		}
 	}
-	trimmed := make([]use.Table, len(steps))
+	v.RuledOut = append(v.RuledOut, why...)
+	if len(notes) > 0 {
+		v.Summary += "; " + strings.Join(notes, "; ")
+	}
+	return v
+}
+
+// without returns the tables with the rows of the aside resources removed.
+func without(steps []use.Table, aside map[use.Resource]bool) []use.Table {
+	if len(aside) == 0 {
+		return steps
+	}
+	out := make([]use.Table, len(steps))
 	for i, st := range steps {
-		trimmed[i] = st
-		trimmed[i].Rows = nil
+		out[i] = st
+		out[i].Rows = nil
 		for _, r := range st.Rows {
 			if !aside[r.Resource] {
-				trimmed[i].Rows = append(trimmed[i].Rows, r)
+				out[i].Rows = append(out[i].Rows, r)
 			}
 		}
 	}
-	out := use.Judge(trimmed, t)
-	out.RuledOut = append(out.RuledOut, why...)
-	out.Summary += "; set aside: the machine, saturated from the first step by other work, and the generator beside it"
 	return out
+}
+
+func hasSignal(sigs []use.Signal, res use.Resource) bool {
+	for _, s := range sigs {
+		if s.Resource == res {
+			return true
+		}
+	}
+	return false
 }
 
 // generatorSignals says at which steps the generator was past a threshold,

@@ -176,6 +176,25 @@ func TestJudgeStepsSetsABusyMachineAside(t *testing.T) {
 			t.Errorf("summary %q does not say the machine was set aside", v.Summary)
 		}
 	})
+	t.Run("pool and database at once", func(t *testing.T) {
+		// The pool is much further past its threshold (40/0.05 = 800 times)
+		// than the database (19/0.5 = 38 times), but it only fills because
+		// requests hold their connection while they wait for the database.
+		tabs := []use.Table{
+			stepTable("step 1: 50 req/s", append([]use.Reading{db(0), pool(0)}, quiet...)...),
+			stepTable("step 2: 140 req/s", append([]use.Reading{db(19), pool(40)}, quiet...)...),
+		}
+		if v := use.Judge(tabs, nil); v.Bottleneck != use.ConnPool {
+			t.Fatalf("use.Judge named %s; the case needs it to name the pool", v.Bottleneck)
+		}
+		v := lab.JudgeSteps(tabs, nil)
+		if v.Bottleneck != use.Database || v.Step != 1 || !hasResource(v.AlsoSaturated, use.ConnPool) {
+			t.Fatalf("verdict %s at step %d, also %v: want the database at step 2, the pool beside it", v.Bottleneck, v.Step+1, v.AlsoSaturated)
+		}
+		if all := strings.Join(v.RuledOut, "\n"); !strings.Contains(all, "the full pool is the database's consequence") {
+			t.Errorf("ruled out does not explain the pool:\n%s", all)
+		}
+	})
 	t.Run("quiet machine", func(t *testing.T) {
 		got, want := lab.JudgeSteps(steps(quiet), nil), use.Judge(steps(quiet), nil)
 		if got.Bottleneck != use.Database || got.Step != 1 || got.Summary != want.Summary {
@@ -201,4 +220,13 @@ func FuzzPlanFromMeta(f *testing.F) {
 			t.Errorf("accepted %s as %+v", cfg, p)
 		}
 	})
+}
+
+func hasResource(sigs []use.Signal, res use.Resource) bool {
+	for _, s := range sigs {
+		if s.Resource == res {
+			return true
+		}
+	}
+	return false
 }
