@@ -66,7 +66,7 @@ func findHolds(r *run.Run, scenario string) []hold {
 				rate += c.TargetRate
 			}
 		}
-		if k := len(runs) - 1; k >= 0 && sameRate(runs[k].rate, rate) && runs[k].end == iv.Start {
+		if k := len(runs) - 1; k >= 0 && sameRate(runs[k].rate, rate) && adjacent(runs[k].end, iv.Start) {
 			runs[k].end = iv.End
 			runs[k].intervals++
 			continue
@@ -88,8 +88,20 @@ func findHolds(r *run.Run, scenario string) []hold {
 	return holds
 }
 
+// sameRate tells one offered rate from another. A run's per-interval offered
+// rate is a count of due iterations over an interval whose length jitters by
+// a few milliseconds, so a constant 100/s reads 99..101: within 2 % or 2/s
+// is the same rate. Steps closer than that cannot be told apart.
+// adjacent: an interval read back from an hlog has its start and length
+// rounded to the millisecond, so one interval's end and the next one's start
+// can differ by a millisecond or two.
+func adjacent(end, start time.Duration) bool {
+	d := end - start
+	return d >= -5*time.Millisecond && d <= 5*time.Millisecond
+}
+
 func sameRate(a, b float64) bool {
-	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+	return math.Abs(a-b) <= math.Max(2, 0.02*math.Max(math.Abs(a), math.Abs(b)))
 }
 
 // typicalInterval is the most common interval length of r (1 s for knee's

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/request"
@@ -147,5 +149,32 @@ func TestClosedHidesStallOpenDoesNot(t *testing.T) {
 	}
 	if open.Summary.Requests != 250 || open.Summary.DroppedIterations != 0 {
 		t.Errorf("open model: %d requests, %d dropped; want all 250 sent", open.Summary.Requests, open.Summary.DroppedIterations)
+	}
+}
+
+// The offered rate a run writes per interval lets analyze recover the step
+// plan of a stepped run without being told it.
+func TestSteppedRunInfersItsPlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a 9 s run")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	// 1 s jump + 3.5 s hold at 40/s, then at 80/s.
+	ex := load.RampingArrivalRate{StartRate: 40, TimeUnit: time.Second, PreAllocatedVUs: 5, MaxVUs: 200,
+		Stages: []load.Stage{{Duration: time.Second, Target: 40}, {Duration: 3500 * time.Millisecond, Target: 40},
+			{Duration: time.Second, Target: 80}, {Duration: 3500 * time.Millisecond, Target: 80}}}
+	o := opts(t)
+	o.Interval = time.Second
+	res, err := runner.Run(context.Background(), config(srv.URL, ex), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := analyze.InferPlan(res.Run, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Steps != 2 || math.Abs(plan.Start-40) > 2 || math.Abs(plan.Step-40) > 2 {
+		t.Errorf("inferred plan %+v; want 2 steps from 40/s by 40/s", plan)
 	}
 }
