@@ -204,7 +204,11 @@ func histCount(h *dto.Histogram) float64 {
 func evaluate(m Mapping, ms []labelMatcher, cur, prev map[string]*dto.MetricFamily, dt float64) Reading {
 	nm := func(why string) Reading { return notMeasured(m.Resource, m.Metric, m.Kind, m.Unit, why) }
 	now, why := series(cur, m.Source, ms)
-	if why != "" {
+	// A family the target exports with no series matching the labels yet
+	// (no 5xx so far, say) counts zero for a gauge or a rate; a quantile or
+	// a ratio of nothing stays unmeasured.
+	zeroOK := cur[m.Source] != nil && (m.Op == OpGauge || m.Op == OpRate)
+	if why != "" && !zeroOK {
 		return nm(why)
 	}
 	switch m.Op {
