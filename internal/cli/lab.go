@@ -10,9 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/bookstore"
 	"github.com/knee-dev/knee/lab"
 	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/run"
 )
 
 func (a *app) labCommand() *cobra.Command {
@@ -33,6 +35,8 @@ func (a *app) labCOCommand() *cobra.Command {
 	var o lab.COOptions
 	var out, export string
 	var quiet bool
+	var repeat int
+	var pause time.Duration
 	c := &cobra.Command{
 		Use:   "co",
 		Short: "The coordinated-omission experiment: closed vs open model through a 5 s freeze",
@@ -58,6 +62,12 @@ way HdrHistogram does comes close to the open one.`,
 			if errs := o.Validate(); len(errs) > 0 {
 				return usageErr(errors.Join(errs...))
 			}
+			if repeat < 1 {
+				return usagef("--repeat %d: must be at least 1", repeat)
+			}
+			if repeat > 1 {
+				return a.repeatCO(o, repeat, pause, export)
+			}
 			res, err := lab.CO(a.ctx, o)
 			if err != nil {
 				return err
@@ -82,7 +92,50 @@ way HdrHistogram does comes close to the open one.`,
 	fl.StringVar(&out, "out", "runs", "directory under which the experiment's run directories are kept")
 	fl.StringVar(&export, "summary-export", "", `write {"closed", "closed_corrected", "open", "signals"} as JSON to this file`)
 	fl.BoolVar(&quiet, "quiet", false, "no progress lines")
+	fl.IntVar(&repeat, "repeat", 1, "repeat the experiment N times, each on a freshly started (re-seeded, empty-cache) Bookstore, and report median and range")
+	fl.DurationVar(&pause, "repeat-pause", 5*time.Second, "pause between repetitions")
 	return c
+}
+
+// repeatCO runs the experiment n times, resetting the target each time (a
+// fresh Bookstore re-seeds its database and starts with an empty cache), and
+// reports each measurement's median and range.
+func (a *app) repeatCO(o lab.COOptions, n int, pause time.Duration, export string) error {
+	base := o.Out
+	var closed, corrected, open []run.Summary
+	var all []*lab.COResult
+	for i := 1; i <= n && a.ctx.Err() == nil; i++ {
+		if i > 1 {
+			select {
+			case <-a.ctx.Done():
+				continue
+			case <-time.After(pause):
+			}
+		}
+		fmt.Fprintf(a.env.Stdout, "\n== repetition %d of %d\n", i, n)
+		o.Out = filepath.Join(base, fmt.Sprintf("r%d", i))
+		res, err := lab.CO(a.ctx, o)
+		if err != nil {
+			return err
+		}
+		a.printCO(res)
+		all = append(all, res)
+		closed, corrected, open = append(closed, res.Closed), append(corrected, res.ClosedCorrected), append(open, res.Open)
+	}
+	reps := map[string]analyze.RepetitionReport{}
+	for _, m := range []struct {
+		name string
+		ss   []run.Summary
+	}{{"Closed model", closed}, {"Closed model, corrected", corrected}, {"Open model", open}} {
+		rep := analyze.Repetitions(m.ss)
+		reps[m.name] = rep
+		fmt.Fprintf(a.env.Stdout, "\n%s ", m.name)
+		report.Repetitions(a.env.Stdout, rep)
+	}
+	if export != "" {
+		return writeJSON(export, map[string]any{"repetitions": all, "spread": reps})
+	}
+	return nil
 }
 
 // printCO prints the article's table and the signals.
