@@ -1,6 +1,10 @@
 package analyze
 
-import "github.com/knee-dev/knee/run"
+import (
+	"fmt"
+
+	"github.com/knee-dev/knee/run"
+)
 
 // CurveSummary is everything a stepped run says about capacity, in the
 // shape --summary-export writes.
@@ -13,6 +17,9 @@ type CurveSummary struct {
 	USLNote  string    `json:"usl_note,omitempty"` // why usl is null
 	Capacity string    `json:"capacity"`
 }
+
+// MinUSLR2 is the least R² of a USL fit worth reporting.
+const MinUSLR2 = 0.5
 
 // SummarizeCurve measures the curve of r (inferring the plan from the run's
 // counters when plan.Steps is 0, with plan.Warmup and plan.Scenario kept),
@@ -32,9 +39,15 @@ func SummarizeCurve(r *run.Run, plan StepPlan, h Health) (CurveSummary, error) {
 	s := CurveSummary{Plan: plan, Steps: steps, Knee: FindKnee(steps, h), Collapse: FindCollapse(steps)}
 	// The fit is a second view of the same steps: without it the curve,
 	// knee and collapse still stand, so its failure is a note, not an error.
-	if u, err := FitUSL(LittlePoints(steps)); err != nil {
+	switch u, err := FitUSL(LittlePoints(steps)); {
+	case err != nil:
 		s.USLNote = err.Error()
-	} else {
+	case u.R2 < MinUSLR2:
+		// A fit that explains less than this of the throughput predicts
+		// nothing: typically every step ran below capacity, so concurrency
+		// (N = X·R) hardly varied and there is no curvature to fit.
+		s.USLNote = fmt.Sprintf("no usable fit (R² = %.2f < %.1f): concurrency hardly varied across the steps; step past the knee to fit the law", u.R2, MinUSLR2)
+	default:
 		s.USL = &u
 	}
 	s.Capacity = CapacityLine(s.Knee, s.Collapse)

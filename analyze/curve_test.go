@@ -308,3 +308,21 @@ func TestSummarizeCurveInfersPlan(t *testing.T) {
 		t.Errorf("run without target rates: %v, want ErrNoSteps", err)
 	}
 }
+
+// Below capacity every step has the same concurrency (N = X·R grows only
+// with X, R is flat): the USL has nothing to fit, and a fit that explains
+// little is reported as a note, not as a law with a peak.
+func TestSummarizeCurveRejectsPoorUSLFit(t *testing.T) {
+	// 100 workers × 10 ms = 10,000/s: far above every step of the plan.
+	r := simulate(queueTarget{Workers: 100, Service: 10 * time.Millisecond, MaxVUs: 200}, articlePlan)
+	s, err := SummarizeCurve(r, articlePlan, Health{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.USL != nil && s.USL.R2 < MinUSLR2 {
+		t.Errorf("a fit with R² %.2f was reported", s.USL.R2)
+	}
+	if s.USL == nil && s.USLNote == "" {
+		t.Error("no fit and no note saying why")
+	}
+}
