@@ -197,6 +197,9 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	var out []byte
 	for _, c := range b {
 		if !p.midLine {
+			if c == '\n' {
+				continue // a blank line says nothing worth marking
+			}
 			out = append(out, p.prefix...)
 			p.midLine = true
 		}

@@ -236,8 +236,7 @@ func curveView(v *htmlView, c *analyze.CurveSummary) {
 		v.Curve = append(v.Curve, fact{"Collapse", fmt.Sprintf("at %.4g req/s offered only %.4g req/s completed", c.Collapse.AtRate, c.Collapse.Rate)})
 	}
 	if u := c.USL; u != nil {
-		v.Curve = append(v.Curve, fact{"USL fit", fmt.Sprintf("σ=%.4g κ=%.4g λ=%.4g, peak %.4g req/s at N=%.4g (R²=%.3f)",
-			u.Sigma, u.Kappa, u.Lambda, u.PeakRate, u.PeakN, u.R2)})
+		v.Curve = append(v.Curve, fact{"USL fit", USLText(*u)})
 	}
 	v.Curve = append(v.Curve, fact{"Capacity", orDash(c.Capacity)})
 }

@@ -190,8 +190,7 @@ func mdCurve(p *printer, c *analyze.CurveSummary) {
 		p.f("- Collapse: at %.4g req/s offered only %.4g req/s completed\n", c.Collapse.AtRate, c.Collapse.Rate)
 	}
 	if c.USL != nil {
-		p.f("- USL fit: σ=%.4g κ=%.4g λ=%.4g, peak %.4g req/s at N=%.4g (R²=%.3f)\n",
-			c.USL.Sigma, c.USL.Kappa, c.USL.Lambda, c.USL.PeakRate, c.USL.PeakN, c.USL.R2)
+		p.f("- USL fit: %s\n", USLText(*c.USL))
 	}
 	p.f("- Capacity: %s\n", orDash(c.Capacity))
 }

@@ -44,8 +44,7 @@ func CurveFindings(w io.Writer, s analyze.CurveSummary) error {
 		p.f("collapse:  none: achieved throughput never fell under %.0f %% of the best rate before it\n", 100*analyze.CollapseFraction)
 	}
 	if u := s.USL; u != nil {
-		p.f("USL fit:   σ=%.4g κ=%.4g λ=%.4g req/s, peak %.4g req/s at N=%.4g (R²=%.3f)\n",
-			u.Sigma, u.Kappa, u.Lambda, u.PeakRate, u.PeakN, u.R2)
+		p.f("USL fit:   %s\n", USLText(*u))
 	} else {
 		p.f("USL fit:   none: %s\n", orDash(s.USLNote))
 	}
@@ -177,4 +176,14 @@ func USEReport(t use.Table, v use.Verdict) *USETable {
 		})
 	}
 	return out
+}
+
+// USLText describes a USL fit: its parameters, then its peak, or, when κ is
+// 0 (no retrograde region), the ceiling λ/σ the throughput levels off at.
+func USLText(u analyze.USL) string {
+	params := fmt.Sprintf("σ=%.4g κ=%.4g λ=%.4g req/s", u.Sigma, u.Kappa, u.Lambda)
+	if u.Kappa == 0 || u.PeakN == 0 {
+		return fmt.Sprintf("%s: throughput levels off at %.4g req/s (λ/σ; κ=0, no retrograde region) (R²=%.3f)", params, u.PeakRate, u.R2)
+	}
+	return fmt.Sprintf("%s, peak %.4g req/s at N=%.4g (R²=%.3f)", params, u.PeakRate, u.PeakN, u.R2)
 }
