@@ -29,6 +29,9 @@ type PoolOptions struct {
 // connections, the pool fills, and the 1 s pool timeout makes timeouts show
 // within a step.
 const (
+	// DefaultPoolCPUs is the article's limit: in this experiment the CPU must
+	// not be the bottleneck, so it keeps the headroom the curve's 0.25 lacks.
+	DefaultPoolCPUs         = 0.5
 	DefaultPoolMaxPool      = 20
 	DefaultPoolQueryDelay   = 10 * time.Millisecond
 	DefaultPoolTimeout      = time.Second
@@ -40,6 +43,9 @@ const (
 )
 
 func (o PoolOptions) Defaults() PoolOptions {
+	if o.CPUs == 0 {
+		o.CPUs = DefaultPoolCPUs
+	}
 	if o.MaxPool == 0 {
 		o.MaxPool = DefaultPoolMaxPool
 	}

@@ -130,10 +130,10 @@ type labStepsFlags struct {
 	quiet         bool
 }
 
-func (f *labStepsFlags) register(c *cobra.Command, def analyze.StepPlan) {
+func (f *labStepsFlags) register(c *cobra.Command, def analyze.StepPlan, cpus float64) {
 	f.plan.register(c, def)
 	fl := c.Flags()
-	fl.Float64Var(&f.cpus, "cpus", lab.DefaultCurveCPUs, "limit the Bookstore's CPU (cgroup quota, as docker --cpus); 0 for no limit")
+	fl.Float64Var(&f.cpus, "cpus", cpus, "limit the Bookstore's CPU (cgroup quota, as docker --cpus); 0 for no limit")
 	fl.IntVar(&f.preAllocated, "pre-allocated-vus", lab.DefaultStepsPreAllocatedVUs, "VUs started before t0")
 	fl.IntVar(&f.maxVUs, "max-vus", lab.DefaultStepsMaxVUs, "most VUs; beyond them iterations are dropped")
 	fl.StringVar(&f.out, "out", "runs", "directory under which the run directory is created")
@@ -202,7 +202,7 @@ past these steps. 0.25 CPU puts the knee inside them; --cpus 0.5 --start 200
 			return a.finishSteps(res, err, f.summaryExport)
 		},
 	}
-	f.register(c, lab.CurveOptions{}.Defaults().Plan())
+	f.register(c, lab.CurveOptions{}.Defaults().Plan(), lab.DefaultCurveCPUs)
 	return c
 }
 
@@ -242,7 +242,7 @@ bottleneck.`,
 			return a.finishSteps(res, err, f.summaryExport)
 		},
 	}
-	f.register(c, lab.PoolOptions{}.Defaults().Plan())
+	f.register(c, lab.PoolOptions{}.Defaults().Plan(), lab.DefaultPoolCPUs)
 	fl := c.Flags()
 	fl.IntVar(&p.MaxPool, "max-pool", lab.DefaultPoolMaxPool, "the Bookstore's most open database connections")
 	fl.DurationVar(&p.QueryDelay, "query-delay", lab.DefaultPoolQueryDelay, "how long each query holds its connection (a slow database); 0 for none")
