@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // LogFormatVersion is the HdrHistogram interval log format LogWriter writes.
@@ -43,8 +41,10 @@ type LogHeader struct {
 // WriteInterval is flushed to the underlying writer.
 // Not safe for concurrent use.
 type LogWriter struct {
-	w   io.Writer
-	buf []byte
+	w       io.Writer
+	buf     []byte
+	payload []byte
+	enc     v2Encoder
 }
 
 // flusher is what bufio.Writer and friends offer.
@@ -90,10 +90,6 @@ func (lw *LogWriter) WriteInterval(tag string, start, length time.Duration, h *H
 	if strings.ContainsAny(tag, ", \r\n\t") {
 		return fmt.Errorf("hlog tag %q holds a comma, space or line break (fix: use Key.Tag, which escapes them)", tag)
 	}
-	payload, err := h.view().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return fmt.Errorf("encode interval histogram: %w", err)
-	}
 	b := lw.buf[:0]
 	if tag != "" {
 		b = append(b, "Tag="...)
@@ -104,9 +100,14 @@ func (lw *LogWriter) WriteInterval(tag string, start, length time.Duration, h *H
 	b = append(b, ',')
 	b = strconv.AppendFloat(b, length.Seconds(), 'f', 3, 64)
 	b = append(b, ',')
+	payload, maxUS, err := lw.enc.appendEncoded(lw.payload[:0], h.view())
+	if err != nil {
+		return fmt.Errorf("encode interval histogram: %w", err)
+	}
+	lw.payload = payload
 	var maxMS float64
 	if h.Count() > 0 {
-		maxMS = float64(h.view().Max()) / 1000
+		maxMS = float64(maxUS) / 1000
 	}
 	b = strconv.AppendFloat(b, maxMS, 'f', 3, 64)
 	b = append(b, ',')
@@ -328,8 +329,14 @@ func (lr *LogReader) intervalLine(line string) (LogInterval, error) {
 	if err != nil {
 		return iv, lr.fail("bad base64 payload", "the last field must be an HdrHistogram V0, V1 or V2 compressed histogram; is the line truncated?", err)
 	}
+	// A long log holds thousands of intervals: keep each packed. knee's own
+	// logs need no conversion on the way.
+	if lr.perMicro == 1 && ownGeometry(h) {
+		iv.Histogram = &Histogram{packed: packHdr(h)}
+		return iv, nil
+	}
 	iv.Histogram = NewHistogram()
 	iv.Histogram.mergeForeign(h, lr.perMicro)
-	iv.Histogram.pack() // a long log holds thousands of intervals
+	iv.Histogram.pack()
 	return iv, nil
 }
