@@ -37,6 +37,7 @@ vegeta_frozen() {
 	"$PEERS/vegeta" attack -rate 500 -duration 25s "$@" -targets <(echo "GET $TARGET_URL") -output "$OUT/$name.bin" ||
 		die "vegeta failed"
 	wait "$FREEZER"
+	FREEZER=
 	stop_target
 	vegeta_report "$name"
 	"$PEERS/vegeta" report -type='hist[0,1s]' "$OUT/$name.bin" >"$OUT/$name.hist"
@@ -49,6 +50,7 @@ start_target
 freeze_later
 hey -z 25s -c 50 -q 10 -o csv "$TARGET_URL" >"$OUT/hey-freeze.csv" || die "hey failed"
 wait "$FREEZER"
+FREEZER=
 stop_target
 
 header "target frozen 3 s (SIGSTOP at 11 s) during 25 s at 500 req/s"

@@ -12,9 +12,14 @@ mkdir -p "$BIN" "$OUT/runs"
 die() { echo "bench: $*" >&2; exit 1; }
 
 # build compiles knee and the target server; vegeta is installed into
-# bench/.bin (never into knee's go.mod) the first time.
+# bench/.bin (never into knee's go.mod) the first time. KNEE_BIN, if set,
+# is a knee binary to measure instead of building one.
 build() {
-	go build -o "$BIN/knee" ./cmd/knee || die "building knee failed"
+	if [ -n "${KNEE_BIN:-}" ]; then
+		cp "$KNEE_BIN" "$BIN/knee" || die "KNEE_BIN $KNEE_BIN: cannot copy it"
+	else
+		go build -o "$BIN/knee" ./cmd/knee || die "building knee failed"
+	fi
 	go build -o "$BIN/target" ./bench/target || die "building the target failed"
 	if [ ! -x "$PEERS/vegeta" ]; then
 		GOBIN=$PEERS go install github.com/tsenart/vegeta/v12@latest || die "installing vegeta failed"
@@ -39,7 +44,13 @@ start_target() {
 	TARGET_URL="http://$(head -n1 "$fifo")/"
 }
 
+# stop_target continues and stops the target, first stopping a pending
+# freeze_later job so it cannot signal a reused PID.
 stop_target() {
+	if [ -n "${FREEZER:-}" ]; then
+		kill "$FREEZER" 2>/dev/null
+		FREEZER=
+	fi
 	if [ -n "${TARGET_PID:-}" ]; then
 		kill -CONT "$TARGET_PID" 2>/dev/null
 		kill "$TARGET_PID" 2>/dev/null

@@ -166,6 +166,10 @@ func (h *Histogram) Merge(o *Histogram) {
 		return
 	}
 	h.clamped += o.clamped
+	if o.h == nil {
+		o.packed.addTo(h) // no full copy of a packed source
+		return
+	}
 	// Same geometry: every source bucket's lowest value is in range.
 	if dropped := h.own().Merge(o.view()); dropped > 0 {
 		h.clamped += dropped

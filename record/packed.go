@@ -26,40 +26,72 @@ func (h *Histogram) pack() {
 	if h.h == nil {
 		return
 	}
-	var buf []byte
-	var prev int64
-	for _, b := range h.h.Distribution() {
-		if b.Count == 0 {
-			continue
-		}
-		buf = binary.AppendUvarint(buf, uint64(b.From-prev))
-		buf = binary.AppendUvarint(buf, uint64(b.Count))
-		prev = b.From
-	}
-	h.packed = &packed{buckets: slices.Clip(buf), count: h.h.TotalCount()}
+	h.packed = packHdr(h.h)
 	h.h = nil
 }
 
-// unpack returns a full Histogram with p's counts. Every value is a bucket's
-// lowest equivalent in knee's own geometry, so each lands in the bucket it
-// came from (and none can be out of range).
+// packHdr packs a histogram of knee's own geometry (see ownGeometry).
+func packHdr(src *hdrhistogram.Histogram) *packed {
+	var buf []byte
+	var prev int64
+	for i, n := range src.Export().Counts {
+		if n == 0 {
+			continue
+		}
+		v := valueAtIndex(i)
+		buf = binary.AppendUvarint(buf, uint64(v-prev))
+		buf = binary.AppendUvarint(buf, uint64(n))
+		prev = v
+	}
+	return &packed{buckets: slices.Clip(buf), count: src.TotalCount()}
+}
+
+// ownGeometry reports whether h has knee's range and precision, so its
+// counts array is indexed as knee's.
+func ownGeometry(h *hdrhistogram.Histogram) bool {
+	return h.LowestTrackableValue() == LowestMicros && h.HighestTrackableValue() == HighestMicros &&
+		h.SignificantFigures() == SigFigs
+}
+
+// valueAtIndex is the lowest value of counts index i in knee's geometry
+// (HdrHistogram's layout with a 1 µs unit and 2048 sub-buckets): indexes
+// below 2048 are the values themselves; above, each further 1024 indexes
+// cover the next power of two in buckets twice as wide.
+func valueAtIndex(i int) int64 {
+	const half = 1 << (subBucketBits - 1)
+	bucket := i>>(subBucketBits-1) - 1
+	sub := int64(i&(half-1)) + half
+	if bucket < 0 {
+		return int64(i)
+	}
+	return sub << bucket
+}
+
+// unpack returns a full Histogram with p's counts.
 func (p *packed) unpack() *Histogram {
 	out := NewHistogram()
+	p.addTo(out)
+	return out
+}
+
+// addTo adds p's counts to h. Every value is a bucket's lowest equivalent
+// in knee's own geometry, so each lands in the bucket it came from (and
+// none can be out of range): HdrHistogram's merge, without a full copy.
+func (p *packed) addTo(h *Histogram) {
 	var v int64
 	for b := p.buckets; len(b) > 0; {
 		d, n1 := binary.Uvarint(b)
 		if n1 <= 0 {
-			break // only pack writes these bytes: cannot happen
+			return // only pack writes these bytes: cannot happen
 		}
 		c, n2 := binary.Uvarint(b[n1:])
 		if n2 <= 0 {
-			break
+			return
 		}
 		b = b[n1+n2:]
 		v += int64(d)
-		out.recordMicros(v, int64(c))
+		h.recordMicros(v, int64(c))
 	}
-	return out
 }
 
 // view is h's HdrHistogram to read from: its own, or a temporary unpacked

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"testing"
 	"time"
 )
@@ -103,4 +104,56 @@ func spread(n int) []time.Duration {
 		v *= step
 	}
 	return out
+}
+
+// TestValueAtIndex checks knee's index arithmetic against HdrHistogram's
+// own: the lowest value of every bucket of the 1 µs .. 1 h geometry.
+func TestValueAtIndex(t *testing.T) {
+	h := NewHistogram()
+	h.h.RecordValue(HighestMicros) // Distribution lists every bucket up to the highest recorded
+	for i, b := range h.h.Distribution() {
+		if got := valueAtIndex(i); got != b.From {
+			t.Fatalf("valueAtIndex(%d) = %d, HdrHistogram's bucket starts at %d", i, got, b.From)
+		}
+	}
+}
+
+// FuzzLogReaderPacked reads µs logs, whose knee-geometry intervals take the
+// packed path without conversion, and reads every histogram back: nothing
+// may panic, and packed and unpacked readings must agree.
+func FuzzLogReaderPacked(f *testing.F) {
+	var log bytes.Buffer
+	lw, err := NewLogWriter(&log, time.Unix(1441812279, 0), "seed")
+	if err != nil {
+		f.Fatal(err)
+	}
+	h := NewHistogram()
+	for _, v := range spread(300) {
+		h.Record(v)
+	}
+	if err := lw.WriteInterval(Key{Latency, "s", "n"}.Tag(), 0, time.Second, h); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(log.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lr := NewLogReader(bytes.NewReader(data), "fuzz.hlog", 1000)
+		for range 100 {
+			iv, err := lr.Next()
+			if err != nil {
+				return
+			}
+			p := iv.Histogram
+			full := p.Clone()
+			full.own()
+			if p.Count() != full.Count() || p.Percentile(99) != full.Percentile(99) || p.Max() != full.Max() {
+				t.Fatalf("packed count/p99/max %d/%v/%v, unpacked %d/%v/%v",
+					p.Count(), p.Percentile(99), p.Max(), full.Count(), full.Percentile(99), full.Max())
+			}
+			sum := NewHistogram()
+			sum.Merge(p)
+			if sum.Count() != p.Count() {
+				t.Fatalf("merged count %d, want %d", sum.Count(), p.Count())
+			}
+		}
+	})
 }
