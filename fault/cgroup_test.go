@@ -11,21 +11,9 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-)
 
-// writeFiles writes name → content under dir, making parents.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/knee-dev/knee/internal/kneetest"
+)
 
 func readFile(t *testing.T, path string) string {
 	t.Helper()
@@ -43,7 +31,7 @@ func fakeV1(t *testing.T) Hierarchy {
 	h := Hierarchy{V1: map[string]string{}, CPUs: 2}
 	for _, ctl := range []string{"cpu", "cpuacct", "freezer"} {
 		h.V1[ctl] = filepath.Join(root, ctl)
-		writeFiles(t, h.V1[ctl], map[string]string{"cgroup.procs": "", "tasks": ""})
+		kneetest.WriteFiles(t, h.V1[ctl], map[string]string{"cgroup.procs": "", "tasks": ""})
 	}
 	return h
 }
@@ -51,7 +39,7 @@ func fakeV1(t *testing.T) Hierarchy {
 // fakeV2 is a cgroup2 root in a temporary directory offering controllers.
 func fakeV2(t *testing.T, controllers string) Hierarchy {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	kneetest.WriteFiles(t, root, map[string]string{
 		"cgroup.controllers": controllers, "cgroup.subtree_control": "", "cgroup.procs": "",
 	})
 	return Hierarchy{V2: root, CPUs: 2}
@@ -98,8 +86,8 @@ func TestFakeV1Cgroup(t *testing.T) {
 		t.Errorf("freezer.state after Thaw = %q", got)
 	}
 
-	writeFiles(t, cpu, map[string]string{"cpu.stat": "nr_periods 40\nnr_throttled 12\nthrottled_time 3500000000\n"})
-	writeFiles(t, acct, map[string]string{"cpuacct.usage": "2000000000\n"})
+	kneetest.WriteFiles(t, cpu, map[string]string{"cpu.stat": "nr_periods 40\nnr_throttled 12\nthrottled_time 3500000000\n"})
+	kneetest.WriteFiles(t, acct, map[string]string{"cpuacct.usage": "2000000000\n"})
 	st, err := cg.CPUStat()
 	wantSt := CPUStat{Usage: 2 * time.Second, Periods: 40, Throttled: 12, ThrottledTime: 3500 * time.Millisecond}
 	if err != nil || st != wantSt {
@@ -120,7 +108,7 @@ func TestFakeV1Cgroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []string{cpu, acct, frz} {
-		writeFiles(t, d, map[string]string{"cgroup.procs": ""}) // as if 4242 had exited
+		kneetest.WriteFiles(t, d, map[string]string{"cgroup.procs": ""}) // as if 4242 had exited
 	}
 	_ = cg.Remove()
 	if got := readFile(t, frz+"/freezer.state"); got != "THAWED" {
@@ -167,14 +155,14 @@ func TestFakeV2Cgroup(t *testing.T) {
 	if err := cg.SetCPUs(0.5); err != nil || readFile(t, dir+"/cpu.max") != "50000 100000" {
 		t.Errorf("SetCPUs(0.5): %v, cpu.max %q", err, readFile(t, dir+"/cpu.max"))
 	}
-	writeFiles(t, dir, map[string]string{"cgroup.events": "populated 1\nfrozen 1\n"})
+	kneetest.WriteFiles(t, dir, map[string]string{"cgroup.events": "populated 1\nfrozen 1\n"})
 	if err := cg.Freeze(context.Background()); err != nil || readFile(t, dir+"/cgroup.freeze") != "1" {
 		t.Errorf("Freeze: %v", err)
 	}
 	if err := cg.Thaw(); err != nil || readFile(t, dir+"/cgroup.freeze") != "0" {
 		t.Errorf("Thaw: %v", err)
 	}
-	writeFiles(t, dir, map[string]string{"cpu.stat": "usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\nnr_periods 30\nnr_throttled 7\nthrottled_usec 250000\n"})
+	kneetest.WriteFiles(t, dir, map[string]string{"cpu.stat": "usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\nnr_periods 30\nnr_throttled 7\nthrottled_usec 250000\n"})
 	st, err := cg.CPUStat()
 	wantSt := CPUStat{Usage: 1500 * time.Millisecond, Periods: 30, Throttled: 7, ThrottledTime: 250 * time.Millisecond}
 	if err != nil || st != wantSt {
@@ -208,7 +196,7 @@ func TestFakeV2FreezeTimesOutAndThaws(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := cg.Dir()
-	writeFiles(t, dir, map[string]string{"cgroup.events": "populated 1\nfrozen 0\n"})
+	kneetest.WriteFiles(t, dir, map[string]string{"cgroup.events": "populated 1\nfrozen 0\n"})
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
@@ -229,7 +217,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	notDir := filepath.Join(t.TempDir(), "file")
-	writeFiles(t, filepath.Dir(notDir), map[string]string{"file": "x"})
+	kneetest.WriteFiles(t, filepath.Dir(notDir), map[string]string{"file": "x"})
 	tests := []struct {
 		name string
 		err  error
@@ -267,7 +255,7 @@ func second[T any](_ T, err error) error { return err }
 func TestOpenInFindsSiblingControllers(t *testing.T) {
 	h := fakeV1(t)
 	for _, ctl := range v1Controllers {
-		writeFiles(t, filepath.Join(h.V1[ctl.name], "docker/abc"), map[string]string{"tasks": "", ctl.marker: "0"})
+		kneetest.WriteFiles(t, filepath.Join(h.V1[ctl.name], "docker/abc"), map[string]string{"tasks": "", ctl.marker: "0"})
 	}
 	cg, err := OpenIn(h, filepath.Join(h.V1["cpu"], "docker/abc"))
 	if err != nil {
@@ -283,7 +271,7 @@ func TestOpenInFindsSiblingControllers(t *testing.T) {
 	}
 
 	v2 := fakeV2(t, "cpu")
-	writeFiles(t, v2.V2+"/system.slice/db.service", map[string]string{"cgroup.controllers": "cpu", "cpu.max": "max 100000"})
+	kneetest.WriteFiles(t, v2.V2+"/system.slice/db.service", map[string]string{"cgroup.controllers": "cpu", "cpu.max": "max 100000"})
 	cg, err = OpenIn(v2, v2.V2+"/system.slice/db.service")
 	if err != nil || cg.Version() != 2 {
 		t.Fatalf("OpenIn v2 = %v, %v", cg, err)

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/knee-dev/knee/internal/kneetest"
 )
 
 // hybridMountinfo is this development machine's cgroup part of
@@ -61,7 +63,7 @@ func TestParseMountinfo(t *testing.T) {
 
 func TestDetectAtFakeRoot(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	kneetest.WriteFiles(t, root, map[string]string{
 		"proc/self/mountinfo":                          hybridMountinfo,
 		"sys/fs/cgroup/cpu/cgroup.procs":               "",
 		"sys/fs/cgroup/freezer/cgroup.procs":           "",
@@ -78,7 +80,7 @@ func TestDetectAtFakeRoot(t *testing.T) {
 	}
 
 	v2root := t.TempDir()
-	writeFiles(t, v2root, map[string]string{
+	kneetest.WriteFiles(t, v2root, map[string]string{
 		"proc/self/mountinfo":              "29 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
 		"sys/fs/cgroup/cgroup.controllers": "memory pids\n",
 	})

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/knee-dev/knee/internal/kneetest"
 )
 
 // fakeFreezer logs Freeze and Thaw calls with their times since t0.
@@ -202,12 +204,12 @@ func TestThawAllFake(t *testing.T) {
 	})
 	v1 := fakeV1(t)
 	frozenV1 := filepath.Join(v1.V1["freezer"], "knee/dead")
-	writeFiles(t, frozenV1, map[string]string{"freezer.state": "FROZEN"})
+	kneetest.WriteFiles(t, frozenV1, map[string]string{"freezer.state": "FROZEN"})
 	v2 := fakeV2(t, "cpu")
 	frozenV2 := filepath.Join(v2.V2, "knee/dead")
-	writeFiles(t, frozenV2, map[string]string{"cgroup.freeze": "1"})
+	kneetest.WriteFiles(t, frozenV2, map[string]string{"cgroup.freeze": "1"})
 	keptV2 := filepath.Join(v2.V2, "knee/alive")
-	writeFiles(t, keptV2, map[string]string{"cgroup.freeze": "1"})
+	kneetest.WriteFiles(t, keptV2, map[string]string{"cgroup.freeze": "1"})
 
 	entries := []StateEntry{
 		{Method: MethodV1Freezer, Path: frozenV1, Owner: 11, OwnerStart: 1},                         // owner dead → thaw

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/knee-dev/knee/internal/kneetest"
 )
 
 // statLine is a /proc/PID/stat line with the fields knee reads set.
@@ -31,7 +33,7 @@ func fakeProcTree(t *testing.T, procs []fakeProc) string {
 		files[fmt.Sprintf("%d/stat", p.pid)] = statLine(p.pid, p.comm, 'S', p.ppid, 0, 0, p.start)
 		files[fmt.Sprintf("%d/status", p.pid)] = fmt.Sprintf("Name:\t%s\nUid:\t%d\t%d\t%d\t%d\nGid:\t0\t0\t0\t0\n", p.comm, p.uid, p.uid, p.uid, p.uid)
 	}
-	writeFiles(t, root, files)
+	kneetest.WriteFiles(t, root, files)
 	return root
 }
 

@@ -12,21 +12,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/knee-dev/knee/internal/kneetest"
 	"github.com/knee-dev/knee/run"
 )
-
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // stat is a /proc/PID/stat line with utime and stime set.
 func stat(pid int, comm string, utime, stime int) string {
@@ -47,7 +35,7 @@ model name	: Intel(R) Xeon(R) CPU @ 2.20GHz
 // 1.5-CPU cgroup, pid 80 in the root cgroup.
 func fakeRoot(t *testing.T) string {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	kneetest.WriteFiles(t, root, map[string]string{
 		"proc/sys/kernel/hostname":         "loadbox\n",
 		"proc/sys/kernel/osrelease":        "6.8.0-45-generic\n",
 		"proc/cpuinfo":                     cpuinfo,
@@ -98,7 +86,7 @@ func TestCollectFakeRoot(t *testing.T) {
 
 func TestTargetLimits(t *testing.T) {
 	root := fakeRoot(t)
-	writeFiles(t, root, map[string]string{
+	kneetest.WriteFiles(t, root, map[string]string{
 		// A hybrid host: v1 cpu,cpuacct co-mounted, and a container limited to 0.5 CPU.
 		"hybrid/proc/self/mountinfo": "35 25 0:31 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n" +
 			"41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n",
@@ -186,7 +174,7 @@ func TestParseStat(t *testing.T) {
 
 func TestLoadAvgAndCPUInfoErrors(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"short": "0.1 0.2\n", "nan": "x 0.2 0.3\n", "arm": "processor\t: 0\nHardware\t: BCM2835\n"})
+	kneetest.WriteFiles(t, root, map[string]string{"short": "0.1 0.2\n", "nan": "x 0.2 0.3\n", "arm": "processor\t: 0\nHardware\t: BCM2835\n"})
 	if _, err := LoadAvg(filepath.Join(root, "short")); err == nil || !strings.Contains(err.Error(), "want 3 numbers") {
 		t.Errorf("short loadavg: %v", err)
 	}
@@ -200,7 +188,7 @@ func TestLoadAvgAndCPUInfoErrors(t *testing.T) {
 
 func TestCollectPartialFailure(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"proc/loadavg": "1.00 2.00 3.00 1/2 3\n"})
+	kneetest.WriteFiles(t, root, map[string]string{"proc/loadavg": "1.00 2.00 3.00 1/2 3\n"})
 	env, err := Collect(context.Background(), Options{Root: root, TopN: -1})
 	if err == nil || !strings.Contains(err.Error(), "hostname") || !strings.Contains(err.Error(), "cpu info") {
 		t.Errorf("err = %v, want the missing files named", err)

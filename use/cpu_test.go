@@ -4,28 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/knee-dev/knee/fault"
+	"github.com/knee-dev/knee/internal/kneetest"
 )
-
-// writeFiles writes files (path relative to root → content) under root.
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // statLine is a /proc/PID/stat line with the given state and utime/stime
 // (fields 14 and 15); the other numeric fields are zero.
@@ -81,7 +67,7 @@ func TestCPUProbeV1CgroupOfPID(t *testing.T) {
 	mount := filepath.Join(root, "cg")
 	h := fault.Hierarchy{V1: map[string]string{"cpu": mount, "cpuacct": mount}}
 	// Target PID 4242 in the v1 cgroup /docker/abc, limited to 0.5 CPU.
-	writeFiles(t, root, map[string]string{
+	kneetest.WriteFiles(t, root, map[string]string{
 		"proc/4242/stat":                  statLine(4242, "book (store) x", 'S', 300, 100),
 		"proc/4242/task/4242/stat":        statLine(4242, "book", 'R', 0, 0),
 		"proc/4242/task/4243/stat":        statLine(4243, "book", 'S', 0, 0),
@@ -107,7 +93,7 @@ func TestCPUProbeV1CgroupOfPID(t *testing.T) {
 	})
 	// One second later: 0.4 s more CPU, 10 more periods of which 2
 	// throttled, 0.2 s more throttled time.
-	writeFiles(t, root, map[string]string{
+	kneetest.WriteFiles(t, root, map[string]string{
 		"cg/docker/abc/cpu.stat":      "nr_periods 110\nnr_throttled 7\nthrottled_time 400000000\n",
 		"cg/docker/abc/cpuacct.usage": "1400000000\n",
 	})
@@ -127,7 +113,7 @@ func TestCPUProbeV1CgroupOfPID(t *testing.T) {
 
 func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	kneetest.WriteFiles(t, root, map[string]string{
 		"cg2/app/cgroup.controllers": "cpu\n",
 		"cg2/app/cpu.max":            "max 100000\n",
 		"cg2/app/cpu.stat":           "usage_usec 2000000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n",
@@ -147,7 +133,7 @@ func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
 	// Half a second later: the cgroup used 1.5 s more (3 cores), the PID
 	// 150 ticks = 1.5 s more (3 cores); with no limit, utilization is of
 	// the machine's 4 CPUs.
-	writeFiles(t, root, map[string]string{
+	kneetest.WriteFiles(t, root, map[string]string{
 		"cg2/app/cpu.stat": "usage_usec 3500000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n",
 		"proc/7/stat":      statLine(7, "api", 'S', 500, 50),
 	})
@@ -172,7 +158,7 @@ func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
 
 func TestCPUProbeNotMeasured(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"proc/1/stat": statLine(1, "init", 'S', 0, 0)})
+	kneetest.WriteFiles(t, root, map[string]string{"proc/1/stat": statLine(1, "init", 'S', 0, 0)})
 	tests := []struct {
 		name  string
 		probe *CPUProbe
@@ -206,7 +192,7 @@ func TestMachineProbe(t *testing.T) {
 	stat := func(user, system, idle, iowait int) string {
 		return fmt.Sprintf("cpu  %d 0 %d %d %d 0 0 0 0 0\ncpu0 1 1 1 1\ncpu1 1 1 1 1\nintr 5\n", user, system, idle, iowait)
 	}
-	writeFiles(t, root, map[string]string{
+	kneetest.WriteFiles(t, root, map[string]string{
 		"proc/stat":      stat(100, 100, 700, 100), // busy 200 of 1000
 		"proc/loadavg":   "3.00 2.00 1.00 5/300 999\n",
 		"proc/self/stat": statLine(50, "knee", 'R', 20, 0),
@@ -224,7 +210,7 @@ func TestMachineProbe(t *testing.T) {
 	})
 	// 5 s later: 300 of 1000 more ticks busy (0.3 of 2 CPUs = 0.6 cores);
 	// the target used 50 ticks (0.1 cores), knee 50 (0.1 cores): 0.4 other.
-	writeFiles(t, root, map[string]string{
+	kneetest.WriteFiles(t, root, map[string]string{
 		"proc/stat":      stat(300, 200, 1300, 200),
 		"proc/self/stat": statLine(50, "knee", 'R', 70, 0),
 		"proc/42/stat":   statLine(42, "api", 'S', 120, 30),
@@ -237,7 +223,7 @@ func TestMachineProbe(t *testing.T) {
 	})
 	noTarget := &MachineProbe{Root: root}
 	noTarget.Sample(context.Background(), t0)
-	writeFiles(t, root, map[string]string{"proc/stat": stat(400, 300, 1800, 300)})
+	kneetest.WriteFiles(t, root, map[string]string{"proc/stat": stat(400, 300, 1800, 300)})
 	got, _ = noTarget.Sample(context.Background(), t0.Add(time.Second))
 	checkReadings(t, got, map[string]want{
 		MetricMachineUtil: {value: 0.25}, // 200 more busy of 800 more ticks
@@ -247,7 +233,7 @@ func TestMachineProbe(t *testing.T) {
 
 func TestGeneratorProbe(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"proc/self/stat": statLine(9, "knee", 'R', 100, 0)})
+	kneetest.WriteFiles(t, root, map[string]string{"proc/self/stat": statLine(9, "knee", 'R', 100, 0)})
 	lag, sent := 7*time.Millisecond, true
 	p := &GeneratorProbe{Root: root, CPUs: 2, SendLagP99: func() (time.Duration, bool) { return lag, sent }}
 	t0 := time.Unix(1000, 0)
@@ -256,7 +242,7 @@ func TestGeneratorProbe(t *testing.T) {
 		MetricGeneratorCores: {why: whyFirstSample},
 		MetricSendLagP99:     {value: 0.007},
 	})
-	writeFiles(t, root, map[string]string{"proc/self/stat": statLine(9, "knee", 'R', 120, 30)})
+	kneetest.WriteFiles(t, root, map[string]string{"proc/self/stat": statLine(9, "knee", 'R', 120, 30)})
 	sent = false
 	got, _ := p.Sample(context.Background(), t0.Add(time.Second))
 	checkReadings(t, got, map[string]want{

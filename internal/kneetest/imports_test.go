@@ -1,0 +1,68 @@
+package kneetest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/knee-dev/knee/"
+
+// The import rules of DESIGN.md, checked on every package's non-test files:
+// imports point one way, record alone touches hdrhistogram-go, the sample
+// target knows nothing of knee, and analysis does no I/O of its own.
+func TestImportDirections(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, deps, _ := strings.Cut(line, ":")
+		imports[strings.TrimPrefix(pkg, module)] = strings.Fields(strings.ReplaceAll(deps, module, ""))
+	}
+	forbidden := map[string][]string{
+		"load":      {"record", "run", "analyze", "report", "request", "net/http"},
+		"record":    {"load", "request", "report", "run", "analyze"},
+		"run":       {"load", "analyze", "report", "runner"},
+		"analyze":   {"os", "net/http", "load", "report", "runner"},
+		"importer":  {"load", "report", "runner"},
+		"use":       {"load", "analyze", "report"},
+		"fault":     {"load", "record"},
+		"report":    {"load", "runner", "lab"},
+		"cmd/knee":  {"record", "run", "load", "lab", "runner"},
+		"bookstore": {}, // checked below: no knee package at all
+	}
+	for pkg, bad := range forbidden {
+		deps, ok := imports[pkg]
+		if !ok {
+			t.Errorf("package %s not found by go list", pkg)
+			continue
+		}
+		for _, d := range deps {
+			for _, b := range bad {
+				if d == b {
+					t.Errorf("%s imports %s", pkg, d)
+				}
+			}
+			if pkg == "bookstore" && !strings.Contains(d, ".") && isKnee(imports, d) {
+				t.Errorf("bookstore imports knee's %s; the sample target must stand alone", d)
+			}
+		}
+	}
+	for pkg, deps := range imports {
+		for _, d := range deps {
+			if d == "github.com/HdrHistogram/hdrhistogram-go" && pkg != "record" {
+				t.Errorf("%s imports hdrhistogram-go; only record may", pkg)
+			}
+			if d == "internal/kneetest" {
+				t.Errorf("%s imports internal/kneetest outside its tests", pkg)
+			}
+		}
+	}
+}
+
+func isKnee(imports map[string][]string, pkg string) bool {
+	_, ok := imports[pkg]
+	return ok
+}
