@@ -194,7 +194,7 @@ func scenarioSettings(sc run.Scenario) string {
 }
 
 func faultLine(f run.Fault) string {
-	s := fmt.Sprintf("%s of %s at %s", f.Kind, f.Target, f.At)
+	s := fmt.Sprintf("%s of %s at %s", f.Kind, f.Target, f.At.Round(time.Millisecond))
 	if f.For > 0 {
 		s += fmt.Sprintf(" for %s", f.For)
 	}
