@@ -363,6 +363,16 @@ func (r *Recorder) Dropped(scenario string, n int64) {
 	r.mu.Unlock()
 }
 
+// Begin moves the recorder's t0, and the start of its first interval, to
+// t0. Call it when the load's own t0 is known (after the VUs are set up,
+// before the first iteration), so interval times and fault times share one
+// origin. It keeps what was recorded; it is meant for before anything was.
+func (r *Recorder) Begin(t0 time.Time) {
+	r.mu.Lock()
+	r.t0, r.last = t0, t0
+	r.mu.Unlock()
+}
+
 // Rotate closes the current interval at now and returns it; the next one starts at now.
 // The snapshot's histograms and counters belong to the caller.
 func (r *Recorder) Rotate(now time.Time) IntervalSnapshot {

@@ -154,3 +154,18 @@ func TestShardRecordAllocs(t *testing.T) {
 		t.Errorf("Shard.Record allocates %v times per call, want 0", n)
 	}
 }
+
+// Begin moves the origin: the first interval starts at the load's t0 and
+// keeps what was recorded, so a sample recorded right at t0 is never lost.
+func TestRecorderBegin(t *testing.T) {
+	created := time.Unix(1000, 0)
+	r := NewRecorder(created)
+	sh := r.Shard() // a pre-allocated VU takes its shard before t0
+	t0 := created.Add(250 * time.Millisecond)
+	r.Begin(t0)
+	sh.Record(Sample{Key: Key{Scenario: "s", Name: "n"}, Latency: time.Millisecond, Service: time.Millisecond, Status: 200})
+	snap := r.Rotate(t0.Add(time.Second))
+	if snap.Start != 0 || snap.End != time.Second || snap.Counters["s"].Requests != 1 {
+		t.Errorf("first interval [%v,%v) with %d requests; want [0,1s) with 1", snap.Start, snap.End, snap.Counters["s"].Requests)
+	}
+}

@@ -25,7 +25,10 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 	lr, err := load.NewRunner(scs, recorder{e.rec}, load.Options{
 		GracefulStop: grace,
 		Abort:        e.opt.Abort,
+		// OnStart runs before the first iteration, so nothing is recorded
+		// yet: intervals and faults both count from load's t0.
 		OnStart: func(t0 time.Time) {
+			e.rec.Begin(t0)
 			e.mu.Lock()
 			e.t0 = t0
 			e.mu.Unlock()
@@ -86,7 +89,6 @@ func (e *engine) rotateLoop(started, done <-chan struct{}) {
 	if !ok {
 		return
 	}
-	e.rec.Rotate(t0) // the VU start-up before t0 holds no requests: start the first interval at t0
 	timer := time.NewTimer(e.opt.Interval)
 	defer timer.Stop()
 	for n := 1; ; n++ {
