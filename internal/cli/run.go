@@ -73,13 +73,7 @@ omission can be detected and corrected by knee analyze.`,
 	fl.IntVar(&f.sc.PreAllocatedVUs, "pre-allocated-vus", 0, "VUs started before t0 (default 50)")
 	fl.IntVar(&f.sc.MaxVUs, "max-vus", 0, "most VUs the open model may run; beyond it iterations are dropped (default 1000)")
 	fl.StringVar(&f.sc.Stages, "stages", "", `ramping stages "30s:100,1m:300" (duration:target,...)`)
-	fl.StringVar(&f.sc.URL, "url", "", "URL template; {name} from --var, {vu}, {iter}")
-	fl.StringVar(&f.sc.Method, "method", "", "HTTP method (default GET)")
-	fl.StringArrayVar(&f.sc.Headers, "header", nil, `request header "Name: value" (repeatable)`)
-	fl.StringVar(&f.sc.Body, "body", "", "request body template")
-	fl.StringArrayVar(&f.sc.Vars, "var", nil, "value list for a placeholder: name=v1,v2,v3 (repeatable)")
-	fl.StringVar(&f.sc.Name, "name", "", "the request's name tag (default: the URL template)")
-	fl.DurationVar(&f.sc.Timeout, "timeout", 0, "per-request timeout (default 60s)")
+	registerRequestFlags(fl, &f.sc)
 	fl.IntVar(&f.sc.MaxConns, "max-conns", 0, "connections per host (0: no limit)")
 	fl.BoolVar(&f.sc.HTTP2, "http2", false, "speak HTTP/2 (h2 over TLS, h2c over http://)")
 	fl.BoolVar(&f.sc.Insecure, "insecure", false, "do not verify TLS certificates")
@@ -183,6 +177,18 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed in at least one repetition")}
 	}
 	return nil
+}
+
+// registerRequestFlags registers the flags of the one request a flag-built
+// scenario sends (knee run, knee steps).
+func registerRequestFlags(fl *pflag.FlagSet, sc *scenario.Flags) {
+	fl.StringVar(&sc.URL, "url", "", "URL template; {name} from --var, {vu}, {iter} (add ?run={vu}-{iter} to bypass caches)")
+	fl.StringVar(&sc.Method, "method", "", "HTTP method (default GET)")
+	fl.StringArrayVar(&sc.Headers, "header", nil, `request header "Name: value" (repeatable)`)
+	fl.StringVar(&sc.Body, "body", "", "request body template")
+	fl.StringArrayVar(&sc.Vars, "var", nil, "value list for a placeholder: name=v1,v2,v3 (repeatable)")
+	fl.StringVar(&sc.Name, "name", "", "the request's name tag (default: the URL template)")
+	fl.DurationVar(&sc.Timeout, "timeout", 0, "per-request timeout (default 60s)")
 }
 
 // loadConfig reads the scenario file, or builds one scenario from flags; not both.
