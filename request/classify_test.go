@@ -28,7 +28,9 @@ func closedPort(t *testing.T) string {
 }
 
 // Each class against a real loopback condition.
-func TestDoClassifiesErrors(t *testing.T) {
+func TestDoClassifiesErrors(t *testing.T) { forEachClient(t, testDoClassifiesErrors) }
+
+func testDoClassifiesErrors(t *testing.T, cl client) {
 	done := make(chan struct{})
 	defer close(done)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +67,7 @@ func TestDoClassifiesErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newSender(t, []Spec{tt.spec}, Options{})
+			s := cl.sender(t, []Spec{tt.spec}, Options{})
 			res := s.Do(context.Background(), 1, 1)
 			if res.ErrClass != tt.want || res.Err == nil || res.Status != 0 {
 				t.Errorf("class %q, status %d, err %v; want class %q", res.ErrClass, res.Status, res.Err, tt.want)
@@ -90,15 +92,19 @@ func TestDoTLSVerification(t *testing.T) {
 }
 
 // A name under .invalid never resolves (RFC 6761).
-func TestDoClassifiesDNS(t *testing.T) {
-	s := newSender(t, []Spec{{URL: "http://knee-test.invalid/", Timeout: 5 * time.Second}}, Options{})
+func TestDoClassifiesDNS(t *testing.T) { forEachClient(t, testDoClassifiesDNS) }
+
+func testDoClassifiesDNS(t *testing.T, cl client) {
+	s := cl.sender(t, []Spec{{URL: "http://knee-test.invalid/", Timeout: 5 * time.Second}}, Options{})
 	res := s.Do(context.Background(), 1, 1)
 	if res.ErrClass != ClassDNS {
 		t.Errorf("class %q (%v), want dns", res.ErrClass, res.Err)
 	}
 }
 
-func TestDoInterruptedByCaller(t *testing.T) {
+func TestDoInterruptedByCaller(t *testing.T) { forEachClient(t, testDoInterruptedByCaller) }
+
+func testDoInterruptedByCaller(t *testing.T, cl client) {
 	done := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -108,7 +114,7 @@ func TestDoInterruptedByCaller(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(done)
-	s := newSender(t, []Spec{{URL: srv.URL}}, Options{})
+	s := cl.sender(t, []Spec{{URL: srv.URL}}, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	res := s.Do(ctx, 1, 1)

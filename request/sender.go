@@ -1,6 +1,7 @@
 package request
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,16 +23,21 @@ var ErrInterrupted = errors.New("request interrupted: the run stopped")
 // chooseSalt separates the request choice from every variable's choice.
 const chooseSalt = 0x5851f42d4c957f2d
 
-// Options configure a Sender. The zero value sends with a fresh tuned
-// transport, seed 0 and the default timeout.
+// Options configure a Sender. The zero value sends plain http:// requests
+// with the lean HTTP/1.1 client and the rest with a fresh tuned transport,
+// seed 0 and the default timeout.
 type Options struct {
 	Vars      map[string][]string // value lists for {name} placeholders
 	Seed      uint64              // picks are a function of (Seed, vu, iter)
 	Timeout   time.Duration       // for Specs without one; default DefaultTimeout
 	Transport TransportOptions
 	// RoundTripper overrides the transport built from Transport (tests,
-	// several Senders sharing connections). The Sender does not close it.
+	// several Senders sharing connections). The Sender does not close it,
+	// and sends every request through it.
 	RoundTripper http.RoundTripper
+	// NetHTTPOnly sends every request through net/http, never through the
+	// lean HTTP/1.1 client (see the package doc).
+	NetHTTPOnly bool
 }
 
 // Sender sends one weighted choice of its requests per iteration. It
@@ -44,6 +50,10 @@ type Sender struct {
 	rt      http.RoundTripper
 	owned   *http.Transport // closed by Close; nil when the caller gave one
 	scratch sync.Pool       // *[]byte for rendering URLs and headers
+	// lean is the HTTP/1.1 client for plain http:// targets; nil when
+	// every request goes through rt.
+	lean     *leanPool
+	leanBufs sync.Pool // *leanBuf
 }
 
 var _ load.Iteration = (*Sender)(nil)
@@ -82,7 +92,28 @@ func NewSender(specs []Spec, o Options) (*Sender, error) {
 	}
 	s.rt = rt
 	s.scratch.New = func() any { b := make([]byte, 0, 512); return &b }
+	if useLean(o) {
+		s.planLean()
+	}
 	return s, nil
+}
+
+// useLean reports whether o leaves plain HTTP/1.1 requests to the lean
+// client: not when the caller gave a transport, asked for HTTP/2, bounded
+// the connections per host, or asked for net/http.
+func useLean(o Options) bool {
+	return o.RoundTripper == nil && !o.NetHTTPOnly && !o.Transport.HTTP2 && o.Transport.MaxConnsPerHost <= 0
+}
+
+// planLean prepares every request the lean client can send.
+func (s *Sender) planLean() {
+	for i := range s.reqs {
+		if p, ok := planLean(&s.reqs[i]); ok {
+			s.reqs[i].plan = &p
+			s.lean = cmp.Or(s.lean, newLeanPool())
+		}
+	}
+	s.leanBufs.New = func() any { return &leanBuf{parts: make([]byte, 0, 512), out: make([]byte, 0, 512)} }
 }
 
 // Names are the distinct name tags of the requests, in Spec order.
@@ -98,10 +129,15 @@ func (s *Sender) Names() []string {
 	return names
 }
 
-// Close closes the idle connections of the transport the Sender built.
+// Close closes the idle connections of the transport the Sender built and
+// of its lean client; the lean client's busy connections close when their
+// requests end. A Sender still sends after Close, but keeps no connections.
 func (s *Sender) Close() {
 	if s.owned != nil {
 		s.owned.CloseIdleConnections()
+	}
+	if s.lean != nil {
+		s.lean.close()
 	}
 }
 
@@ -122,6 +158,9 @@ func (s *Sender) choose(vu, iter uint64) *compiled {
 func (s *Sender) Do(ctx context.Context, vu, iter uint64) load.Result {
 	c := s.choose(vu, iter)
 	res := load.Result{Name: c.name}
+	if c.plan != nil && s.doLean(ctx, c, vu, iter, &res) {
+		return res
+	}
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := s.build(rctx, c, vu, iter)

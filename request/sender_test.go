@@ -45,9 +45,11 @@ func recordingServer(t *testing.T, respBody string) (*httptest.Server, <-chan se
 	return srv, ch
 }
 
-func TestDoSendsRenderedRequest(t *testing.T) {
+func TestDoSendsRenderedRequest(t *testing.T) { forEachClient(t, testDoSendsRenderedRequest) }
+
+func testDoSendsRenderedRequest(t *testing.T, cl client) {
 	srv, got := recordingServer(t, strings.Repeat("x", 1000))
-	s := newSender(t, []Spec{{
+	s := cl.sender(t, []Spec{{
 		Method:  "POST",
 		URL:     srv.URL + "/api/books/{isbn}?run={vu}-{iter}",
 		Headers: []Header{{"Content-Type", "application/json"}, {"x-isbn", "{isbn}"}, {"host", "books-{vu}.example"}},
@@ -80,9 +82,11 @@ func TestDoSendsRenderedRequest(t *testing.T) {
 	}
 }
 
-func TestDoPicksByWeight(t *testing.T) {
+func TestDoPicksByWeight(t *testing.T) { forEachClient(t, testDoPicksByWeight) }
+
+func testDoPicksByWeight(t *testing.T, cl client) {
 	srv, _ := recordingServer(t, "")
-	s := newSender(t, []Spec{
+	s := cl.sender(t, []Spec{
 		{Name: "light", URL: srv.URL + "/a"},
 		{Name: "heavy", URL: srv.URL + "/b", Weight: 3},
 	}, Options{Seed: 7})
@@ -104,7 +108,9 @@ func TestDoPicksByWeight(t *testing.T) {
 	}
 }
 
-func TestDoKeepsConnectionsAlive(t *testing.T) {
+func TestDoKeepsConnectionsAlive(t *testing.T) { forEachClient(t, testDoKeepsConnectionsAlive) }
+
+func testDoKeepsConnectionsAlive(t *testing.T, cl client) {
 	var conns atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok")
@@ -116,7 +122,7 @@ func TestDoKeepsConnectionsAlive(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	s := newSender(t, []Spec{{URL: srv.URL}}, Options{})
+	s := cl.sender(t, []Spec{{URL: srv.URL}}, Options{})
 	for i := 0; i < 50; i++ {
 		if res := s.Do(context.Background(), 1, uint64(i)); res.Err != nil {
 			t.Fatal(res.Err)
@@ -127,7 +133,9 @@ func TestDoKeepsConnectionsAlive(t *testing.T) {
 	}
 }
 
-func TestDoRespectsMaxConnsPerHost(t *testing.T) {
+func TestDoRespectsMaxConnsPerHost(t *testing.T) { forEachClient(t, testDoRespectsMaxConnsPerHost) }
+
+func testDoRespectsMaxConnsPerHost(t *testing.T, cl client) {
 	var conns, inFlight atomic.Int64
 	release := make(chan struct{})
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -141,7 +149,7 @@ func TestDoRespectsMaxConnsPerHost(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	s := newSender(t, []Spec{{URL: srv.URL}}, Options{Transport: TransportOptions{MaxConnsPerHost: 2}})
+	s := cl.sender(t, []Spec{{URL: srv.URL}}, Options{Transport: TransportOptions{MaxConnsPerHost: 2}})
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Go(func() { s.Do(context.Background(), uint64(i), 0) })
@@ -218,4 +226,32 @@ func TestDoHTTP2(t *testing.T) {
 			}
 		})
 	}
+}
+
+// client is one of the Sender's two ways of sending HTTP/1.1: the Do tests
+// run against both.
+type client struct {
+	name    string
+	netHTTP bool
+}
+
+func forEachClient(t *testing.T, test func(*testing.T, client)) {
+	for _, cl := range []client{{"lean", false}, {"net/http", true}} {
+		t.Run(cl.name, func(t *testing.T) { test(t, cl) })
+	}
+}
+
+// sender builds a Sender that sends through cl, checking that the lean
+// client takes every plain http:// request it should.
+func (cl client) sender(t testing.TB, specs []Spec, o Options) *Sender {
+	t.Helper()
+	o.NetHTTPOnly = cl.netHTTP
+	s := newSender(t, specs, o)
+	for i, c := range s.reqs {
+		lean := c.plan != nil
+		if want := !cl.netHTTP && useLean(o) && strings.HasPrefix(specs[i].URL, "http://"); lean != want {
+			t.Fatalf("request %d (%s): lean client %v, want %v", i, specs[i].URL, lean, want)
+		}
+	}
+	return s
 }

@@ -75,6 +75,7 @@ type compiled struct {
 	staticBody   []byte // body when it has no placeholders
 	timeout      time.Duration
 	weight       int
+	plan         *leanPlan // nil when the lean client never sends it
 }
 
 // CheckSpecs reports every problem of specs (each a *FieldError) without
