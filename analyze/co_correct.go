@@ -134,3 +134,19 @@ func scenarioThink(r *run.Run, sc string) time.Duration {
 	}
 	return 0
 }
+
+// Summary is raw with its request count, latencies and slower-than-1 s count
+// taken from the corrected histogram, so raw and corrected export the same
+// fields side by side. Service time, send lag and warnings describe the raw
+// requests only and are left out.
+func (c Correction) Summary(raw run.Summary) run.Summary {
+	s := raw
+	s.Requests = c.CorrectedCount
+	s.LatencyMS = c.CorrectedMS
+	s.SlowerThan1s = c.CorrectedSlowerThan1s
+	s.ServiceMS, s.SendLagMS, s.Warnings = nil, nil, nil
+	if s.DurationS > 0 {
+		s.Rate = float64(s.Requests) / s.DurationS
+	}
+	return s
+}

@@ -210,3 +210,19 @@ func TestDetectCOOpenOutlier(t *testing.T) {
 		t.Errorf("verdict %q, gap %+v; want an unfired outlier", got.Verdict, gap)
 	}
 }
+
+// The corrected summary keeps the raw run's identity and duration and takes
+// counts and latencies from the corrected histogram: 300 requests over 10 s.
+func TestCorrectionSummary(t *testing.T) {
+	raw := run.Summary{Model: "closed", Executor: "constant-vus", Requests: 200, Rate: 20, DurationS: 10,
+		LatencyMS: record.Latencies{P99: 8}, SlowerThan1s: 2, ServiceMS: &record.Latencies{}, Warnings: []string{"w"}}
+	c := analyze.Correction{CorrectedCount: 300, CorrectedMS: record.Latencies{P99: 4000}, CorrectedSlowerThan1s: 90}
+	got := c.Summary(raw)
+	if got.Requests != 300 || got.Rate != 30 || got.LatencyMS.P99 != 4000 || got.SlowerThan1s != 90 ||
+		got.Model != "closed" || got.Executor != "constant-vus" || got.ServiceMS != nil || got.Warnings != nil {
+		t.Errorf("corrected summary %+v", got)
+	}
+	if raw.Requests != 200 || raw.LatencyMS.P99 != 8 {
+		t.Errorf("the raw summary was changed: %+v", raw)
+	}
+}

@@ -178,12 +178,7 @@ func summarize(res *COResult, closed, open *runner.Result) (*COResult, error) {
 		return nil, fmt.Errorf("correcting the closed run: %w", err)
 	}
 	res.Correction = corr
-	c := closed.Summary
-	c.Requests, c.LatencyMS, c.SlowerThan1s = corr.CorrectedCount, corr.CorrectedMS, corr.CorrectedSlowerThan1s
-	c.ServiceMS, c.SendLagMS, c.Warnings = nil, nil, nil
-	if c.DurationS > 0 {
-		c.Rate = float64(c.Requests) / c.DurationS
-	}
+	c := corr.Summary(closed.Summary)
 	res.ClosedCorrected = c
 	s := &res.Signals
 	s.ClosedRate, s.OpenRate = closed.Summary.Rate, open.Summary.Rate

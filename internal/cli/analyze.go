@@ -141,7 +141,7 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 		corr, err := analyze.Correct(r, f.expectedInterval)
 		if err == nil {
 			exp.Correction = &corr
-			cs := correctedSummary(exp.Summary, corr)
+			cs := corr.Summary(exp.Summary)
 			exp.Corrected = &cs
 			fmt.Fprintln(out)
 			report.Correction(out, corr)
@@ -166,20 +166,6 @@ func wantsCorrection(r *run.Run, f analyzeFlags) bool {
 		}
 	}
 	return r.Meta.Model == "closed"
-}
-
-// correctedSummary is the raw summary with its latency figures replaced by the
-// corrected histogram's, so both can be exported with the same fields.
-func correctedSummary(raw run.Summary, c analyze.Correction) run.Summary {
-	s := raw
-	s.Requests = c.CorrectedCount
-	s.LatencyMS = c.CorrectedMS
-	s.SlowerThan1s = c.CorrectedSlowerThan1s
-	s.ServiceMS, s.SendLagMS, s.Warnings = nil, nil, nil
-	if s.DurationS > 0 {
-		s.Rate = float64(s.Requests) / s.DurationS
-	}
-	return s
 }
 
 // setThink records the user's think time on every closed or unknown scenario of r.
