@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // Verdicts of DetectCO.
@@ -81,7 +81,7 @@ type COSignals struct {
 // throughput than the load predicts, a max far above p99, quiet seconds that
 // are never made up, and a server tail heavier than the client's. Signals
 // that cannot be computed (no expected rate, no server histogram) are left out.
-func DetectCO(r *run.Run, opt COOptions) COSignals {
+func DetectCO(r *rundir.Dir, opt COOptions) COSignals {
 	opt = coDefaults(r, opt)
 	lat := r.Merged(opt.Select.Of(record.Latency), 0, 0)
 	var sigs []COSignal
@@ -108,7 +108,7 @@ func DetectCO(r *run.Run, opt COOptions) COSignals {
 }
 
 // coDefaults fills zero options from the selected scenarios in run.json.
-func coDefaults(r *run.Run, opt COOptions) COOptions {
+func coDefaults(r *rundir.Dir, opt COOptions) COOptions {
 	var vus int
 	var target float64
 	var think time.Duration
@@ -135,7 +135,7 @@ func coDefaults(r *run.Run, opt COOptions) COOptions {
 // throughputSignal compares the achieved rate with the target (open) or with
 // VUs / (median response + think) (closed): a closed generator that waits
 // during a stall sends less than its VUs should.
-func throughputSignal(r *run.Run, lat *record.Histogram, opt COOptions) (COSignal, bool) {
+func throughputSignal(r *rundir.Dir, lat *record.Histogram, opt COOptions) (COSignal, bool) {
 	span := measuredSpan(r)
 	if span <= 0 {
 		return COSignal{}, false

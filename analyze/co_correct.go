@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // ErrNoCorrection means Correct had nothing to correct: no closed-model
@@ -52,7 +52,7 @@ type Correction struct {
 // the recorded Interval metric (response + think, per VU); or the median
 // response plus the scenario's think time. Open-model scenarios already count
 // from the intended start: they are merged unchanged and listed in Skipped.
-func Correct(r *run.Run, interval time.Duration) (Correction, error) {
+func Correct(r *rundir.Dir, interval time.Duration) (Correction, error) {
 	out := Correction{Raw: record.NewHistogram(), Corrected: record.NewHistogram()}
 	for _, sc := range latencyScenarios(r) {
 		lat := r.Merged(Selector{Scenario: sc}.Of(record.Latency), 0, 0)
@@ -81,7 +81,7 @@ func Correct(r *run.Run, interval time.Duration) (Correction, error) {
 }
 
 // expectedInterval picks one scenario's I (see Correct).
-func expectedInterval(r *run.Run, sc string, lat *record.Histogram, given time.Duration) (time.Duration, string, error) {
+func expectedInterval(r *rundir.Dir, sc string, lat *record.Histogram, given time.Duration) (time.Duration, string, error) {
 	var i time.Duration
 	var source string
 	switch iv := r.Merged(Selector{Scenario: sc}.Of(record.Interval), 0, 0); {
@@ -100,7 +100,7 @@ func expectedInterval(r *run.Run, sc string, lat *record.Histogram, given time.D
 }
 
 // latencyScenarios lists the scenarios with latency series, sorted.
-func latencyScenarios(r *run.Run) []string {
+func latencyScenarios(r *rundir.Dir) []string {
 	seen := make(map[string]bool)
 	var out []string
 	for _, iv := range r.Intervals {
@@ -116,7 +116,7 @@ func latencyScenarios(r *run.Run) []string {
 }
 
 // scenarioModel is a scenario's model from run.json, else the run's.
-func scenarioModel(r *run.Run, sc string) string {
+func scenarioModel(r *rundir.Dir, sc string) string {
 	for _, s := range r.Meta.Scenarios {
 		if s.Name == sc && s.Model != "" {
 			return s.Model
@@ -126,7 +126,7 @@ func scenarioModel(r *run.Run, sc string) string {
 }
 
 // scenarioThink is a scenario's think time from run.json.
-func scenarioThink(r *run.Run, sc string) time.Duration {
+func scenarioThink(r *rundir.Dir, sc string) time.Duration {
 	for _, s := range r.Meta.Scenarios {
 		if s.Name == sc {
 			return s.Think
@@ -139,7 +139,7 @@ func scenarioThink(r *run.Run, sc string) time.Duration {
 // taken from the corrected histogram, so raw and corrected export the same
 // fields side by side. Service time, send lag and warnings describe the raw
 // requests only and are left out.
-func (c Correction) Summary(raw run.Summary) run.Summary {
+func (c Correction) Summary(raw rundir.Summary) rundir.Summary {
 	s := raw
 	s.Requests = c.CorrectedCount
 	s.LatencyMS = c.CorrectedMS

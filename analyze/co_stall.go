@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // intervalRate is the number of requests that finished in one run interval
@@ -21,7 +21,7 @@ type intervalRate struct {
 // neighbours and asks whether the missing requests came later. In an open
 // run they do (requests that arrived during a stall finish right after it);
 // in a closed run they were never sent: that is the omission.
-func stallSignal(r *run.Run, sel Selector) (COSignal, bool) {
+func stallSignal(r *rundir.Dir, sel Selector) (COSignal, bool) {
 	rates := intervalRates(r, sel)
 	if len(rates) < 3 {
 		return COSignal{}, false
@@ -65,7 +65,7 @@ func stallSignal(r *run.Run, sel Selector) (COSignal, bool) {
 }
 
 // intervalRates counts the selected latency series per run interval.
-func intervalRates(r *run.Run, sel Selector) []intervalRate {
+func intervalRates(r *rundir.Dir, sel Selector) []intervalRate {
 	keep := sel.Of(record.Latency)
 	out := make([]intervalRate, 0, len(r.Intervals))
 	var first = r.Intervals[0].Start

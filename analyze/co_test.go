@@ -8,7 +8,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // closedStallRun is the article's closed test built by hand: 20 VUs, 100 ms
@@ -16,8 +16,8 @@ import (
 // finish per second. At 30 s the target freezes for 5 s: nothing finishes
 // in 30..34, and at 35 s the 20 waiting requests finish after ~5 s.
 // withInterval also records the Interval metric (response + think per VU).
-func closedStallRun(withInterval bool) *run.Run {
-	f := newFakeRun("closed", 60, run.Scenario{Name: "closed", Executor: "constant-vus", Model: "closed",
+func closedStallRun(withInterval bool) *rundir.Dir {
+	f := newFakeRun("closed", 60, rundir.Scenario{Name: "closed", Executor: "constant-vus", Model: "closed",
 		VUs: 20, Think: 100 * time.Millisecond})
 	for sec := range 60 {
 		if sec >= 30 && sec < 35 {
@@ -38,8 +38,8 @@ func closedStallRun(withInterval bool) *run.Run {
 // openStallRun is the same freeze under the open model at 200 req/s: the
 // 1,000 requests that arrived during the freeze finish at 35 s, late
 // (200 each at ~1, 2, 3, 4 and 5 s) but not missing.
-func openStallRun() *run.Run {
-	f := newFakeRun("open", 60, run.Scenario{Name: "open", Executor: "constant-arrival-rate", Model: "open",
+func openStallRun() *rundir.Dir {
+	f := newFakeRun("open", 60, rundir.Scenario{Name: "open", Executor: "constant-arrival-rate", Model: "open",
 		TargetRate: 200})
 	k := key(record.Latency, "open")
 	for sec := range 60 {
@@ -160,7 +160,7 @@ func TestCorrect(t *testing.T) {
 	// Slower than 1 s: k ≤ 39 (5000 − 39·101 = 1061 ms), 20·39 + 20 = 800.
 	tests := []struct {
 		name     string
-		r        *run.Run
+		r        *rundir.Dir
 		interval time.Duration
 		source   string
 	}{
@@ -199,7 +199,7 @@ func TestCorrectOpenRun(t *testing.T) {
 func TestDetectCOOpenOutlier(t *testing.T) {
 	// An open run at 100/s with one 5 s request among 999 of 1 ms: max/p99 =
 	// 5001×, but the open model does not omit; the gap is an outlier.
-	f := newFakeRun("open", 10, run.Scenario{Name: "o", Model: "open", TargetRate: 100})
+	f := newFakeRun("open", 10, rundir.Scenario{Name: "o", Model: "open", TargetRate: 100})
 	for sec := range 10 {
 		f.add(sec, key(record.Latency, "o"), time.Millisecond, 100)
 	}
@@ -214,7 +214,7 @@ func TestDetectCOOpenOutlier(t *testing.T) {
 // The corrected summary keeps the raw run's identity and duration and takes
 // counts and latencies from the corrected histogram: 300 requests over 10 s.
 func TestCorrectionSummary(t *testing.T) {
-	raw := run.Summary{Model: "closed", Executor: "constant-vus", Requests: 200, Rate: 20, DurationS: 10,
+	raw := rundir.Summary{Model: "closed", Executor: "constant-vus", Requests: 200, Rate: 20, DurationS: 10,
 		LatencyMS: record.Latencies{P99: 8}, SlowerThan1s: 2, ServiceMS: &record.Latencies{}, Warnings: []string{"w"}}
 	c := analyze.Correction{CorrectedCount: 300, CorrectedMS: record.Latencies{P99: 4000}, CorrectedSlowerThan1s: 90}
 	got := c.Summary(raw)

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // Verdicts of Compare.
@@ -52,7 +52,7 @@ type metricValue struct {
 }
 
 // summaryMetrics are the numbers compared across runs, in report order.
-func summaryMetrics(s run.Summary) []metricValue {
+func summaryMetrics(s rundir.Summary) []metricValue {
 	errRate := 0.0
 	if s.Requests > 0 {
 		errRate = float64(s.Errors) / float64(s.Requests)
@@ -73,7 +73,7 @@ func summaryMetrics(s run.Summary) []metricValue {
 }
 
 // metricColumns turns summaries into one column of values per metric.
-func metricColumns(ss []run.Summary) (names []string, cols [][]float64) {
+func metricColumns(ss []rundir.Summary) (names []string, cols [][]float64) {
 	for i, s := range ss {
 		for j, m := range summaryMetrics(s) {
 			if i == 0 {
@@ -100,7 +100,7 @@ func spreadOf(xs []float64) Spread {
 
 // Repetitions gives each metric's median and [min, max] over repeated runs,
 // and warns when there are fewer than MinRepetitions.
-func Repetitions(ss []run.Summary) RepetitionReport {
+func Repetitions(ss []rundir.Summary) RepetitionReport {
 	rep := RepetitionReport{Runs: len(ss)}
 	names, cols := metricColumns(ss)
 	for i, n := range names {
@@ -145,12 +145,12 @@ type Comparison struct {
 // Mann-Whitney U test gives p < 0.05; otherwise it is "within run-to-run
 // spread". Runs of different scenarios are an error (ErrDifferentScenarios);
 // different environments are warnings.
-func Compare(base, cand []*run.Run) (Comparison, error) {
+func Compare(base, cand []*rundir.Dir) (Comparison, error) {
 	if len(base) == 0 || len(cand) == 0 {
 		return Comparison{}, fmt.Errorf("analyze: compare needs at least one base and one candidate run (got %d and %d)",
 			len(base), len(cand))
 	}
-	all := append(append([]*run.Run(nil), base...), cand...)
+	all := append(append([]*rundir.Dir(nil), base...), cand...)
 	if err := sameScenarios(all); err != nil {
 		return Comparison{}, err
 	}
@@ -170,8 +170,8 @@ func Compare(base, cand []*run.Run) (Comparison, error) {
 	return out, nil
 }
 
-func summaries(rs []*run.Run) []run.Summary {
-	out := make([]run.Summary, len(rs))
+func summaries(rs []*rundir.Dir) []rundir.Summary {
+	out := make([]rundir.Summary, len(rs))
 	for i, r := range rs {
 		out[i] = Summarize(r, SummaryOptions{})
 	}
@@ -199,7 +199,7 @@ func compareMetric(name string, b, c []float64) MetricComparison {
 }
 
 // sameScenarios checks that every run ran what the first one ran.
-func sameScenarios(rs []*run.Run) error {
+func sameScenarios(rs []*rundir.Dir) error {
 	want := scenarioFingerprint(rs[0])
 	for _, r := range rs[1:] {
 		if got := scenarioFingerprint(r); got != want {
@@ -212,7 +212,7 @@ func sameScenarios(rs []*run.Run) error {
 
 // scenarioFingerprint is what must match between compared runs: each
 // scenario's name, executor, model, rate, VUs and think time.
-func scenarioFingerprint(r *run.Run) string {
+func scenarioFingerprint(r *rundir.Dir) string {
 	s := ""
 	for i, sc := range r.Meta.Scenarios {
 		if i > 0 {
@@ -227,7 +227,7 @@ func scenarioFingerprint(r *run.Run) string {
 	return s
 }
 
-func runLabel(r *run.Run) string {
+func runLabel(r *rundir.Dir) string {
 	switch {
 	case r.Meta.ID != "":
 		return "run " + r.Meta.ID

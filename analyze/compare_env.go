@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // MaxCompareSpan is how far apart compared runs may start before Compare
@@ -14,15 +14,15 @@ import (
 const MaxCompareSpan = 24 * time.Hour
 
 // environmentWarnings lists every environment note that differs between runs.
-func environmentWarnings(rs []*run.Run) []string {
+func environmentWarnings(rs []*rundir.Dir) []string {
 	aspects := []struct {
 		what string
-		of   func(run.Environment) string
+		of   func(rundir.Environment) string
 	}{
-		{"hosts", func(e run.Environment) string { return e.Host }},
-		{"CPUs", func(e run.Environment) string { return fmt.Sprintf("%d × %s", e.CPUs, e.CPUModel) }},
-		{"target limits", func(e run.Environment) string { return limitsLabel(e.TargetLimits) }},
-		{"knee versions", func(e run.Environment) string { return e.KneeVersion }},
+		{"hosts", func(e rundir.Environment) string { return e.Host }},
+		{"CPUs", func(e rundir.Environment) string { return fmt.Sprintf("%d × %s", e.CPUs, e.CPUModel) }},
+		{"target limits", func(e rundir.Environment) string { return limitsLabel(e.TargetLimits) }},
+		{"knee versions", func(e rundir.Environment) string { return e.KneeVersion }},
 		{"load averages before the run", loadBand},
 	}
 	var w []string
@@ -45,7 +45,7 @@ func environmentWarnings(rs []*run.Run) []string {
 
 // loadBand puts the 1-minute load average per CPU before the run into a band,
 // so that a quiet machine and a busy one are told apart but noise is not.
-func loadBand(e run.Environment) string {
+func loadBand(e rundir.Environment) string {
 	perCPU := e.LoadBefore[0]
 	if e.CPUs > 0 {
 		perCPU /= float64(e.CPUs)
@@ -93,7 +93,7 @@ func distinct(vals []string) []string {
 }
 
 // startedRange is the earliest and latest known start time.
-func startedRange(rs []*run.Run) (first, last time.Time, ok bool) {
+func startedRange(rs []*rundir.Dir) (first, last time.Time, ok bool) {
 	for _, r := range rs {
 		t := r.Meta.Started
 		if t.IsZero() {

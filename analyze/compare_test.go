@@ -7,7 +7,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 func TestMannWhitneyU(t *testing.T) {
@@ -55,16 +55,16 @@ func TestMannWhitneyLargeSamplesNormal(t *testing.T) {
 }
 
 func TestRepetitions(t *testing.T) {
-	sum := func(p99 float64) run.Summary { return run.Summary{LatencyMS: record.Latencies{P99: p99}} }
+	sum := func(p99 float64) rundir.Summary { return rundir.Summary{LatencyMS: record.Latencies{P99: p99}} }
 	tests := []struct {
 		name string
-		ss   []run.Summary
+		ss   []rundir.Summary
 		want analyze.Spread
 		warn bool
 	}{
-		{"odd", []run.Summary{sum(5), sum(1), sum(3)}, analyze.Spread{Median: 3, Min: 1, Max: 5, N: 3}, false},
-		{"even", []run.Summary{sum(4), sum(1), sum(3), sum(10)}, analyze.Spread{Median: 3.5, Min: 1, Max: 10, N: 4}, false},
-		{"two", []run.Summary{sum(2), sum(4)}, analyze.Spread{Median: 3, Min: 2, Max: 4, N: 2}, true},
+		{"odd", []rundir.Summary{sum(5), sum(1), sum(3)}, analyze.Spread{Median: 3, Min: 1, Max: 5, N: 3}, false},
+		{"even", []rundir.Summary{sum(4), sum(1), sum(3), sum(10)}, analyze.Spread{Median: 3.5, Min: 1, Max: 10, N: 4}, false},
+		{"two", []rundir.Summary{sum(2), sum(4)}, analyze.Spread{Median: 3, Min: 2, Max: 4, N: 2}, true},
 	}
 	for _, tt := range tests {
 		rep := analyze.Repetitions(tt.ss)
@@ -82,19 +82,19 @@ func TestRepetitions(t *testing.T) {
 
 // repRun is one repetition: 10 s at 100 req/s, every latency d (below
 // 2048 µs, where the histogram is exact).
-func repRun(d time.Duration, host string) *run.Run {
-	f := newFakeRun("open", 10, run.Scenario{Name: "s", Executor: "constant-arrival-rate", Model: "open", TargetRate: 100})
+func repRun(d time.Duration, host string) *rundir.Dir {
+	f := newFakeRun("open", 10, rundir.Scenario{Name: "s", Executor: "constant-arrival-rate", Model: "open", TargetRate: 100})
 	for sec := range 10 {
 		f.add(sec, lat("s", "GET /"), d, 100)
 		f.count(sec, "s", record.Counters{Requests: 100}, 100)
 	}
-	f.r.Meta.Env = run.Environment{Host: host, CPUs: 2, CPUModel: "x", KneeVersion: "v1"}
+	f.r.Meta.Env = rundir.Environment{Host: host, CPUs: 2, CPUModel: "x", KneeVersion: "v1"}
 	f.r.Meta.Started = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	return f.r
 }
 
-func reps(host string, micros ...int) []*run.Run {
-	var rs []*run.Run
+func reps(host string, micros ...int) []*rundir.Dir {
+	var rs []*rundir.Dir
 	for _, us := range micros {
 		rs = append(rs, repRun(time.Duration(us)*time.Microsecond, host))
 	}
@@ -115,7 +115,7 @@ func metric(t *testing.T, c analyze.Comparison, name string) analyze.MetricCompa
 func TestCompare(t *testing.T) {
 	tests := []struct {
 		name        string
-		base, cand  []*run.Run
+		base, cand  []*rundir.Dir
 		p99Verdict  string
 		ratio       float64
 		mw          float64 // 0: no test
@@ -182,7 +182,7 @@ func TestCompareEnvironment(t *testing.T) {
 func TestCompareErrors(t *testing.T) {
 	other := repRun(time.Millisecond, "h")
 	other.Meta.Scenarios[0].TargetRate = 200
-	if _, err := analyze.Compare(reps("h", 1000, 1000), []*run.Run{other}); !errors.Is(err, analyze.ErrDifferentScenarios) {
+	if _, err := analyze.Compare(reps("h", 1000, 1000), []*rundir.Dir{other}); !errors.Is(err, analyze.ErrDifferentScenarios) {
 		t.Errorf("different target rates: error %v; want ErrDifferentScenarios", err)
 	}
 	if _, err := analyze.Compare(nil, reps("h", 1000)); err == nil {

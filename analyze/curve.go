@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // DefaultJump is how long a stepped run takes to move to the next rate
@@ -107,7 +107,7 @@ type Step struct {
 // errors and busy VUs, each over the measured part of the step only.
 // A step whose measured part holds no interval is left out; a run with no
 // measurable step is ErrNoSteps.
-func Curve(r *run.Run, plan StepPlan) ([]Step, error) {
+func Curve(r *rundir.Dir, plan StepPlan) ([]Step, error) {
 	if errs := plan.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("analyze: step plan: %w", errors.Join(errs...))
 	}
@@ -127,7 +127,7 @@ func Curve(r *run.Run, plan StepPlan) ([]Step, error) {
 // measureStep sums the intervals that start inside step i's measured part.
 // Interval lengths, not the plan, give the seconds: a run cut short still
 // reports true rates for what it measured.
-func measureStep(r *run.Run, plan StepPlan, i int) (Step, bool) {
+func measureStep(r *rundir.Dir, plan StepPlan, i int) (Step, bool) {
 	begin, from, to := plan.Window(i)
 	var length time.Duration
 	busyVUs := 0

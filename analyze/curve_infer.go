@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // hold is a run of consecutive intervals that offered the same rate.
@@ -22,7 +22,7 @@ type hold struct {
 // evenly spaced in rate (within 1 % of a step). The plan's period is the
 // span of all holds divided by their count, rounded to whole intervals;
 // Jump is DefaultJump and warmup is passed through.
-func InferPlan(r *run.Run, scenario string, warmup time.Duration) (StepPlan, error) {
+func InferPlan(r *rundir.Dir, scenario string, warmup time.Duration) (StepPlan, error) {
 	holds := findHolds(r, scenario)
 	if len(holds) == 0 {
 		return StepPlan{}, fmt.Errorf("analyze: infer step plan: no interval carries a target rate held for two intervals: %w", ErrNoSteps)
@@ -57,7 +57,7 @@ func InferPlan(r *run.Run, scenario string, warmup time.Duration) (StepPlan, err
 // findHolds groups consecutive intervals by offered rate and keeps the runs
 // of two or more intervals. Neighbouring holds at one rate are joined: a
 // one-interval blip between them does not split a step.
-func findHolds(r *run.Run, scenario string) []hold {
+func findHolds(r *rundir.Dir, scenario string) []hold {
 	var runs []hold
 	for _, iv := range r.Intervals {
 		rate := 0.0
@@ -106,7 +106,7 @@ func sameRate(a, b float64) bool {
 
 // typicalInterval is the most common interval length of r (1 s for knee's
 // own runs), the grain a period is rounded to.
-func typicalInterval(r *run.Run) time.Duration {
+func typicalInterval(r *rundir.Dir) time.Duration {
 	counts := map[time.Duration]int{}
 	best, bestN := time.Second, 0
 	for _, iv := range r.Intervals {

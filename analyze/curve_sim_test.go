@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // queueTarget is a simulated target: Workers servers, FIFO, each request
@@ -40,15 +40,15 @@ func (c *completions) Pop() any {
 // intervals: latencies recorded in the interval in which requests complete,
 // dropped iterations in the interval in which they arrived, target_rate
 // and busy VUs per interval.
-func simulate(q queueTarget, plan StepPlan) *run.Run {
+func simulate(q queueTarget, plan StepPlan) *rundir.Dir {
 	end := plan.Offset + time.Duration(plan.Steps)*plan.Period()
 	n := int(end / time.Second)
-	r := &run.Run{Intervals: make([]run.Interval, n)}
-	counters := make([]run.IntervalCounters, n)
+	r := &rundir.Dir{Intervals: make([]rundir.Interval, n)}
+	counters := make([]rundir.IntervalCounters, n)
 	hists := make([]*record.Histogram, n)
 	for i := range n {
 		hists[i] = record.NewHistogram()
-		counters[i] = run.IntervalCounters{
+		counters[i] = rundir.IntervalCounters{
 			Scenario: "steps", Start: float64(i), End: float64(i + 1),
 			Counters: record.Counters{ByStatus: map[string]int64{}, ErrorsByClass: map[string]int64{}},
 		}
@@ -96,10 +96,10 @@ func simulate(q queueTarget, plan StepPlan) *run.Run {
 		}
 	}
 	for i := range n {
-		r.Intervals[i] = run.Interval{
+		r.Intervals[i] = rundir.Interval{
 			Start: time.Duration(i) * time.Second, End: time.Duration(i+1) * time.Second,
 			Histograms: map[record.Key]*record.Histogram{{Metric: record.Latency, Scenario: "steps", Name: "GET /"}: hists[i]},
-			Counters:   map[string]run.IntervalCounters{"steps": counters[i]},
+			Counters:   map[string]rundir.IntervalCounters{"steps": counters[i]},
 		}
 	}
 	return r

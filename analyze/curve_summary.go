@@ -3,7 +3,7 @@ package analyze
 import (
 	"fmt"
 
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // CurveSummary is everything a stepped run says about capacity, in the
@@ -24,7 +24,7 @@ const MinUSLR2 = 0.5
 // SummarizeCurve measures the curve of r (inferring the plan from the run's
 // counters when plan.Steps is 0, with plan.Warmup and plan.Scenario kept),
 // then finds the knee, the collapse and the USL fit and writes the capacity line.
-func SummarizeCurve(r *run.Run, plan StepPlan, h Health) (CurveSummary, error) {
+func SummarizeCurve(r *rundir.Dir, plan StepPlan, h Health) (CurveSummary, error) {
 	if plan.Steps == 0 {
 		inferred, err := InferPlan(r, plan.Scenario, plan.Warmup)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // articlePlan is the article's stepped test scaled down: 100..600 req/s in
@@ -104,8 +104,8 @@ func TestCurveDegradingTargetCollapses(t *testing.T) {
 // warmupRun has two steps of a 1 s jump and a 3 s hold. In the first two
 // seconds of each step 10 requests take 900 ms and 5 time out; afterwards
 // every second brings 100*(step+1) requests of 5 ms.
-func warmupRun() *run.Run {
-	r := &run.Run{}
+func warmupRun() *rundir.Dir {
+	r := &rundir.Dir{}
 	for i := range 8 {
 		step, cold := i/4, i%4 < 2
 		h := record.NewHistogram()
@@ -118,10 +118,10 @@ func warmupRun() *run.Run {
 			h.RecordN(5*time.Millisecond, n)
 			c.Requests = n
 		}
-		r.Intervals = append(r.Intervals, run.Interval{
+		r.Intervals = append(r.Intervals, rundir.Interval{
 			Start: time.Duration(i) * time.Second, End: time.Duration(i+1) * time.Second,
 			Histograms: map[record.Key]*record.Histogram{{Metric: record.Latency, Scenario: "s"}: h},
-			Counters:   map[string]run.IntervalCounters{"s": {Scenario: "s", Counters: c, TargetRate: float64(100 * (step + 1)), BusyVUs: 3 + i}},
+			Counters:   map[string]rundir.IntervalCounters{"s": {Scenario: "s", Counters: c, TargetRate: float64(100 * (step + 1)), BusyVUs: 3 + i}},
 		})
 	}
 	return r
@@ -185,18 +185,18 @@ func TestStepPlanValidate(t *testing.T) {
 	if _, err := Curve(warmupRun(), StepPlan{}); err == nil {
 		t.Error("Curve accepted an empty plan")
 	}
-	if _, err := Curve(&run.Run{}, articlePlan); !errors.Is(err, ErrNoSteps) {
+	if _, err := Curve(&rundir.Dir{}, articlePlan); !errors.Is(err, ErrNoSteps) {
 		t.Errorf("Curve of an empty run: %v, want ErrNoSteps", err)
 	}
 }
 
 // rateRun builds a run of 1 s intervals offering the given target rates.
-func rateRun(rates ...float64) *run.Run {
-	r := &run.Run{}
+func rateRun(rates ...float64) *rundir.Dir {
+	r := &rundir.Dir{}
 	for i, rate := range rates {
-		r.Intervals = append(r.Intervals, run.Interval{
+		r.Intervals = append(r.Intervals, rundir.Interval{
 			Start: time.Duration(i) * time.Second, End: time.Duration(i+1) * time.Second,
-			Counters: map[string]run.IntervalCounters{"s": {Scenario: "s", TargetRate: rate}},
+			Counters: map[string]rundir.IntervalCounters{"s": {Scenario: "s", TargetRate: rate}},
 		})
 	}
 	return r
@@ -206,7 +206,7 @@ func TestInferPlan(t *testing.T) {
 	sim := simulate(queueTarget{Workers: 4, Service: 10 * time.Millisecond, MaxVUs: 200}, articlePlan)
 	tests := []struct {
 		name string
-		r    *run.Run
+		r    *rundir.Dir
 		want StepPlan
 	}{
 		{"simulated article run", sim, articlePlan},
@@ -228,7 +228,7 @@ func TestInferPlan(t *testing.T) {
 	}
 	bad := []struct {
 		name string
-		r    *run.Run
+		r    *rundir.Dir
 	}{
 		{"no target rates", rateRun(0, 0, 0)},
 		{"uneven steps", rateRun(100, 100, 200, 200, 400, 400)},

@@ -3,7 +3,7 @@
 // corrected), thresholds, repetitions and comparisons, the throughput-latency
 // curve, its knee and collapse, and the USL fit.
 //
-// Every function is pure: it reads a *run.Run (or run.Summary values) and
+// Every function is pure: it reads a *rundir.Dir (or rundir.Summary values) and
 // returns plain values with snake_case JSON tags, ready for --summary-export.
 // Nothing here does I/O, sorts latencies or computes a latency percentile:
 // latencies are aggregated only by merging record.Histograms, and every

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // DefaultSendLagLimit is the send-lag p99 above which a run is reported as
@@ -25,7 +25,7 @@ func (s Selector) Keep(k record.Key) bool {
 	return (s.Scenario == "" || s.Scenario == k.Scenario) && (s.Name == "" || s.Name == k.Name)
 }
 
-// Of returns a keep function for metric m restricted to s, for run.Merged.
+// Of returns a keep function for metric m restricted to s, for Dir.Merged.
 func (s Selector) Of(m record.Metric) func(record.Key) bool {
 	return func(k record.Key) bool { return k.Metric == m && s.Keep(k) }
 }
@@ -53,13 +53,13 @@ type SummaryOptions struct {
 
 // Summarize is the end-of-run summary of r (or of the series opt selects):
 // counts and rates from the counters, latencies from the merged histograms.
-func Summarize(r *run.Run, opt SummaryOptions) run.Summary {
+func Summarize(r *rundir.Dir, opt SummaryOptions) rundir.Summary {
 	sel := opt.Select
 	lat := r.Merged(sel.Of(record.Latency), 0, 0)
 	c := countersOf(r, sel.Scenario, 0, 0)
 	span := measuredSpan(r)
 
-	s := run.Summary{
+	s := rundir.Summary{
 		Model:             modelOf(r, sel.Scenario),
 		Executor:          executorOf(r, sel.Scenario),
 		Requests:          requestsOf(c, lat, sel),
@@ -90,7 +90,7 @@ func Summarize(r *run.Run, opt SummaryOptions) run.Summary {
 }
 
 // summaryWarnings lists what makes s less trustworthy than it looks.
-func summaryWarnings(s run.Summary, lag, lat *record.Histogram, opt SummaryOptions) []string {
+func summaryWarnings(s rundir.Summary, lag, lat *record.Histogram, opt SummaryOptions) []string {
 	var w []string
 	limit := opt.SendLagLimit
 	if limit <= 0 {
@@ -132,13 +132,13 @@ func requestsOf(c record.Counters, lat *record.Histogram, sel Selector) int64 {
 }
 
 // inWindow reports whether an interval starting at start belongs to [from, to);
-// to <= 0 means the end of the run (run.Merged's rule).
+// to <= 0 means the end of the run (Dir.Merged's rule).
 func inWindow(start, from, to time.Duration) bool {
 	return start >= from && (to <= 0 || start < to)
 }
 
 // countersOf sums the counters of scenario ("" = all) over intervals starting in [from, to).
-func countersOf(r *run.Run, scenario string, from, to time.Duration) record.Counters {
+func countersOf(r *rundir.Dir, scenario string, from, to time.Duration) record.Counters {
 	var c record.Counters
 	for _, iv := range r.Intervals {
 		if !inWindow(iv.Start, from, to) {
@@ -158,7 +158,7 @@ func countersOf(r *run.Run, scenario string, from, to time.Duration) record.Coun
 // When run.json says how long the scenarios were scheduled to start
 // iterations, the span stops there, as k6's rates do: the graceful-stop drain
 // after the schedule ends would otherwise dilute the rates.
-func measuredSpan(r *run.Run) time.Duration {
+func measuredSpan(r *rundir.Dir) time.Duration {
 	if len(r.Intervals) == 0 {
 		return 0
 	}
@@ -176,7 +176,7 @@ func measuredSpan(r *run.Run) time.Duration {
 // targetRateOf is the offered rate (req/s) over intervals starting in [from, to):
 // the time-weighted mean of the counters' per-interval target, or else the
 // sum of the open scenarios' constant targets from run.json. 0 when unknown.
-func targetRateOf(r *run.Run, scenario string, from, to time.Duration) float64 {
+func targetRateOf(r *rundir.Dir, scenario string, from, to time.Duration) float64 {
 	whole := from == 0 && to <= 0
 	if rate, ok := askedRate(r, scenario); whole && ok {
 		return rate // exactly what was asked, not a measurement of it
@@ -207,7 +207,7 @@ func targetRateOf(r *run.Run, scenario string, from, to time.Duration) float64 {
 
 // askedRate sums the constant target rates run.json records for the open
 // scenarios; ok only when every open scenario has one (no ramps).
-func askedRate(r *run.Run, scenario string) (sum float64, ok bool) {
+func askedRate(r *rundir.Dir, scenario string) (sum float64, ok bool) {
 	ok = true
 	open := 0
 	for _, sc := range r.Meta.Scenarios {
@@ -221,7 +221,7 @@ func askedRate(r *run.Run, scenario string) (sum float64, ok bool) {
 }
 
 // modelOf is the model of one scenario, or of the run when scenario is "".
-func modelOf(r *run.Run, scenario string) string {
+func modelOf(r *rundir.Dir, scenario string) string {
 	for _, sc := range r.Meta.Scenarios {
 		if scenario != "" && sc.Name == scenario {
 			return sc.Model
@@ -231,7 +231,7 @@ func modelOf(r *run.Run, scenario string) string {
 }
 
 // executorOf is the executor of the selected scenarios, "mixed" when they differ.
-func executorOf(r *run.Run, scenario string) string {
+func executorOf(r *rundir.Dir, scenario string) string {
 	ex := ""
 	for _, sc := range r.Meta.Scenarios {
 		if scenario != "" && sc.Name != scenario {

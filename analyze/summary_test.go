@@ -9,20 +9,20 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // fakeRun builds a run by hand, one 1 s interval per second.
-type fakeRun struct{ r *run.Run }
+type fakeRun struct{ r *rundir.Dir }
 
-func newFakeRun(model string, seconds int, scenarios ...run.Scenario) *fakeRun {
-	f := &fakeRun{r: &run.Run{Meta: run.Meta{Model: model, Scenarios: scenarios}}}
+func newFakeRun(model string, seconds int, scenarios ...rundir.Scenario) *fakeRun {
+	f := &fakeRun{r: &rundir.Dir{Meta: rundir.Meta{Model: model, Scenarios: scenarios}}}
 	for i := range seconds {
-		f.r.Intervals = append(f.r.Intervals, run.Interval{
+		f.r.Intervals = append(f.r.Intervals, rundir.Interval{
 			Start:      time.Duration(i) * time.Second,
 			End:        time.Duration(i+1) * time.Second,
 			Histograms: map[record.Key]*record.Histogram{},
-			Counters:   map[string]run.IntervalCounters{},
+			Counters:   map[string]rundir.IntervalCounters{},
 		})
 	}
 	return f
@@ -68,8 +68,8 @@ func hasWarning(ws []string, sub string) bool {
 // openRun is an open-model run of 10 s at a target of 100 req/s: 98 req/s
 // of 2 ms, 2 req/s of 1.5 s, send lag 0.5 ms (98/s) and 3 ms (2/s), one
 // timeout error and 4 dropped iterations per second.
-func openRun() *run.Run {
-	f := newFakeRun("open", 10, run.Scenario{Name: "s", Executor: "constant-arrival-rate", Model: "open", TargetRate: 100})
+func openRun() *rundir.Dir {
+	f := newFakeRun("open", 10, rundir.Scenario{Name: "s", Executor: "constant-arrival-rate", Model: "open", TargetRate: 100})
 	for sec := range 10 {
 		f.add(sec, key(record.Latency, "s"), 2*time.Millisecond, 98)
 		f.add(sec, key(record.Latency, "s"), 1500*time.Millisecond, 2)
@@ -131,8 +131,8 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestSummarizeSelect(t *testing.T) {
-	f := newFakeRun("open", 2, run.Scenario{Name: "a", Model: "open", Executor: "constant-arrival-rate", TargetRate: 10},
-		run.Scenario{Name: "b", Model: "closed", Executor: "constant-vus", VUs: 2})
+	f := newFakeRun("open", 2, rundir.Scenario{Name: "a", Model: "open", Executor: "constant-arrival-rate", TargetRate: 10},
+		rundir.Scenario{Name: "b", Model: "closed", Executor: "constant-vus", VUs: 2})
 	for sec := range 2 {
 		f.add(sec, lat("a", "GET /x"), time.Millisecond, 6)
 		f.add(sec, lat("a", "GET /y"), 1500*time.Microsecond, 4)

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // ThresholdResult is one evaluated threshold.
@@ -21,7 +21,7 @@ type ThresholdResult struct {
 // from the merged histogram of the threshold's tags, counts and errors from
 // the counters. A latency threshold over no requests fails with a note:
 // nothing measured is not a pass.
-func EvaluateThresholds(r *run.Run, ts []Threshold) []ThresholdResult {
+func EvaluateThresholds(r *rundir.Dir, ts []Threshold) []ThresholdResult {
 	out := make([]ThresholdResult, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, evaluateThreshold(r, t))
@@ -39,7 +39,7 @@ func ThresholdsPass(rs []ThresholdResult) bool {
 	return true
 }
 
-func evaluateThreshold(r *run.Run, t Threshold) ThresholdResult {
+func evaluateThreshold(r *rundir.Dir, t Threshold) ThresholdResult {
 	res := ThresholdResult{Expr: t.Expr}
 	if res.Expr == "" {
 		res.Expr = t.String()

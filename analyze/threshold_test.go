@@ -8,7 +8,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 func TestParseThreshold(t *testing.T) {
@@ -139,8 +139,8 @@ func TestParseK6Thresholds(t *testing.T) {
 
 // thresholdRun: 10 s, scenario "s" with GET /a (900 × 1 ms) and GET /b
 // (90 × 10 ms, 10 × 1 s); 1,000 requests, 20 errors, 3 dropped.
-func thresholdRun() *run.Run {
-	f := newFakeRun("open", 10, run.Scenario{Name: "s", Model: "open", TargetRate: 100})
+func thresholdRun() *rundir.Dir {
+	f := newFakeRun("open", 10, rundir.Scenario{Name: "s", Model: "open", TargetRate: 100})
 	for sec := range 10 {
 		f.add(sec, lat("s", "GET /a"), time.Millisecond, 90)
 		f.add(sec, lat("s", "GET /b"), 10*time.Millisecond, 9)

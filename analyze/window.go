@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // DefaultWindow is the window Windows uses when given 0 (k6's and the article's 10 s).
@@ -64,7 +64,7 @@ type WindowReport struct {
 // Windows cuts r into windows of the given length (0 means DefaultWindow),
 // aligned to the first interval, over the latency series keep accepts (nil
 // keeps all). An interval belongs to the window its start falls in.
-func Windows(r *run.Run, window time.Duration, keep func(record.Key) bool) WindowReport {
+func Windows(r *rundir.Dir, window time.Duration, keep func(record.Key) bool) WindowReport {
 	if window <= 0 {
 		window = DefaultWindow
 	}
@@ -109,7 +109,7 @@ func Windows(r *run.Run, window time.Duration, keep func(record.Key) bool) Windo
 }
 
 // scenarioNames counts the request names each scenario recorded latencies for.
-func scenarioNames(r *run.Run) map[string]int {
+func scenarioNames(r *rundir.Dir) map[string]int {
 	return countNames(latencyTags(r, func(k record.Key) bool { return k.Metric == record.Latency }))
 }
 
@@ -124,7 +124,7 @@ func countNames(tags []Selector) map[string]int {
 // windowSeries builds one series. Scenario-level throughput (target, dropped)
 // is summed over scenarios ("" = all); pass none for a series that is only
 // part of a scenario, since counters are not kept per request name.
-func windowSeries(r *run.Run, window time.Duration, keep func(record.Key) bool, scenarios []string) WindowSeries {
+func windowSeries(r *rundir.Dir, window time.Duration, keep func(record.Key) bool, scenarios []string) WindowSeries {
 	s := WindowSeries{window: window}
 	if len(r.Intervals) == 0 {
 		return s
@@ -215,7 +215,7 @@ func windowLabel(d time.Duration) string {
 
 // latencyTags lists the (scenario, name) pairs of the latency series keep
 // accepts, in a stable order.
-func latencyTags(r *run.Run, keep func(record.Key) bool) []Selector {
+func latencyTags(r *rundir.Dir, keep func(record.Key) bool) []Selector {
 	seen := make(map[Selector]bool)
 	var tags []Selector
 	for _, iv := range r.Intervals {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // Two slow values chosen to be the highest value of their HdrHistogram
@@ -23,8 +23,8 @@ const (
 // articleWindowsRun is the article's shape: 7 windows of 10 s, each with
 // 1,000 requests of 1 ms (100 per second); window 3 adds 3,000 requests of
 // ~5 s and window 5 adds 1,000 of ~3 s, all in the window's last second.
-func articleWindowsRun() *run.Run {
-	f := newFakeRun("open", 70, run.Scenario{Name: "open", Model: "open", TargetRate: 100})
+func articleWindowsRun() *rundir.Dir {
+	f := newFakeRun("open", 70, rundir.Scenario{Name: "open", Model: "open", TargetRate: 100})
 	k := lat("open", "GET /api/books/{isbn}")
 	for sec := range 70 {
 		f.add(sec, k, time.Millisecond, 100)
@@ -74,7 +74,7 @@ func TestWindowsAveragedPercentiles(t *testing.T) {
 func TestWindowsPerTag(t *testing.T) {
 	// 25 s, windows of 10 s: the last one is 5 s long. GET /a: 10/s at 1 ms,
 	// GET /b: 10/s at 2 ms; dropped iterations are per scenario.
-	f := newFakeRun("open", 25, run.Scenario{Name: "s", Model: "open", TargetRate: 20})
+	f := newFakeRun("open", 25, rundir.Scenario{Name: "s", Model: "open", TargetRate: 20})
 	for sec := range 25 {
 		f.add(sec, lat("s", "GET /a"), time.Millisecond, 10)
 		f.add(sec, lat("s", "GET /b"), 2*time.Millisecond, 10)

@@ -158,10 +158,10 @@ func (c *Cgroup) Dir() string {
 	return ""
 }
 
-// String is the cgroup's directory, as recorded in run.Fault.Target.
+// String is the cgroup's directory, as recorded in rundir.Fault.Target.
 func (c *Cgroup) String() string { return c.Dir() }
 
-// Method names how Freeze works, as recorded in run.Fault.Method.
+// Method names how Freeze works, as recorded in rundir.Fault.Method.
 func (c *Cgroup) Method() string {
 	if c.version == 2 {
 		return MethodV2Freeze

@@ -84,10 +84,10 @@ func newSignalFreezer(env procEnv, pid int) (*SignalFreezer, error) {
 // PID is the process this freezer stops.
 func (s *SignalFreezer) PID() int { return s.pid }
 
-// String is "pid:N", as recorded in run.Fault.Target.
+// String is "pid:N", as recorded in rundir.Fault.Target.
 func (s *SignalFreezer) String() string { return "pid:" + strconv.Itoa(s.pid) }
 
-// Method is "sigstop", as recorded in run.Fault.Method.
+// Method is "sigstop", as recorded in rundir.Fault.Method.
 func (s *SignalFreezer) Method() string { return MethodSIGSTOP }
 
 // Freeze sends SIGSTOP and waits until the process is stopped.

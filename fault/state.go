@@ -15,7 +15,7 @@ import (
 // StateFile is the file in the state directory listing frozen targets.
 const StateFile = "frozen.json"
 
-// Methods recorded in the state file and in run.Fault.Method.
+// Methods recorded in the state file and in rundir.Fault.Method.
 const (
 	MethodV1Freezer = "cgroup-v1-freezer"
 	MethodV2Freeze  = "cgroup-v2-freeze"

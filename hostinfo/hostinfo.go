@@ -1,5 +1,5 @@
 // Package hostinfo writes the environment note kept with every result
-// (run.Environment): the host, its CPUs and kernel, the Go version, the load
+// (rundir.Environment): the host, its CPUs and kernel, the Go version, the load
 // average and the other busiest processes before and after the run, the
 // target's cgroup CPU limits, and what knee itself used.
 //
@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // Options says where to look and what to include. The zero value reads the
@@ -59,9 +59,9 @@ func (o Options) proc(parts ...string) string {
 
 // Collect notes the environment before a run: everything but LoadAfter,
 // TopAfter and Generator, which Finish adds. It takes about Options.Sample.
-func Collect(ctx context.Context, opts Options) (run.Environment, error) {
+func Collect(ctx context.Context, opts Options) (rundir.Environment, error) {
 	opts = opts.withDefaults()
-	env := run.Environment{
+	env := rundir.Environment{
 		KneeVersion:  opts.KneeVersion,
 		TargetCommit: opts.TargetCommit,
 		GoVersion:    runtime.Version(),
@@ -92,7 +92,7 @@ func Collect(ctx context.Context, opts Options) (run.Environment, error) {
 
 // Finish notes the environment after a run: LoadAfter, TopAfter and the
 // Generator's CPU time and peak RSS.
-func Finish(ctx context.Context, opts Options, env *run.Environment) error {
+func Finish(ctx context.Context, opts Options, env *rundir.Environment) error {
 	opts = opts.withDefaults()
 	var errs []error
 	var err error
@@ -110,14 +110,14 @@ func Finish(ctx context.Context, opts Options, env *run.Environment) error {
 
 // Self is what this process has used so far: user+system CPU seconds and
 // peak resident memory, from getrusage(RUSAGE_SELF).
-func Self() (run.Generator, error) {
+func Self() (rundir.Generator, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return run.Generator{}, fmt.Errorf("getrusage: %w", err)
+		return rundir.Generator{}, fmt.Errorf("getrusage: %w", err)
 	}
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	// Linux reports ru_maxrss in KiB.
-	return run.Generator{CPUSeconds: cpu.Seconds(), PeakRSSMB: float64(ru.Maxrss) / 1024}, nil
+	return rundir.Generator{CPUSeconds: cpu.Seconds(), PeakRSSMB: float64(ru.Maxrss) / 1024}, nil
 }
 
 // CPUInfo reads the CPU model (the first "model name", or "Hardware" on

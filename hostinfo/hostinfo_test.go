@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/internal/kneetest"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // stat is a /proc/PID/stat line with utime and stime set.
@@ -62,7 +62,7 @@ func TestCollectFakeRoot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := run.Environment{
+		want := rundir.Environment{
 			KneeVersion:  "v0.1.0",
 			TargetCommit: "abc123",
 			Host:         "loadbox",
@@ -143,7 +143,7 @@ func TestRank(t *testing.T) {
 		70: {"new", 50},        // not in the first sample: left out
 	}
 	got := rank(before, after, 2*time.Second, 30, 5)
-	want := []run.Process{{PID: 20, Comm: "postgres", CPU: 0.75}, {PID: 40, Comm: "api", CPU: 0.5}, {PID: 60, Comm: "tie", CPU: 0.5}}
+	want := []rundir.Process{{PID: 20, Comm: "postgres", CPU: 0.75}, {PID: 40, Comm: "api", CPU: 0.5}, {PID: 60, Comm: "tie", CPU: 0.5}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("rank = %+v, want %+v", got, want)
 	}

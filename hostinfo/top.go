@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/PID/stat times: 100 on every
@@ -27,7 +27,7 @@ type procTimes struct {
 
 // Top returns the TopN processes other than knee that used the most CPU
 // over Options.Sample, busiest first; idle processes are left out.
-func Top(ctx context.Context, opts Options) ([]run.Process, error) {
+func Top(ctx context.Context, opts Options) ([]rundir.Process, error) {
 	opts = opts.withDefaults()
 	if opts.TopN < 0 {
 		return nil, nil
@@ -102,20 +102,20 @@ func parseStat(s string) (procTimes, error) {
 
 // rank turns two samples elapsed apart into the n busiest processes other
 // than self, in cores. Processes missing from either sample are left out.
-func rank(before, after map[int]procTimes, elapsed time.Duration, self, n int) []run.Process {
+func rank(before, after map[int]procTimes, elapsed time.Duration, self, n int) []rundir.Process {
 	if elapsed <= 0 {
 		return nil
 	}
-	var out []run.Process
+	var out []rundir.Process
 	for pid, a := range after {
 		b, ok := before[pid]
 		if !ok || pid == self || a.ticks <= b.ticks {
 			continue
 		}
 		used := float64(a.ticks-b.ticks) / clockTicks
-		out = append(out, run.Process{PID: pid, Comm: a.comm, CPU: used / elapsed.Seconds()})
+		out = append(out, rundir.Process{PID: pid, Comm: a.comm, CPU: used / elapsed.Seconds()})
 	}
-	slices.SortFunc(out, func(x, y run.Process) int {
+	slices.SortFunc(out, func(x, y rundir.Process) int {
 		if c := cmp.Compare(y.CPU, x.CPU); c != 0 {
 			return c
 		}

@@ -8,15 +8,17 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // discardSink drops what an import writes, so a benchmark measures reading.
 type discardSink struct{}
 
-func (discardSink) open(run.Meta) error                                                  { return nil }
-func (discardSink) write(record.IntervalSnapshot, map[string]run.IntervalCounters) error { return nil }
-func (discardSink) close(run.Meta) error                                                 { return nil }
+func (discardSink) open(rundir.Meta) error { return nil }
+func (discardSink) write(record.IntervalSnapshot, map[string]rundir.IntervalCounters) error {
+	return nil
+}
+func (discardSink) close(rundir.Meta) error { return nil }
 
 // k6BenchCSV is n seconds of k6 --out csv at 500 requests/s, 13 rows per
 // request as k6 writes them, one request name quoted for its comma.

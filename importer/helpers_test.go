@@ -9,24 +9,24 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // memSink keeps an import in memory, in the order the calls came.
 type memSink struct {
-	first  *run.Meta
+	first  *rundir.Meta
 	snaps  []record.IntervalSnapshot
-	extras []map[string]run.IntervalCounters
-	final  *run.Meta
+	extras []map[string]rundir.IntervalCounters
+	final  *rundir.Meta
 }
 
-func (m *memSink) open(meta run.Meta) error { m.first = &meta; return nil }
-func (m *memSink) write(s record.IntervalSnapshot, e map[string]run.IntervalCounters) error {
+func (m *memSink) open(meta rundir.Meta) error { m.first = &meta; return nil }
+func (m *memSink) write(s record.IntervalSnapshot, e map[string]rundir.IntervalCounters) error {
 	m.snaps = append(m.snaps, s)
 	m.extras = append(m.extras, e)
 	return nil
 }
-func (m *memSink) close(meta run.Meta) error { m.final = &meta; return nil }
+func (m *memSink) close(meta rundir.Meta) error { m.final = &meta; return nil }
 
 // merged merges every histogram whose key passes keep.
 func (m *memSink) merged(keep func(record.Key) bool) *record.Histogram {

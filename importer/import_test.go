@@ -10,18 +10,18 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // TestImportRunDirectory imports the hand-made CSV into a real run directory
-// and reads it back with run.Open, then imports that run's own latency.hlog.
+// and reads it back with rundir.Open, then imports that run's own latency.hlog.
 func TestImportRunDirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "r1")
 	res, err := Import(context.Background(), "testdata/k6-unix_nano.csv", dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run.Open(dir)
+	r, err := rundir.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,14 +45,14 @@ func TestImportRunDirectory(t *testing.T) {
 
 	// knee's own log: µs detected from its comment, tags and times kept.
 	dir2 := filepath.Join(t.TempDir(), "r2")
-	res2, err := Import(context.Background(), filepath.Join(dir, run.LatencyFile), dir2, Options{})
+	res2, err := Import(context.Background(), filepath.Join(dir, rundir.LatencyFile), dir2, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res2.Format != FormatHlog || res2.Meta.Counters.Requests != 14 || !res2.Meta.Started.Equal(r.Meta.Started) {
 		t.Errorf("re-import: format %q requests %d started %v", res2.Format, res2.Meta.Counters.Requests, res2.Meta.Started)
 	}
-	r2, err := run.Open(dir2)
+	r2, err := rundir.Open(dir2)
 	if err != nil {
 		t.Fatal(err)
 	}

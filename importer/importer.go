@@ -5,7 +5,7 @@
 //
 // Every importer streams: rows are grouped into intervals as they come, a
 // small window of intervals stays open for rows that arrive slightly out of
-// order, and older intervals are flushed to the run.Writer. Memory stays flat
+// order, and older intervals are flushed to the rundir.Writer. Memory stays flat
 // whatever the file size. Histograms and counters are built only through
 // package record; this package computes no percentile.
 //
@@ -27,7 +27,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // Format names an input format.
@@ -109,13 +109,13 @@ var (
 // Result is what Import did.
 type Result struct {
 	Dir      string
-	Meta     run.Meta // as written to run.json
-	Format   Format   // the format read
-	Rows     int64    // rows mapped into the run (not headers, comments, skipped rows or k6 metrics knee ignores)
-	Skipped  int64    // bad rows skipped (Lenient)
-	FirstBad error    // the first skipped row's error, nil when none
-	Late     int64    // rows older than the open window, recorded into its oldest interval
-	Clamped  int64    // latencies outside 1 µs .. 1 h, clamped by record
+	Meta     rundir.Meta // as written to run.json
+	Format   Format      // the format read
+	Rows     int64       // rows mapped into the run (not headers, comments, skipped rows or k6 metrics knee ignores)
+	Skipped  int64       // bad rows skipped (Lenient)
+	FirstBad error       // the first skipped row's error, nil when none
+	Late     int64       // rows older than the open window, recorded into its oldest interval
+	Clamped  int64       // latencies outside 1 µs .. 1 h, clamped by record
 }
 
 // Import reads the file at path and writes it as a run directory at outDir,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/knee-dev/knee/internal/version"
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // maxJump is the largest forward jump between timestamps that is taken as
@@ -205,8 +205,8 @@ func (b *builder) flush(bk *bucket) error {
 	return b.sink.write(snap, extra)
 }
 
-// snapshot turns a bucket into what run.Writer takes, and adds it to the totals.
-func (b *builder) snapshot(bk *bucket) (record.IntervalSnapshot, map[string]run.IntervalCounters) {
+// snapshot turns a bucket into what rundir.Writer takes, and adds it to the totals.
+func (b *builder) snapshot(bk *bucket) (record.IntervalSnapshot, map[string]rundir.IntervalCounters) {
 	iv := b.opt.Interval
 	start, end := time.Duration(bk.idx-b.base)*iv, time.Duration(bk.idx-b.base+1)*iv
 	if b.explicit {
@@ -230,16 +230,16 @@ func (b *builder) snapshot(bk *bucket) (record.IntervalSnapshot, map[string]run.
 		snap.Histograms[k] = h
 		bk.counters(k.Scenario).Clamped += h.Clamped()
 	}
-	var extra map[string]run.IntervalCounters
+	var extra map[string]rundir.IntervalCounters
 	if bk.hasVUs || b.opt.TargetRate > 0 {
-		extra = make(map[string]run.IntervalCounters, len(bk.byScen))
+		extra = make(map[string]rundir.IntervalCounters, len(bk.byScen))
 	}
 	for sc, c := range bk.byScen {
 		snap.Counters[sc] = *c
 		b.totals.Add(*c)
 		if extra != nil {
 			// k6's vus gauge is global: every scenario is given the total.
-			extra[sc] = run.IntervalCounters{
+			extra[sc] = rundir.IntervalCounters{
 				Scenario: sc, Start: snap.Start.Seconds(), End: snap.End.Seconds(),
 				Counters: *c, TargetRate: b.opt.TargetRate, VUs: bk.vus,
 			}
@@ -292,7 +292,7 @@ func noDataHint(f Format) string {
 }
 
 // meta is run.json as far as the import knows it.
-func (b *builder) meta(finished bool) run.Meta {
+func (b *builder) meta(finished bool) rundir.Meta {
 	iv := b.opt.Interval
 	started := time.Unix(0, b.t0+b.base*int64(iv)).UTC()
 	end := b.first + int64(len(b.open)) // one past the last interval, flushed or open
@@ -300,8 +300,8 @@ func (b *builder) meta(finished bool) run.Meta {
 	if b.explicit {
 		dur = b.explicitEnd
 	}
-	m := run.Meta{
-		FormatVersion: run.FormatVersion,
+	m := rundir.Meta{
+		FormatVersion: rundir.FormatVersion,
 		KneeVersion:   version.String(),
 		Source:        string(b.src),
 		SourceFile:    b.source,
@@ -309,12 +309,12 @@ func (b *builder) meta(finished bool) run.Meta {
 		Ended:         started.Add(dur),
 		Model:         b.opt.Model,
 		Scenarios:     b.series.meta(b.opt),
-		Env:           run.Environment{KneeVersion: version.String()},
+		Env:           rundir.Environment{KneeVersion: version.String()},
 		Counters:      b.totals,
 		Finished:      finished,
 		Notes:         append(append([]string(nil), b.notes...), sourceNotes(b.src)...),
 	}
-	m.Summary = run.Summary{
+	m.Summary = rundir.Summary{
 		Model:             b.opt.Model,
 		Executor:          b.opt.Executor,
 		Requests:          b.totals.Requests,

@@ -2,7 +2,7 @@ package importer
 
 import (
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // seriesTable gives every histogram series a small id, so open intervals
@@ -90,10 +90,10 @@ func (t *seriesTable) scenario(b []byte) string {
 }
 
 // meta describes the scenarios seen, for run.json.
-func (t *seriesTable) meta(opt Options) []run.Scenario {
-	out := make([]run.Scenario, 0, len(t.scenarios))
+func (t *seriesTable) meta(opt Options) []rundir.Scenario {
+	out := make([]rundir.Scenario, 0, len(t.scenarios))
 	for _, sc := range t.scenarios {
-		out = append(out, run.Scenario{
+		out = append(out, rundir.Scenario{
 			Name:       sc,
 			Executor:   opt.Executor,
 			Model:      opt.Model,

@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // sink receives a run as it is imported: open once with a first meta,
 // write every interval, close with the final meta.
 type sink interface {
-	open(meta run.Meta) error
-	write(snap record.IntervalSnapshot, extra map[string]run.IntervalCounters) error
-	close(meta run.Meta) error
+	open(meta rundir.Meta) error
+	write(snap record.IntervalSnapshot, extra map[string]rundir.IntervalCounters) error
+	close(meta rundir.Meta) error
 }
 
 // dirSink creates the run directory lazily, at the first interval, when
@@ -23,7 +23,7 @@ type sink interface {
 type dirSink struct {
 	dir     string
 	existed bool // dir was there (empty) before the import
-	w       *run.Writer
+	w       *rundir.Writer
 }
 
 func newDirSink(dir string) *dirSink {
@@ -32,12 +32,12 @@ func newDirSink(dir string) *dirSink {
 }
 
 // open creates the run directory with a first, unfinished meta.
-func (s *dirSink) open(meta run.Meta) error {
+func (s *dirSink) open(meta rundir.Meta) error {
 	if s.w != nil {
 		return nil
 	}
 	meta.ID = s.id(meta.ID)
-	w, err := run.Create(s.dir, meta)
+	w, err := rundir.Create(s.dir, meta)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -45,7 +45,7 @@ func (s *dirSink) open(meta run.Meta) error {
 	return nil
 }
 
-func (s *dirSink) write(snap record.IntervalSnapshot, extra map[string]run.IntervalCounters) error {
+func (s *dirSink) write(snap record.IntervalSnapshot, extra map[string]rundir.IntervalCounters) error {
 	if s.w == nil {
 		return errors.New("import: internal error: interval written before the run directory was created")
 	}
@@ -55,7 +55,7 @@ func (s *dirSink) write(snap record.IntervalSnapshot, extra map[string]run.Inter
 	return nil
 }
 
-func (s *dirSink) close(meta run.Meta) error {
+func (s *dirSink) close(meta rundir.Meta) error {
 	if s.w == nil {
 		if err := s.open(meta); err != nil {
 			return err
@@ -74,14 +74,14 @@ func (s *dirSink) close(meta run.Meta) error {
 // purpose: the import's own error is the one to report.
 func (s *dirSink) abandon() {
 	if s.w != nil {
-		_ = s.w.Close(run.Meta{}) // release files; the directory goes next
+		_ = s.w.Close(rundir.Meta{}) // release files; the directory goes next
 		s.w = nil
 	}
 	if !s.existed {
 		_ = os.RemoveAll(s.dir)
 		return
 	}
-	for _, name := range []string{run.MetaFile, run.LatencyFile, run.CountersFile, run.ResourcesFile} {
+	for _, name := range []string{rundir.MetaFile, rundir.LatencyFile, rundir.CountersFile, rundir.ResourcesFile} {
 		_ = os.Remove(filepath.Join(s.dir, name))
 	}
 }

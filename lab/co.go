@@ -12,7 +12,7 @@ import (
 	"github.com/knee-dev/knee/bookstore"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/request"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
 )
@@ -85,9 +85,9 @@ func (o COOptions) Validate() []error {
 // COResult is the experiment's outcome: the article's three rows and the
 // signals that give coordinated omission away.
 type COResult struct {
-	Closed          run.Summary        `json:"closed"`
-	ClosedCorrected run.Summary        `json:"closed_corrected"`
-	Open            run.Summary        `json:"open"`
+	Closed          rundir.Summary     `json:"closed"`
+	ClosedCorrected rundir.Summary     `json:"closed_corrected"`
+	Open            rundir.Summary     `json:"open"`
 	Signals         COSignals          `json:"signals"`
 	Correction      analyze.Correction `json:"correction"`
 	ClosedDir       string             `json:"closed_dir"`
@@ -156,7 +156,7 @@ func runOnce(ctx context.Context, t *Target, opt COOptions, name string, ex load
 		Vars:   map[string][]string{"isbn": bookstore.ArticleISBNs()},
 		Faults: []scenario.Fault{{Kind: scenario.FaultFreeze, At: opt.FreezeAt, For: opt.FreezeFor}},
 	}
-	return runner.Run(ctx, cfg, runner.Options{
+	return runner.Execute(ctx, cfg, runner.Options{
 		Dir:       filepath.Join(opt.Out, name),
 		Progress:  opt.Progress,
 		Live:      opt.Live,

@@ -16,7 +16,7 @@ import (
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/load/schedule"
 	"github.com/knee-dev/knee/report"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
 	"github.com/knee-dev/knee/use"
@@ -106,10 +106,10 @@ type StepsResult struct {
 	// Then lists the other resources of the target in the order they
 	// saturated after the bottleneck, each at its first step, with evidence:
 	// how the saturation spread (a slow database fills the pool).
-	Then    []string     `json:"then,omitempty"`
-	Plots   []string     `json:"plots,omitempty"`
-	Notes   []string     `json:"notes,omitempty"`
-	Summary *run.Summary `json:"summary,omitempty"` // the whole run, when this process ran it
+	Then    []string        `json:"then,omitempty"`
+	Plots   []string        `json:"plots,omitempty"`
+	Notes   []string        `json:"notes,omitempty"`
+	Summary *rundir.Summary `json:"summary,omitempty"` // the whole run, when this process ran it
 }
 
 // RunSteps runs cfg, whose one scenario must be StepsExecutor(opt.Plan, ...),
@@ -120,7 +120,7 @@ func RunSteps(ctx context.Context, cfg *scenario.Config, opt StepsOptions) (*Ste
 	if errs := ValidatePlan(opt.Plan); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	res, err := runner.Run(ctx, cfg, runner.Options{
+	res, err := runner.Execute(ctx, cfg, runner.Options{
 		Dir:          opt.Dir,
 		Progress:     opt.Progress,
 		Live:         opt.Live,
@@ -158,7 +158,7 @@ func RunSteps(ctx context.Context, cfg *scenario.Config, opt StepsOptions) (*Ste
 // 0, read from run.json by PlanFromMeta, else inferred from the offered
 // rates), then, when samples are given, the USE table of the
 // whole run and of each step's measured part, and the verdict over them.
-func AnalyzeSteps(r *run.Run, samples []use.Sample, plan analyze.StepPlan, h analyze.Health, t use.Thresholds) (*StepsResult, error) {
+func AnalyzeSteps(r *rundir.Dir, samples []use.Sample, plan analyze.StepPlan, h analyze.Health, t use.Thresholds) (*StepsResult, error) {
 	if plan.Steps == 0 {
 		if p, ok := PlanFromMeta(r, plan.Scenario); ok {
 			p.Warmup = plan.Warmup
@@ -323,8 +323,8 @@ func signalsText(sigs []use.Signal) string {
 // ramping-arrival-rate scenario (the one named, or the only one) whose
 // stages are those of schedule.Steps, a 1 s jump then an equal hold per
 // step, at evenly spaced rates. ok is false for any other run.
-func PlanFromMeta(r *run.Run, scenarioName string) (analyze.StepPlan, bool) {
-	var sc *run.Scenario
+func PlanFromMeta(r *rundir.Dir, scenarioName string) (analyze.StepPlan, bool) {
+	var sc *rundir.Scenario
 	for i, s := range r.Meta.Scenarios {
 		if scenarioName == "" && len(r.Meta.Scenarios) == 1 || s.Name == scenarioName {
 			sc = &r.Meta.Scenarios[i]
@@ -397,7 +397,7 @@ const (
 // WriteStepPlots writes curve.png/.svg (the throughput-latency curve) and
 // timeline.png/.svg (p50/p95/p99 per second with the steps marked) into
 // dir, and returns the files written.
-func WriteStepPlots(dir string, r *run.Run, cs analyze.CurveSummary) ([]string, error) {
+func WriteStepPlots(dir string, r *rundir.Dir, cs analyze.CurveSummary) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}

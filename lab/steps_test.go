@@ -8,7 +8,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/lab"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/use"
 )
 
@@ -63,22 +63,24 @@ func TestStepsExecutor(t *testing.T) {
 	}
 }
 
-func metaRun(scs ...run.Scenario) *run.Run { return &run.Run{Meta: run.Meta{Scenarios: scs}} }
+func metaRun(scs ...rundir.Scenario) *rundir.Dir {
+	return &rundir.Dir{Meta: rundir.Meta{Scenarios: scs}}
+}
 
-func rampingMeta(name, unit string, stages ...any) run.Scenario {
+func rampingMeta(name, unit string, stages ...any) rundir.Scenario {
 	var st []map[string]any
 	for i := 0; i+1 < len(stages); i += 2 {
 		st = append(st, map[string]any{"duration": stages[i], "target": stages[i+1]})
 	}
 	cfg, _ := json.Marshal(map[string]any{"executor": "ramping-arrival-rate", "timeUnit": unit, "stages": st})
-	return run.Scenario{Name: name, Executor: "ramping-arrival-rate", Config: cfg}
+	return rundir.Scenario{Name: name, Executor: "ramping-arrival-rate", Config: cfg}
 }
 
 func TestPlanFromMeta(t *testing.T) {
 	article := rampingMeta("steps", "1s", "1s", 100, "20s", 100, "1s", 200, "20s", 200, "1s", 300, "20s", 300)
 	for _, tc := range []struct {
 		name     string
-		r        *run.Run
+		r        *rundir.Dir
 		scenario string
 		want     analyze.StepPlan
 		ok       bool
@@ -97,7 +99,7 @@ func TestPlanFromMeta(t *testing.T) {
 		{"uneven rates", metaRun(rampingMeta("s", "1s", "1s", 100, "5s", 100, "1s", 200, "5s", 200, "1s", 250, "5s", 250)), "", analyze.StepPlan{}, false},
 		{"odd stages", metaRun(rampingMeta("s", "1s", "1s", 100, "5s", 100, "1s", 200)), "", analyze.StepPlan{}, false},
 		{"zero start", metaRun(rampingMeta("s", "1s", "1s", 0, "5s", 0)), "", analyze.StepPlan{}, false},
-		{"constant rate", metaRun(run.Scenario{Name: "s", Executor: "constant-arrival-rate"}), "", analyze.StepPlan{}, false},
+		{"constant rate", metaRun(rundir.Scenario{Name: "s", Executor: "constant-arrival-rate"}), "", analyze.StepPlan{}, false},
 		{"no scenarios", metaRun(), "", analyze.StepPlan{}, false},
 	} {
 		got, ok := lab.PlanFromMeta(tc.r, tc.scenario)
@@ -211,7 +213,7 @@ func FuzzPlanFromMeta(f *testing.F) {
 	f.Add(`{"timeUnit":"-1s","stages":[{"duration":"1s","target":-5},{"duration":"1s","target":-5}]}`)
 	f.Add(`{"stages":null}`)
 	f.Fuzz(func(t *testing.T, cfg string) {
-		r := metaRun(run.Scenario{Name: "s", Executor: "ramping-arrival-rate", Config: json.RawMessage(cfg)})
+		r := metaRun(rundir.Scenario{Name: "s", Executor: "ramping-arrival-rate", Config: json.RawMessage(cfg)})
 		p, ok := lab.PlanFromMeta(r, "")
 		if !ok {
 			return

@@ -40,7 +40,7 @@ func TestRampingVUsCounts(t *testing.T) {
 		tg := &target{service: 10 * ms}
 		exec := RampingVUs{Stages: []Stage{{Duration: 4 * time.Second, Target: 4}, {Duration: 2 * time.Second, Target: 4},
 			{Duration: 4 * time.Second, Target: 0}}, Think: 90 * ms}
-		r, err := NewRunner([]Scenario{{Name: "r", Executor: exec, Iteration: tg}}, &fakeRecorder{}, Options{})
+		r, err := NewGenerator([]Scenario{{Name: "r", Executor: exec, Iteration: tg}}, &fakeRecorder{}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

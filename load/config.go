@@ -20,12 +20,12 @@ const (
 	ModelClosed = "closed"
 )
 
-// ErrInvalid is wrapped by every configuration error NewRunner returns.
+// ErrInvalid is wrapped by every configuration error NewGenerator returns.
 var ErrInvalid = errors.New("invalid load configuration")
 
 // Executor is the configuration of one executor: ConstantArrivalRate,
 // RampingArrivalRate, ConstantVUs or RampingVUs. The set is closed (the
-// unexported method) because the Runner drives each one's VUs itself.
+// unexported method) because the Generator drives each one's VUs itself.
 // Span and PeakVUs are meaningful only on a valid configuration.
 type Executor interface {
 	Kind() string

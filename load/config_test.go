@@ -78,7 +78,7 @@ func TestNewRunnerRejects(t *testing.T) {
 	tests := []struct {
 		name string
 		scs  []Scenario
-		rec  Recorder
+		rec  Sink
 		want []string
 	}{
 		{"no scenarios, no recorder", nil, nil, []string{"no Recorder", "no scenarios"}},
@@ -94,7 +94,7 @@ func TestNewRunnerRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewRunner(tt.scs, tt.rec, Options{})
+			_, err := NewGenerator(tt.scs, tt.rec, Options{})
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("err = %v, want ErrInvalid", err)
 			}

@@ -15,7 +15,7 @@ type fakeRecorder struct {
 	shards  int
 }
 
-func (f *fakeRecorder) Shard() SampleRecorder {
+func (f *fakeRecorder) Shard() ShardSink {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.shards++

@@ -3,16 +3,16 @@
 // the VU pool, dropped iterations and graceful stop.
 //
 // It knows nothing of HTTP, histograms or reports: an Iteration does the work
-// and a Recorder receives Samples. Open-model executors count latency from the
+// and a Sink receives Samples. Open-model executors count latency from the
 // intended start (t0 + schedule offset, monotonic clock) and drop an iteration
 // that finds no free VU when MaxVUs are busy; they never send it late.
 //
-// Entry points: Run, or NewRunner then Runner.Run with Runner.Stats for a
+// Entry points: Generate, or NewGenerator then Generator.Run with Generator.Stats for a
 // live progress line. The arrival-time maths is in package load/schedule.
 //
 // Concurrency: Iteration.Do is called from many VU goroutines at once; each
-// VU goroutine takes one Recorder.Shard; Recorder.Dropped is called from the
-// scheduler goroutines. Runner.Stats is lock-free and may be called anytime.
+// VU goroutine takes one Sink.Shard; Sink.Dropped is called from the
+// scheduler goroutines. Generator.Stats is lock-free and may be called anytime.
 package load
 
 import (
@@ -51,15 +51,15 @@ type Sample struct {
 	Interval time.Duration // closed model: time since this VU's previous iteration start (response + think); service + think for its first; else 0
 }
 
-// Recorder receives Samples. It must be safe for concurrent use; each VU
+// Sink receives Samples. It must be safe for concurrent use; each VU
 // goroutine calls Shard once and records only through its own shard.
-type Recorder interface {
-	Shard() SampleRecorder
+type Sink interface {
+	Shard() ShardSink
 	Dropped(scenario string, n int64)
 }
 
-// SampleRecorder records the samples of one goroutine.
-type SampleRecorder interface {
+// ShardSink records the samples of one goroutine.
+type ShardSink interface {
 	Record(Sample)
 }
 

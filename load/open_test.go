@@ -15,7 +15,7 @@ type outcome struct {
 	t0   time.Time
 	took time.Duration // from t0 to Run's return
 	err  error
-	runr *Runner
+	runr *Generator
 }
 
 // runScenarios runs scs inside the current synctest bubble.
@@ -23,7 +23,7 @@ func runScenarios(t *testing.T, ctx context.Context, opt Options, scs ...Scenari
 	t.Helper()
 	o := outcome{rec: &fakeRecorder{}}
 	opt.OnStart = func(t0 time.Time) { o.t0 = t0 }
-	r, err := NewRunner(scs, o.rec, opt)
+	r, err := NewGenerator(scs, o.rec, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

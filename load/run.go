@@ -50,20 +50,20 @@ func (o Options) grace() time.Duration {
 	return o.GracefulStop
 }
 
-// Runner runs scenarios once. Stats may be called from any goroutine while
+// Generator runs scenarios once. Stats may be called from any goroutine while
 // Run runs.
-type Runner struct {
+type Generator struct {
 	scenarios []*scenarioRun
-	rec       Recorder
+	rec       Sink
 	opt       Options
 	vuIDs     atomic.Uint64
 	ran       atomic.Bool
 }
 
-// NewRunner checks every scenario and builds their executors. The error
+// NewGenerator checks every scenario and builds their executors. The error
 // lists every problem found, wrapping ErrInvalid.
-func NewRunner(scenarios []Scenario, rec Recorder, opt Options) (*Runner, error) {
-	r := &Runner{rec: rec, opt: opt}
+func NewGenerator(scenarios []Scenario, rec Sink, opt Options) (*Generator, error) {
+	r := &Generator{rec: rec, opt: opt}
 	var errs []error
 	if rec == nil {
 		errs = append(errs, fmt.Errorf("%w: no Recorder", ErrInvalid))
@@ -94,25 +94,25 @@ func NewRunner(scenarios []Scenario, rec Recorder, opt Options) (*Runner, error)
 	return r, nil
 }
 
-// Run runs scenarios to their end, or until ctx is cancelled (graceful stop)
+// Generate runs scenarios to their end, or until ctx is cancelled (graceful stop)
 // or opt.Abort is closed (hard stop). It returns only after every VU
 // goroutine has exited; nil when every scenario ran its course.
-func Run(ctx context.Context, scenarios []Scenario, rec Recorder, opt Options) error {
-	r, err := NewRunner(scenarios, rec, opt)
+func Generate(ctx context.Context, scenarios []Scenario, rec Sink, opt Options) error {
+	r, err := NewGenerator(scenarios, rec, opt)
 	if err != nil {
 		return err
 	}
 	return r.Run(ctx)
 }
 
-// Run is the method form of the package's Run; a Runner runs once.
+// Run is the method form of Generate; a Generator runs once.
 //
 // Stopping is two deadlines (as k6): when a scenario's span ends or ctx is
 // cancelled no new iteration starts; in-flight ones get GracefulStop, then
 // their context is cancelled. Closing Abort cancels them at once.
-func (r *Runner) Run(ctx context.Context) error {
+func (r *Generator) Run(ctx context.Context) error {
 	if !r.ran.CompareAndSwap(false, true) {
-		return errors.New("load: a Runner runs only once")
+		return errors.New("load: a Generator runs only once")
 	}
 	// stop ends the starting of iterations; hard ends the iterations. The
 	// iterations' context keeps ctx's values but not its cancellation, so
@@ -169,7 +169,7 @@ type Stats struct {
 
 // Stats returns a snapshot of every scenario's counters, in scenario order.
 // It takes no lock.
-func (r *Runner) Stats() []Stats {
+func (r *Generator) Stats() []Stats {
 	out := make([]Stats, len(r.scenarios))
 	for n, s := range r.scenarios {
 		out[n] = s.live.snapshot(s)
@@ -212,7 +212,7 @@ type driver interface {
 
 // scenarioRun is what every VU of one scenario shares.
 type scenarioRun struct {
-	runner    *Runner
+	runner    *Generator
 	name      string
 	startTime time.Duration
 	it        Iteration
@@ -224,7 +224,7 @@ type scenarioRun struct {
 	hard      context.Context // done: cancel iterations now
 }
 
-func newScenarioRun(r *Runner, name string, sc Scenario) (*scenarioRun, []error) {
+func newScenarioRun(r *Generator, name string, sc Scenario) (*scenarioRun, []error) {
 	s := &scenarioRun{runner: r, name: name, startTime: sc.StartTime, it: sc.Iteration, grace: r.opt.grace()}
 	var errs []error
 	if sc.Iteration == nil {

@@ -19,7 +19,7 @@ func TestStatsOfferedRateAndMixedScenarios(t *testing.T) {
 		closed := Scenario{Name: "closed", StartTime: 2 * time.Second, Iteration: tg,
 			Executor: ConstantVUs{VUs: 2, Duration: 3 * time.Second, Think: 99 * ms}}
 		rec := &fakeRecorder{}
-		r, err := NewRunner([]Scenario{open, closed}, rec, Options{})
+		r, err := NewGenerator([]Scenario{open, closed}, rec, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestIterationContextKeepsValues(t *testing.T) {
 		seen.Store(ctx.Value(key{}))
 		return Result{}
 	})
-	err := Run(ctx, []Scenario{{Name: "s", Iteration: it, Executor: ConstantArrivalRate{Rate: 1000, Duration: ms, PreAllocatedVUs: 1}}},
+	err := Generate(ctx, []Scenario{{Name: "s", Iteration: it, Executor: ConstantArrivalRate{Rate: 1000, Duration: ms, PreAllocatedVUs: 1}}},
 		&fakeRecorder{}, Options{})
 	if err != nil || seen.Load() != "v" {
 		t.Errorf("err %v, value %v: want the run context's values in the iteration's", err, seen.Load())
@@ -100,7 +100,7 @@ func BenchmarkScheduler(b *testing.B) {
 		rec := &countRecorder{}
 		exec := ConstantArrivalRate{Rate: 1e9, Duration: time.Duration(b.N), PreAllocatedVUs: 64}
 		b.ResetTimer()
-		if err := Run(b.Context(), []Scenario{{Name: "b", Executor: exec, Iteration: it}}, rec, Options{}); err != nil {
+		if err := Generate(b.Context(), []Scenario{{Name: "b", Executor: exec, Iteration: it}}, rec, Options{}); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(rec.dropped.Load())/float64(b.N), "dropped/op")
@@ -110,7 +110,7 @@ func BenchmarkScheduler(b *testing.B) {
 		exec := ConstantArrivalRate{Rate: 20000, Duration: time.Duration(b.N) * 50 * time.Microsecond, PreAllocatedVUs: 64, MaxVUs: 1000}
 		cpu0 := cpuTime(b)
 		b.ResetTimer()
-		if err := Run(b.Context(), []Scenario{{Name: "b", Executor: exec, Iteration: it}}, rec, Options{}); err != nil {
+		if err := Generate(b.Context(), []Scenario{{Name: "b", Executor: exec, Iteration: it}}, rec, Options{}); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -130,7 +130,7 @@ func cpuTime(b *testing.B) time.Duration {
 
 type countRecorder struct{ dropped, samples, lag atomic.Int64 }
 
-func (c *countRecorder) Shard() SampleRecorder     { return countShard{c} }
+func (c *countRecorder) Shard() ShardSink          { return countShard{c} }
 func (c *countRecorder) Dropped(_ string, n int64) { c.dropped.Add(n) }
 
 type countShard struct{ c *countRecorder }

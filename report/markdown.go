@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // Markdown writes in as a report in the article's template: Goal, Load,
@@ -165,7 +165,7 @@ func modelExplained(model string) string {
 	return orDash(model)
 }
 
-func scenarioLoad(sc run.Scenario) string {
+func scenarioLoad(sc rundir.Scenario) string {
 	switch {
 	case sc.TargetRate > 0 && sc.VUs > 0:
 		return fmt.Sprintf("%.4g req/s, %d VUs", sc.TargetRate, sc.VUs)
@@ -185,15 +185,15 @@ func thinkLabel(d time.Duration) string {
 }
 
 // settings shows the executor's settings as given, compact.
-func scenarioSettings(sc run.Scenario) string {
+func scenarioSettings(sc rundir.Scenario) string {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, sc.Config); err != nil || buf.Len() == 0 || buf.String() == "null" {
-		return "-" // run.Open has parsed it, so invalid JSON only comes from a hand-filled Input
+		return "-" // rundir.Open has parsed it, so invalid JSON only comes from a hand-filled Input
 	}
 	return "`" + mdCell(strings.ReplaceAll(buf.String(), "`", "'")) + "`"
 }
 
-func faultLine(f run.Fault) string {
+func faultLine(f rundir.Fault) string {
 	s := fmt.Sprintf("%s of %s at %s", f.Kind, f.Target, f.At.Round(time.Millisecond))
 	if f.For > 0 {
 		s += fmt.Sprintf(" for %s", f.For)
@@ -207,7 +207,7 @@ func faultLine(f run.Fault) string {
 	return s
 }
 
-func mdEnvironment(p *printer, e run.Environment, s run.Summary) {
+func mdEnvironment(p *printer, e rundir.Environment, s rundir.Summary) {
 	p.f("\n## Environment\n\n")
 	p.f("- knee %s", orDash(e.KneeVersion))
 	if e.TargetCommit != "" {
@@ -240,7 +240,7 @@ func loadText(l [3]float64) string {
 	return fmt.Sprintf("%.2f %.2f %.2f", l[0], l[1], l[2])
 }
 
-func topText(ps []run.Process) string {
+func topText(ps []rundir.Process) string {
 	if len(ps) == 0 {
 		return "not recorded"
 	}
@@ -251,7 +251,7 @@ func topText(ps []run.Process) string {
 	return strings.Join(parts, ", ")
 }
 
-func generatorText(g run.Generator, requests int64) string {
+func generatorText(g rundir.Generator, requests int64) string {
 	if g.CPUSeconds == 0 && g.PeakRSSMB == 0 {
 		return "not recorded"
 	}

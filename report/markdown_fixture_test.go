@@ -8,43 +8,43 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
-// The fixtures are run directories written by run.Writer and read back by
-// run.Open, so the report sees exactly what a real run leaves behind. Their
+// The fixtures are run directories written by rundir.Writer and read back by
+// rundir.Open, so the report sees exactly what a real run leaves behind. Their
 // latencies are chosen so every percentile can be worked out by hand (see
 // the comments next to the assertions in markdown_test.go).
 
 var fixtureStart = time.Date(2026, 11, 14, 20, 0, 0, 0, time.UTC)
 
-func fixtureEnv() run.Environment {
-	return run.Environment{
+func fixtureEnv() rundir.Environment {
+	return rundir.Environment{
 		KneeVersion: "v0.1.0-test", TargetCommit: "abc1234", Host: "lab-1",
 		CPUModel: "Test CPU @ 2.0GHz", CPUs: 2, Kernel: "6.1.0-test", GoVersion: "go1.26.8",
 		LoadBefore: [3]float64{0.12, 0.34, 0.56}, LoadAfter: [3]float64{1.5, 0.9, 0.6},
-		TopBefore:    []run.Process{{PID: 42, Comm: "postgres", CPU: 0.25}},
-		TopAfter:     []run.Process{{PID: 42, Comm: "postgres", CPU: 0.75}, {PID: 7, Comm: "bookstore", CPU: 0.5}},
+		TopBefore:    []rundir.Process{{PID: 42, Comm: "postgres", CPU: 0.25}},
+		TopAfter:     []rundir.Process{{PID: 42, Comm: "postgres", CPU: 0.75}, {PID: 7, Comm: "bookstore", CPU: 0.5}},
 		TargetLimits: map[string]string{"cpu.cfs_quota_us": "50000", "cpu.cfs_period_us": "100000"},
-		Generator:    run.Generator{CPUSeconds: 0.5, PeakRSSMB: 48},
+		Generator:    rundir.Generator{CPUSeconds: 0.5, PeakRSSMB: 48},
 	}
 }
 
 type fixtureInterval struct {
 	hists    map[record.Key]*record.Histogram
 	counters map[string]record.Counters
-	extra    map[string]run.IntervalCounters
+	extra    map[string]rundir.IntervalCounters
 }
 
 // writeFixture writes one 1 s interval per element of ivs and opens the run.
-func writeFixture(t *testing.T, meta run.Meta, ivs []fixtureInterval) *run.Run {
+func writeFixture(t *testing.T, meta rundir.Meta, ivs []fixtureInterval) *rundir.Dir {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), meta.ID)
 	meta.Started = fixtureStart
 	meta.Ended = fixtureStart.Add(time.Duration(len(ivs)) * time.Second)
 	meta.Env = fixtureEnv()
 	meta.KneeVersion = meta.Env.KneeVersion
-	w, err := run.Create(dir, meta)
+	w, err := rundir.Create(dir, meta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func writeFixture(t *testing.T, meta run.Meta, ivs []fixtureInterval) *run.Run {
 	if err := w.Close(meta); err != nil {
 		t.Fatal(err)
 	}
-	r, err := run.Open(dir)
+	r, err := rundir.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,9 +95,9 @@ const (
 // (times scale); GET /books/{isbn} answers 50 at 2 ms, except in second 15,
 // where one of them takes 900 ms. One error per second; 3 dropped
 // iterations in second 15. Send lag is 50 µs throughout.
-func openRun(t *testing.T, id string, scale time.Duration) *run.Run {
+func openRun(t *testing.T, id string, scale time.Duration) *rundir.Dir {
 	cfg, _ := json.Marshal(map[string]any{"rate": 100, "duration": "20s", "preAllocatedVUs": 10})
-	meta := run.Meta{ID: id, Source: "knee", Model: "open", Scenarios: []run.Scenario{{
+	meta := rundir.Meta{ID: id, Source: "knee", Model: "open", Scenarios: []rundir.Scenario{{
 		Name: "browse", Executor: "constant-arrival-rate", Model: "open", TargetRate: 100,
 		Requests: []string{listName, getName}, Config: cfg,
 	}}}
@@ -123,7 +123,7 @@ func openRun(t *testing.T, id string, scale time.Duration) *run.Run {
 				lag: fixtureHist(map[time.Duration]int64{50 * time.Microsecond: 100}),
 			},
 			counters: map[string]record.Counters{"browse": fixtureCounters(100, 1, dropped)},
-			extra:    map[string]run.IntervalCounters{"browse": {TargetRate: 100, VUs: 10, BusyVUs: 2}},
+			extra:    map[string]rundir.IntervalCounters{"browse": {TargetRate: 100, VUs: 10, BusyVUs: 2}},
 		})
 	}
 	return writeFixture(t, meta, ivs)
@@ -133,11 +133,11 @@ func openRun(t *testing.T, id string, scale time.Duration) *run.Run {
 // 100 ms think time, 198 requests of 1 ms every second, then the target
 // freezes for seconds 10-13 (no request completes) and the 20 waiting
 // requests complete in second 14 after 4.98 s; 20 s in all.
-func closedRun(t *testing.T) *run.Run {
-	meta := run.Meta{ID: "closed-freeze", Source: "knee", Model: "closed", Scenarios: []run.Scenario{{
+func closedRun(t *testing.T) *rundir.Dir {
+	meta := rundir.Meta{ID: "closed-freeze", Source: "knee", Model: "closed", Scenarios: []rundir.Scenario{{
 		Name: "closed", Executor: "constant-vus", Model: "closed", VUs: 20, Think: 100 * time.Millisecond,
 		Requests: []string{getName},
-	}}, Faults: []run.Fault{{Kind: "freeze", At: 10 * time.Second, For: 5 * time.Second,
+	}}, Faults: []rundir.Fault{{Kind: "freeze", At: 10 * time.Second, For: 5 * time.Second,
 		Target: "pid:7", Method: "cgroup-v1-freezer"}}}
 	key := record.Key{Metric: record.Latency, Scenario: "closed", Name: getName}
 	var ivs []fixtureInterval
@@ -154,7 +154,7 @@ func closedRun(t *testing.T) *run.Run {
 		iv := fixtureInterval{
 			hists:    map[record.Key]*record.Histogram{},
 			counters: map[string]record.Counters{"closed": fixtureCounters(n, 0, 0)},
-			extra:    map[string]run.IntervalCounters{"closed": {VUs: 20, BusyVUs: 20}},
+			extra:    map[string]rundir.IntervalCounters{"closed": {VUs: 20, BusyVUs: 20}},
 		}
 		if vals != nil {
 			iv.hists[key] = fixtureHist(vals)
@@ -167,8 +167,8 @@ func closedRun(t *testing.T) *run.Run {
 // stepsRun is a stepped open-model run: three steps of 5 s (1 s jump, 4 s
 // hold) offering 100, 200 and 300 req/s. The first two complete all at 2
 // and 3 ms; the third completes 210 req/s at 800 ms and drops 90 a second.
-func stepsRun(t *testing.T) (*run.Run, analyze.StepPlan) {
-	meta := run.Meta{ID: "steps", Source: "knee", Model: "open", Scenarios: []run.Scenario{{
+func stepsRun(t *testing.T) (*rundir.Dir, analyze.StepPlan) {
+	meta := rundir.Meta{ID: "steps", Source: "knee", Model: "open", Scenarios: []rundir.Scenario{{
 		Name: "steps", Executor: "ramping-arrival-rate", Model: "open", Requests: []string{getName},
 	}}}
 	key := record.Key{Metric: record.Latency, Scenario: "steps", Name: getName}
@@ -183,7 +183,7 @@ func stepsRun(t *testing.T) (*run.Run, analyze.StepPlan) {
 			ivs = append(ivs, fixtureInterval{
 				hists:    map[record.Key]*record.Histogram{key: fixtureHist(map[time.Duration]int64{s.lat: s.done})},
 				counters: map[string]record.Counters{"steps": fixtureCounters(s.done, 0, s.offered-s.done)},
-				extra:    map[string]run.IntervalCounters{"steps": {TargetRate: float64(s.offered), VUs: 50, BusyVUs: int(s.done / 10)}},
+				extra:    map[string]rundir.IntervalCounters{"steps": {TargetRate: float64(s.offered), VUs: 50, BusyVUs: int(s.done / 10)}},
 			})
 		}
 	}

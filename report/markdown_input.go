@@ -9,7 +9,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // DefaultTicks is how many distribution points Build asks for per halving of
@@ -28,9 +28,9 @@ type Input struct {
 
 	Thresholds []analyze.ThresholdResult
 
-	Meta      run.Meta    // what was asked and the environment note
-	Summary   run.Summary // the whole run, every endpoint merged
-	Endpoints []Endpoint  // one per (scenario, request name), in tag order
+	Meta      rundir.Meta    // what was asked and the environment note
+	Summary   rundir.Summary // the whole run, every endpoint merged
+	Endpoints []Endpoint     // one per (scenario, request name), in tag order
 
 	Windows       analyze.WindowReport
 	CO            *analyze.COSignals
@@ -52,7 +52,7 @@ type Input struct {
 type Endpoint struct {
 	Scenario string
 	Name     string
-	Summary  run.Summary
+	Summary  rundir.Summary
 	// SharedCounters is true when the scenario has other endpoints too:
 	// errors and dropped iterations are counted per scenario, so Summary's
 	// are the whole scenario's, not this endpoint's.
@@ -108,7 +108,7 @@ type BuildOptions struct {
 // Build assembles the Input for runs[0]; runs[1:] are its repetitions and
 // only feed Input.Repetitions. It calls analyze for every number and adds
 // nothing of its own.
-func Build(runs []*run.Run, opt BuildOptions) (Input, error) {
+func Build(runs []*rundir.Dir, opt BuildOptions) (Input, error) {
 	if len(runs) == 0 || runs[0] == nil {
 		return Input{}, errors.New("report: build needs at least one run")
 	}
@@ -145,7 +145,7 @@ func Build(runs []*run.Run, opt BuildOptions) (Input, error) {
 			return Input{}, err
 		}
 	}
-	summaries := make([]run.Summary, 0, len(runs))
+	summaries := make([]rundir.Summary, 0, len(runs))
 	for i, rr := range runs {
 		if rr == nil {
 			return Input{}, fmt.Errorf("report: build: repetition %d is nil", i)
@@ -162,7 +162,7 @@ func Build(runs []*run.Run, opt BuildOptions) (Input, error) {
 }
 
 // endpoints summarises every (scenario, name) latency series of r, in tag order.
-func endpoints(r *run.Run) []Endpoint {
+func endpoints(r *rundir.Dir) []Endpoint {
 	seen := map[analyze.Selector]bool{}
 	perScenario := map[string]int{}
 	var sels []analyze.Selector
@@ -199,7 +199,7 @@ func endpoints(r *run.Run) []Endpoint {
 
 // addCorrection adds the coordinated-omission correction when some scenario
 // is closed; a correction that cannot be made becomes a note, not a failure.
-func addCorrection(in *Input, r *run.Run, interval time.Duration, ticks int) error {
+func addCorrection(in *Input, r *rundir.Dir, interval time.Duration, ticks int) error {
 	closed := r.Meta.Model == "closed"
 	for _, sc := range r.Meta.Scenarios {
 		closed = closed || sc.Model == "closed"
@@ -225,7 +225,7 @@ func addCorrection(in *Input, r *run.Run, interval time.Duration, ticks int) err
 
 // addCurve adds the throughput-latency curve; a run without measurable steps
 // becomes a note.
-func addCurve(in *Input, r *run.Run, plan analyze.StepPlan, h analyze.Health) error {
+func addCurve(in *Input, r *rundir.Dir, plan analyze.StepPlan, h analyze.Health) error {
 	cs, err := analyze.SummarizeCurve(r, plan, h)
 	switch {
 	case errors.Is(err, analyze.ErrNoSteps):

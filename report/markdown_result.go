@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/knee-dev/knee/analyze"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
@@ -15,7 +15,7 @@ func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys
 // resultRow is one row of the per-endpoint table.
 type resultRow struct {
 	label  string
-	s      run.Summary
+	s      rundir.Summary
 	shared bool
 }
 
@@ -34,14 +34,14 @@ func resultRows(in Input) []resultRow {
 }
 
 // errorsText is "errors (rate)"; "-" when the counters are the scenario's.
-func errorsText(s run.Summary, shared bool) string {
+func errorsText(s rundir.Summary, shared bool) string {
 	if shared {
 		return "-"
 	}
 	return fmt.Sprintf("%d (%.2f %%)", s.Errors, pct(float64(s.Errors), float64(s.Requests)))
 }
 
-func droppedText(s run.Summary, shared bool) string {
+func droppedText(s rundir.Summary, shared bool) string {
 	if shared || s.Model == "closed" {
 		return "-"
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/knee-dev/knee/analyze"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden files")
@@ -32,7 +32,7 @@ func reportCases(t *testing.T) []struct {
 	t.Helper()
 	open := openRun(t, "open-1", 1e6) // 1 ms steps
 	rep2 := openRun(t, "open-2", 2e6) // 2 ms steps
-	openIn, err := Build([]*run.Run{open, rep2}, BuildOptions{
+	openIn, err := Build([]*rundir.Dir{open, rep2}, BuildOptions{
 		Goal:       "Does the catalogue hold 100 req/s with p99 under 40 ms?",
 		Data:       "5 ISBNs from books.txt",
 		Action:     "Add an index on books(isbn) and repeat three times.",
@@ -42,12 +42,12 @@ func reportCases(t *testing.T) []struct {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closedIn, err := Build([]*run.Run{closedRun(t)}, BuildOptions{Goal: "How much does a 5 s freeze cost?"})
+	closedIn, err := Build([]*rundir.Dir{closedRun(t)}, BuildOptions{Goal: "How much does a 5 s freeze cost?"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps, plan := stepsRun(t)
-	stepsIn, err := Build([]*run.Run{steps}, BuildOptions{Plan: &plan})
+	stepsIn, err := Build([]*rundir.Dir{steps}, BuildOptions{Plan: &plan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestBuildErrors(t *testing.T) {
 		t.Error("Build(nil) succeeded")
 	}
 	bad := &analyze.StepPlan{Steps: -1}
-	if _, err := Build([]*run.Run{openRun(t, "x", 1e6)}, BuildOptions{Plan: bad}); err == nil {
+	if _, err := Build([]*rundir.Dir{openRun(t, "x", 1e6)}, BuildOptions{Plan: bad}); err == nil {
 		t.Error("Build with an invalid plan succeeded")
 	}
 }

@@ -6,13 +6,13 @@ import (
 	"strings"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // Summary writes the end-of-run summary for a terminal. It states the model
 // first, because every number below means something different in each, and
 // puts percentiles before the mean, because the mean describes no request.
-func Summary(w io.Writer, s run.Summary) error {
+func Summary(w io.Writer, s rundir.Summary) error {
 	p := &printer{w: w}
 	p.f("%s model · %s", modelName(s.Model), orDash(s.Executor))
 	if s.Interrupted {

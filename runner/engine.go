@@ -12,7 +12,7 @@ import (
 	"github.com/knee-dev/knee/hostinfo"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/scenario"
 	"github.com/knee-dev/knee/use"
 )
@@ -22,7 +22,7 @@ import (
 func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fault, grace time.Duration) error {
 	// started is closed once load knows t0; the rotation and the faults both wait for it.
 	started := make(chan struct{})
-	lr, err := load.NewRunner(scs, recorder{e.rec}, load.Options{
+	lr, err := load.NewGenerator(scs, sinkAdapter{e.rec}, load.Options{
 		GracefulStop: grace,
 		Abort:        e.opt.Abort,
 		// OnStart runs before the first iteration, so nothing is recorded
@@ -121,11 +121,11 @@ func (e *engine) writeInterval(now time.Time) {
 	snap := e.rec.Rotate(now)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	extra := map[string]run.IntervalCounters{}
+	extra := map[string]rundir.IntervalCounters{}
 	if e.lr != nil {
 		secs := (snap.End - snap.Start).Seconds()
 		for _, st := range e.lr.Stats() {
-			ic := run.IntervalCounters{BusyVUs: st.BusyVUs, VUs: st.VUs}
+			ic := rundir.IntervalCounters{BusyVUs: st.BusyVUs, VUs: st.VUs}
 			// The offered rate is what the schedule made due in this interval,
 			// started or dropped: exact, unlike the rate at the moment of writing.
 			due := st.Started + st.Dropped
@@ -162,7 +162,7 @@ func (e *engine) runFaults(ctx context.Context, started, done <-chan struct{}, f
 
 func (e *engine) faultEvent(ev fault.Event) {
 	msg := fmt.Sprintf("%s %s at %.1fs (%s)", ev.Kind, ev.Target, ev.At.Seconds(), ev.Method)
-	f := run.Fault{Kind: ev.Kind, At: ev.At, Target: ev.Target, Method: ev.Method}
+	f := rundir.Fault{Kind: ev.Kind, At: ev.At, Target: ev.Target, Method: ev.Method}
 	if ev.Err != nil {
 		f.Error = ev.Err.Error()
 		msg += ": " + ev.Err.Error()
@@ -197,7 +197,7 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	if e.werr != nil {
 		return nil, e.werr
 	}
-	r, err := run.Open(e.opt.Dir)
+	r, err := rundir.Open(e.opt.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading back the run directory: %w", err)
 	}

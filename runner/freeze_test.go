@@ -16,7 +16,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/fault"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
 )
@@ -119,7 +119,7 @@ func runFrozen(t *testing.T, flags scenario.Flags) *runner.Result {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	res, err := runner.Run(ctx, cfg, runner.Options{
+	res, err := runner.Execute(ctx, cfg, runner.Options{
 		Dir:             t.TempDir() + "/run",
 		Target:          target,
 		FaultState:      t.TempDir(),
@@ -145,7 +145,7 @@ func runFrozen(t *testing.T, flags scenario.Flags) *runner.Result {
 // same story as the summary the run returned.
 func checkReadBack(t *testing.T, res *runner.Result) {
 	t.Helper()
-	r, err := run.Open(res.Dir)
+	r, err := rundir.Open(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/record"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/use"
 )
 
@@ -20,7 +20,7 @@ func (e *engine) startResources(t0 time.Time) (stop func() []use.Sample) {
 	if !e.opt.Resources {
 		return func() []use.Sample { return nil }
 	}
-	f, err := os.Create(filepath.Join(e.opt.Dir, run.ResourcesFile))
+	f, err := os.Create(filepath.Join(e.opt.Dir, rundir.ResourcesFile))
 	if err != nil {
 		e.note("USE sampling off: " + err.Error())
 		return func() []use.Sample { return nil }

@@ -22,7 +22,7 @@ import (
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/request"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/scenario"
 	"github.com/knee-dev/knee/use"
 )
@@ -58,16 +58,16 @@ type Options struct {
 // Result is what a run left behind.
 type Result struct {
 	Dir       string
-	Run       *run.Run
-	Summary   run.Summary
+	Run       *rundir.Dir
+	Summary   rundir.Summary
 	Resources []use.Sample // USE samples, when Options.Resources
 }
 
-// Run runs cfg until its scenarios end or ctx is cancelled (graceful stop:
+// Execute runs cfg until its scenarios end or ctx is cancelled (graceful stop:
 // in-flight requests get the scenario's gracefulStop), writing the run
 // directory as it goes. An interrupted run still returns its Result, with
 // Summary.Interrupted set, and a nil error: what it measured is kept.
-func Run(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, error) {
+func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("runner: no run directory given")
 	}
@@ -100,7 +100,7 @@ func Run(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, error
 	}
 	meta.Env.KneeVersion = version.String()
 
-	w, err := run.Create(opt.Dir, meta)
+	w, err := rundir.Create(opt.Dir, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -134,8 +134,8 @@ func build(cfg *scenario.Config) ([]load.Scenario, []*request.Sender, error) {
 }
 
 // newMeta notes what was asked.
-func newMeta(cfg *scenario.Config) run.Meta {
-	m := run.Meta{
+func newMeta(cfg *scenario.Config) rundir.Meta {
+	m := rundir.Meta{
 		KneeVersion: version.String(),
 		Source:      "knee",
 		SourceFile:  cfg.Source,
@@ -165,11 +165,11 @@ func newMeta(cfg *scenario.Config) run.Meta {
 // engine is one run in progress.
 type engine struct {
 	opt  Options
-	w    *run.Writer
-	meta run.Meta
+	w    *rundir.Writer
+	meta rundir.Meta
 	rec  *record.Recorder
 
-	lr    *load.Runner    // set before the load starts
+	lr    *load.Generator // set before the load starts
 	total time.Duration   // how long the scenarios start iterations
 	open  map[string]bool // scenarios of the open model
 	cpu   float64         // generator CPU seconds spent on the load

@@ -14,7 +14,7 @@ import (
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/request"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
 )
@@ -44,7 +44,7 @@ func TestRunRoundTrip(t *testing.T) {
 	// 50/s for 2 s: iterations at 0, 20 ms, ..., 1980 ms: exactly 100.
 	cfg := config(srv.URL, load.ConstantArrivalRate{Rate: 50, TimeUnit: time.Second, Duration: 2 * time.Second, PreAllocatedVUs: 5, MaxVUs: 100})
 	o := opts(t)
-	res, err := runner.Run(context.Background(), cfg, o)
+	res, err := runner.Execute(context.Background(), cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestRunRoundTrip(t *testing.T) {
 	if s.TargetRate != 50 {
 		t.Errorf("target rate %g, want 50", s.TargetRate)
 	}
-	r, err := run.Open(o.Dir)
+	r, err := rundir.Open(o.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,14 +83,14 @@ func TestRunInterruptedKeepsData(t *testing.T) {
 	o := opts(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(700*time.Millisecond, cancel)
-	res, err := runner.Run(ctx, cfg, o)
+	res, err := runner.Execute(ctx, cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Summary.Interrupted || res.Summary.Requests == 0 {
 		t.Fatalf("interrupted %v with %d requests; want an interrupted run with data", res.Summary.Interrupted, res.Summary.Requests)
 	}
-	r, err := run.Open(o.Dir)
+	r, err := rundir.Open(o.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,13 +125,13 @@ func TestClosedHidesStallOpenDoesNot(t *testing.T) {
 	}
 
 	srv := stall()
-	closed, err := runner.Run(context.Background(), config(srv.URL, load.ConstantVUs{VUs: 5, Duration: 2500 * time.Millisecond, Think: 20 * time.Millisecond}), opts(t))
+	closed, err := runner.Execute(context.Background(), config(srv.URL, load.ConstantVUs{VUs: 5, Duration: 2500 * time.Millisecond, Think: 20 * time.Millisecond}), opts(t))
 	srv.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv = stall()
-	open, err := runner.Run(context.Background(), config(srv.URL, load.ConstantArrivalRate{Rate: 100, TimeUnit: time.Second, Duration: 2500 * time.Millisecond, PreAllocatedVUs: 10, MaxVUs: 500}), opts(t))
+	open, err := runner.Execute(context.Background(), config(srv.URL, load.ConstantArrivalRate{Rate: 100, TimeUnit: time.Second, Duration: 2500 * time.Millisecond, PreAllocatedVUs: 10, MaxVUs: 500}), opts(t))
 	srv.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestSteppedRunInfersItsPlan(t *testing.T) {
 			{Duration: time.Second, Target: 80}, {Duration: 3500 * time.Millisecond, Target: 80}}}
 	o := opts(t)
 	o.Interval = time.Second
-	res, err := runner.Run(context.Background(), config(srv.URL, ex), o)
+	res, err := runner.Execute(context.Background(), config(srv.URL, ex), o)
 	if err != nil {
 		t.Fatal(err)
 	}

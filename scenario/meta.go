@@ -7,7 +7,7 @@ import (
 
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/request"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // SenderOptions are the request.Options every scenario of c shares. To share
@@ -20,8 +20,8 @@ func (c *Config) SenderOptions() request.Options {
 // RunMeta is what run.json records of the scenario: its executor settings
 // with the scenario file's keys and duration syntax, so they read as written
 // (and parse back). VUs is set for the closed model only (peak VUs).
-func (s Scenario) RunMeta() (run.Scenario, error) {
-	m := run.Scenario{Name: s.Name, Model: s.Model(), StartTime: s.StartTime, Tags: s.Tags}
+func (s Scenario) RunMeta() (rundir.Scenario, error) {
+	m := rundir.Scenario{Name: s.Name, Model: s.Model(), StartTime: s.StartTime, Tags: s.Tags}
 	for _, r := range s.Requests {
 		m.Requests = appendNew(m.Requests, r.Tag())
 	}

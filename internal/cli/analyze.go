@@ -13,7 +13,7 @@ import (
 	"github.com/knee-dev/knee/importer"
 	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/report"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // importFlags say how to read a file that is not a run directory.
@@ -90,12 +90,12 @@ known iteration interval, the corrected percentiles beside the raw ones.`,
 
 // analysisExport is knee analyze's --summary-export: knee run's summary plus the analysis.
 type analysisExport struct {
-	run.Summary
+	rundir.Summary
 	Windows         []analyze.Window     `json:"windows"`
 	WindowP99MeanMS float64              `json:"window_p99_mean_ms"`
 	WindowReport    analyze.WindowReport `json:"window_report"`
 	COSignals       analyze.COSignals    `json:"co_signals"`
-	Corrected       *run.Summary         `json:"corrected,omitempty"`
+	Corrected       *rundir.Summary      `json:"corrected,omitempty"`
 	Correction      *analyze.Correction  `json:"correction,omitempty"`
 }
 
@@ -156,7 +156,7 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 }
 
 // wantsCorrection: closed-model data, or the user gave an interval.
-func wantsCorrection(r *run.Run, f analyzeFlags) bool {
+func wantsCorrection(r *rundir.Dir, f analyzeFlags) bool {
 	if f.expectedInterval > 0 || f.think > 0 {
 		return true
 	}
@@ -169,7 +169,7 @@ func wantsCorrection(r *run.Run, f analyzeFlags) bool {
 }
 
 // setThink records the user's think time on every closed or unknown scenario of r.
-func setThink(r *run.Run, think time.Duration) {
+func setThink(r *rundir.Dir, think time.Duration) {
 	for i := range r.Meta.Scenarios {
 		if r.Meta.Scenarios[i].Think == 0 && r.Meta.Scenarios[i].Model != "open" {
 			r.Meta.Scenarios[i].Think = think
@@ -180,10 +180,10 @@ func setThink(r *run.Run, think time.Duration) {
 
 // openOrImport opens a run directory, or imports a file into one (a
 // temporary one unless keep is given). cleanup removes the temporary one.
-func (a *app) openOrImport(path string, f importFlags, keep string) (*run.Run, func(), error) {
+func (a *app) openOrImport(path string, f importFlags, keep string) (*rundir.Dir, func(), error) {
 	none := func() {}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		r, err := run.Open(path)
+		r, err := rundir.Open(path)
 		if err != nil {
 			return nil, none, usageErr(err)
 		}
@@ -207,7 +207,7 @@ func (a *app) openOrImport(path string, f importFlags, keep string) (*run.Run, f
 		return nil, none, usageErr(err)
 	}
 	a.importNotes(res)
-	r, err := run.Open(dir)
+	r, err := rundir.Open(dir)
 	if err != nil {
 		cleanup()
 		return nil, none, err

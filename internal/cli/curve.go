@@ -11,7 +11,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/lab"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/use"
 )
 
@@ -100,11 +100,11 @@ func checkCurvePlan(p analyze.StepPlan) error {
 
 // readResources reads the run directory's resources.jsonl; a run without
 // one has no USE samples, which is not an error.
-func readResources(r *run.Run) ([]use.Sample, error) {
+func readResources(r *rundir.Dir) ([]use.Sample, error) {
 	if r.Dir == "" {
 		return nil, nil
 	}
-	f, err := os.Open(filepath.Join(r.Dir, run.ResourcesFile))
+	f, err := os.Open(filepath.Join(r.Dir, rundir.ResourcesFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

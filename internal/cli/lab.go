@@ -14,7 +14,7 @@ import (
 	"github.com/knee-dev/knee/bookstore"
 	"github.com/knee-dev/knee/lab"
 	"github.com/knee-dev/knee/report"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 func (a *app) labCommand() *cobra.Command {
@@ -102,7 +102,7 @@ way HdrHistogram does comes close to the open one.`,
 // reports each measurement's median and range.
 func (a *app) repeatCO(o lab.COOptions, n int, pause time.Duration, export string) error {
 	base := o.Out
-	var closed, corrected, open []run.Summary
+	var closed, corrected, open []rundir.Summary
 	var all []*lab.COResult
 	for i := 1; i <= n && a.ctx.Err() == nil; i++ {
 		if i > 1 {
@@ -125,7 +125,7 @@ func (a *app) repeatCO(o lab.COOptions, n int, pause time.Duration, export strin
 	reps := map[string]analyze.RepetitionReport{}
 	for _, m := range []struct {
 		name string
-		ss   []run.Summary
+		ss   []rundir.Summary
 	}{{"Closed model", closed}, {"Closed model, corrected", corrected}, {"Open model", open}} {
 		rep := analyze.Repetitions(m.ss)
 		reps[m.name] = rep

@@ -10,7 +10,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/report"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 )
 
 func (a *app) reportCommand() *cobra.Command {
@@ -112,10 +112,10 @@ both sides have at least 5 runs). It warns when the environment notes differ.`,
 }
 
 // openRuns opens run directories; a missing one or one of another format is bad input.
-func openRuns(dirs []string) ([]*run.Run, error) {
-	var out []*run.Run
+func openRuns(dirs []string) ([]*rundir.Dir, error) {
+	var out []*rundir.Dir
 	for _, d := range dirs {
-		r, err := run.Open(d)
+		r, err := rundir.Open(d)
 		if err != nil {
 			return nil, usageErr(fmt.Errorf("%s: %w", d, err))
 		}

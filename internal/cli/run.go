@@ -15,7 +15,7 @@ import (
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/fault"
 	"github.com/knee-dev/knee/report"
-	"github.com/knee-dev/knee/run"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
 )
@@ -119,7 +119,7 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 		return usageErr(err)
 	}
 	if f.repeat == 1 {
-		res, err := runner.Run(a.ctx, cfg, opt)
+		res, err := runner.Execute(a.ctx, cfg, opt)
 		if res == nil {
 			return usageErr(err) // nothing ran: the configuration or the targets were wrong
 		}
@@ -135,7 +135,7 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 // and range over the repetitions: one run's figure is never the result.
 func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, ts []analyze.Threshold) error {
 	base := opt.Dir
-	var sums []run.Summary
+	var sums []rundir.Summary
 	failed := false
 	for i := 1; i <= f.repeat; i++ {
 		if i > 1 {
@@ -150,7 +150,7 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		}
 		fmt.Fprintf(a.env.Stdout, "\n== repetition %d of %d\n", i, f.repeat)
 		opt.Dir = fmt.Sprintf("%s-r%d", base, i)
-		res, err := runner.Run(a.ctx, cfg, opt)
+		res, err := runner.Execute(a.ctx, cfg, opt)
 		if res == nil {
 			return usageErr(err)
 		}

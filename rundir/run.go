@@ -1,4 +1,4 @@
-// Package run is the run directory, the contract between everything that
+// Package rundir is the run directory, the contract between everything that
 // measures and everything that analyses:
 //
 //	run.json        Meta: what was asked, environment note, counters, summary
@@ -7,7 +7,7 @@
 //	resources.jsonl USE samples (package use), when measured
 //
 // A live run, an import and a merge all produce one, so every analysis works on all.
-package run
+package rundir
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package run
+package rundir
 
 import (
 	"bufio"
@@ -23,8 +23,8 @@ type Interval struct {
 	Counters   map[string]IntervalCounters // by scenario
 }
 
-// Run is a run directory read into memory.
-type Run struct {
+// Dir is a run directory read into memory.
+type Dir struct {
 	Dir       string
 	Meta      Meta
 	Intervals []Interval // in time order
@@ -185,7 +185,7 @@ func inRange(start, from, to time.Duration) bool {
 // Merged returns the merge of every histogram whose key passes keep, over the
 // intervals that start in [from, to). to <= 0 means the end of the run.
 // keep == nil keeps every key. The result is never nil.
-func (r *Run) Merged(keep func(record.Key) bool, from, to time.Duration) *record.Histogram {
+func (r *Dir) Merged(keep func(record.Key) bool, from, to time.Duration) *record.Histogram {
 	out := record.NewHistogram()
 	for _, iv := range r.Intervals {
 		if !inRange(iv.Start, from, to) {
@@ -201,7 +201,7 @@ func (r *Run) Merged(keep func(record.Key) bool, from, to time.Duration) *record
 }
 
 // Counters sums the counters of every scenario over intervals starting in [from, to).
-func (r *Run) Counters(from, to time.Duration) record.Counters {
+func (r *Dir) Counters(from, to time.Duration) record.Counters {
 	var c record.Counters
 	for _, iv := range r.Intervals {
 		if !inRange(iv.Start, from, to) {
@@ -215,7 +215,7 @@ func (r *Run) Counters(from, to time.Duration) record.Counters {
 }
 
 // Duration is the end of the last interval.
-func (r *Run) Duration() time.Duration {
+func (r *Dir) Duration() time.Duration {
 	var d time.Duration
 	for _, iv := range r.Intervals {
 		d = max(d, iv.End)

@@ -5,14 +5,14 @@ import (
 	"github.com/knee-dev/knee/record"
 )
 
-// recorder adapts record.Recorder to load.Recorder, so load never imports record.
-type recorder struct{ r *record.Recorder }
+// sinkAdapter adapts record.Recorder to load.Recorder, so load never imports record.
+type sinkAdapter struct{ r *record.Recorder }
 
-var _ load.Recorder = recorder{}
+var _ load.Sink = sinkAdapter{}
 
-func (a recorder) Shard() load.SampleRecorder { return shard{a.r.Shard()} }
+func (a sinkAdapter) Shard() load.ShardSink { return shard{a.r.Shard()} }
 
-func (a recorder) Dropped(scenario string, n int64) { a.r.Dropped(scenario, n) }
+func (a sinkAdapter) Dropped(scenario string, n int64) { a.r.Dropped(scenario, n) }
 
 type shard struct{ s *record.Shard }
 

@@ -1,4 +1,4 @@
-package run
+package rundir
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ var ErrFormatVersion = errors.New("unsupported run directory format version")
 // format version or a corrupt file is an error naming the file (and line).
 // counters.jsonl may be absent; latency.hlog may not. Interval starts are
 // kept to the millisecond, the precision of the hlog's timestamps.
-func Open(dir string) (*Run, error) {
+func Open(dir string) (*Dir, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("open run directory: %w", err)
 	} else if !st.IsDir() {
@@ -35,7 +35,7 @@ func Open(dir string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open run directory %s: %w (fix: is this a knee run directory?)", dir, err)
 	}
-	r := &Run{Dir: dir}
+	r := &Dir{Dir: dir}
 	if r.Meta, err = parseMeta(filepath.Join(dir, MetaFile), data); err != nil {
 		return nil, err
 	}
