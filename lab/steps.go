@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
@@ -178,145 +177,10 @@ func AnalyzeSteps(r *rundir.Dir, samples []use.Sample, plan analyze.StepPlan, h 
 	whole.Label = "USE table, whole run"
 	out.USE = &whole
 	out.StepUSE = StepTables(samples, cs.Steps)
-	v := JudgeSteps(out.StepUSE, t)
+	v := use.JudgeSteps(out.StepUSE, t)
 	out.Bottleneck = &v
-	out.Then = spread(out.StepUSE, t, v.Bottleneck)
+	out.Then = use.Spread(out.StepUSE, t, v.Bottleneck)
 	return out, nil
-}
-
-// JudgeSteps is use.Judge over the step tables, with two refinements.
-//
-// A shared machine: when the machine is saturated at the first step already,
-// before the offered load could matter, it is busy with other work, and
-// what surrounds the target (the machine, and knee beside it, whose send
-// lag then shows the same contention) says nothing about where the
-// target's capacity ends. Both are set aside and the target's own resources
-// are judged without them.
-//
-// A pool in front of a database: requests hold their connection while they
-// wait for the database, so when both saturate at the same step the full
-// pool is the database's consequence, however far past its (small)
-// thresholds it is. The database is named and the pool listed beside it.
-//
-// What is set aside is said in RuledOut and the summary, with its evidence.
-func JudgeSteps(steps []use.Table, t use.Thresholds) use.Verdict {
-	if t == nil {
-		t = use.DefaultThresholds()
-	}
-	if len(steps) == 0 {
-		return use.Judge(steps, t)
-	}
-	aside := map[use.Resource]bool{}
-	var why, notes []string
-	if machine, ok := steps[0].Row(use.Machine); ok {
-		if busy := t.Signals(machine); len(busy) > 0 {
-			aside[use.Machine], aside[use.Generator] = true, true
-			why = append(why, fmt.Sprintf("machine: saturated from the first step, before the offered load could matter (%s): other work on the machine; set aside, and every latency measured beside it is less certain", signalsText(busy)))
-			if lag := generatorSignals(steps, t); lag != "" {
-				why = append(why, "generator: "+lag+"; on a machine this busy that is the same contention, so it is set aside with the machine")
-			}
-			notes = append(notes, "set aside: the machine, saturated from the first step by other work, and the generator beside it")
-		}
-	}
-	v := use.Judge(without(steps, aside), t)
-	if v.Bottleneck == use.ConnPool && hasSignal(v.AlsoSaturated, use.Database) {
-		pool := v.Evidence
-		aside[use.ConnPool] = true
-		if dv := use.Judge(without(steps, aside), t); dv.Bottleneck == use.Database && dv.Step == v.Step {
-			dv.AlsoSaturated = append(dv.AlsoSaturated, pool...)
-			why = append(why, fmt.Sprintf("connection pool: saturated at the same step (%s): requests hold their connection while they wait for the database, so the full pool is the database's consequence", signalsText(pool)))
-			notes = append(notes, "the connection pool filled at the same step, as a consequence")
-			v = dv
-		}
-	}
-	v.RuledOut = append(v.RuledOut, why...)
-	if len(notes) > 0 {
-		v.Summary += "; " + strings.Join(notes, "; ")
-	}
-	return v
-}
-
-// without returns the tables with the rows of the aside resources removed.
-func without(steps []use.Table, aside map[use.Resource]bool) []use.Table {
-	if len(aside) == 0 {
-		return steps
-	}
-	out := make([]use.Table, len(steps))
-	for i, st := range steps {
-		out[i] = st
-		out[i].Rows = nil
-		for _, r := range st.Rows {
-			if !aside[r.Resource] {
-				out[i].Rows = append(out[i].Rows, r)
-			}
-		}
-	}
-	return out
-}
-
-func hasSignal(sigs []use.Signal, res use.Resource) bool {
-	for _, s := range sigs {
-		if s.Resource == res {
-			return true
-		}
-	}
-	return false
-}
-
-// generatorSignals says at which steps the generator was past a threshold,
-// and the worst evidence; "" when it never was.
-func generatorSignals(steps []use.Table, t use.Thresholds) string {
-	var at []string
-	var worst use.Signal
-	for _, st := range steps {
-		r, ok := st.Row(use.Generator)
-		if !ok {
-			continue
-		}
-		sigs := t.Signals(r)
-		if len(sigs) > 0 {
-			at = append(at, st.Label)
-		}
-		for _, s := range sigs {
-			if s.Severity > worst.Severity {
-				worst = s
-			}
-		}
-	}
-	if len(at) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("past its threshold at %d of %d steps (worst: %s)", len(at), len(steps), worst)
-}
-
-// spread lists, in step order, the first step at which each resource of
-// the target other than the bottleneck saturated.
-func spread(steps []use.Table, t use.Thresholds, bottleneck use.Resource) []string {
-	if t == nil {
-		t = use.DefaultThresholds()
-	}
-	seen := map[use.Resource]bool{bottleneck: true, use.Machine: true, use.Generator: true}
-	var out []string
-	for _, st := range steps {
-		for _, r := range st.Rows {
-			if seen[r.Resource] {
-				continue
-			}
-			if sigs := t.Signals(r); len(sigs) > 0 {
-				seen[r.Resource] = true
-				out = append(out, fmt.Sprintf("%s at %s: %s", r.Resource.Title(), st.Label, signalsText(sigs)))
-			}
-		}
-	}
-	return out
-}
-
-func signalsText(sigs []use.Signal) string {
-	parts := make([]string, len(sigs))
-	for i, s := range sigs {
-		parts[i] = s.String()
-	}
-	return strings.Join(parts, ", ")
 }
 
 // PlanFromMeta reads the step plan of a knee stepped run from run.json: a

@@ -126,85 +126,6 @@ func TestStepTablesReadTheNextSecond(t *testing.T) {
 }
 
 // stepTable is one step's USE table from readings given as metric → value.
-func stepTable(label string, readings ...use.Reading) use.Table {
-	tab := use.Summarize([]use.Sample{{At: time.Second, Probe: "p", Readings: readings}}, 0, 0)
-	tab.Label = label
-	return tab
-}
-
-func reading(res use.Resource, metric string, kind use.Kind, v float64, unit string) use.Reading {
-	return use.Reading{Resource: res, Metric: metric, Kind: kind, Value: v, Unit: unit}
-}
-
-func TestJudgeStepsSetsABusyMachineAside(t *testing.T) {
-	busy := []use.Reading{
-		reading(use.Machine, use.MetricMachineUtil, use.Utilization, 1, use.UnitFraction),
-		reading(use.Machine, use.MetricLoadPerCPU, use.Saturation, 6, use.UnitCount),
-		reading(use.Generator, use.MetricSendLagP99, use.Saturation, 0.02, use.UnitSeconds),
-	}
-	quiet := []use.Reading{
-		reading(use.Machine, use.MetricMachineUtil, use.Utilization, 0.3, use.UnitFraction),
-		reading(use.Generator, use.MetricSendLagP99, use.Saturation, 0.001, use.UnitSeconds),
-	}
-	db := func(waiting float64) use.Reading {
-		return reading(use.Database, use.MetricDBQueueWaiting, use.Saturation, waiting, use.UnitCount)
-	}
-	pool := func(wait float64) use.Reading {
-		return reading(use.ConnPool, use.MetricPoolWaitTime, use.Saturation, wait, use.UnitSecondsPerSec)
-	}
-	// The database queues from step 2 (1.6 > 0.5), the pool waits from step 3.
-	steps := func(around []use.Reading) []use.Table {
-		return []use.Table{
-			stepTable("step 1: 50 req/s", append([]use.Reading{db(0.1), pool(0)}, around...)...),
-			stepTable("step 2: 80 req/s", append([]use.Reading{db(1.6), pool(0)}, around...)...),
-			stepTable("step 3: 140 req/s", append([]use.Reading{db(19), pool(40)}, around...)...),
-		}
-	}
-	t.Run("busy machine", func(t *testing.T) {
-		if v := use.Judge(steps(busy), nil); v.Bottleneck != use.Machine {
-			t.Fatalf("use.Judge named %s; the case needs it to name the machine", v.Bottleneck)
-		}
-		v := lab.JudgeSteps(steps(busy), nil)
-		if v.Bottleneck != use.Database || v.Step != 1 {
-			t.Fatalf("verdict %s at step %d, want the database at step 2: %s", v.Bottleneck, v.Step+1, v.Summary)
-		}
-		all := strings.Join(v.RuledOut, "\n")
-		for _, w := range []string{"machine: saturated from the first step", "generator: past its threshold at 3 of 3 steps"} {
-			if !strings.Contains(all, w) {
-				t.Errorf("ruled out lacks %q:\n%s", w, all)
-			}
-		}
-		if !strings.Contains(v.Summary, "set aside: the machine") {
-			t.Errorf("summary %q does not say the machine was set aside", v.Summary)
-		}
-	})
-	t.Run("pool and database at once", func(t *testing.T) {
-		// The pool is much further past its threshold (40/0.05 = 800 times)
-		// than the database (19/0.5 = 38 times), but it only fills because
-		// requests hold their connection while they wait for the database.
-		tabs := []use.Table{
-			stepTable("step 1: 50 req/s", append([]use.Reading{db(0), pool(0)}, quiet...)...),
-			stepTable("step 2: 140 req/s", append([]use.Reading{db(19), pool(40)}, quiet...)...),
-		}
-		if v := use.Judge(tabs, nil); v.Bottleneck != use.ConnPool {
-			t.Fatalf("use.Judge named %s; the case needs it to name the pool", v.Bottleneck)
-		}
-		v := lab.JudgeSteps(tabs, nil)
-		if v.Bottleneck != use.Database || v.Step != 1 || !hasResource(v.AlsoSaturated, use.ConnPool) {
-			t.Fatalf("verdict %s at step %d, also %v: want the database at step 2, the pool beside it", v.Bottleneck, v.Step+1, v.AlsoSaturated)
-		}
-		if all := strings.Join(v.RuledOut, "\n"); !strings.Contains(all, "the full pool is the database's consequence") {
-			t.Errorf("ruled out does not explain the pool:\n%s", all)
-		}
-	})
-	t.Run("quiet machine", func(t *testing.T) {
-		got, want := lab.JudgeSteps(steps(quiet), nil), use.Judge(steps(quiet), nil)
-		if got.Bottleneck != use.Database || got.Step != 1 || got.Summary != want.Summary {
-			t.Errorf("JudgeSteps %q, want use.Judge's %q", got.Summary, want.Summary)
-		}
-	})
-}
-
 // PlanFromMeta reads run.json's executor settings, which may come from
 // anywhere: whatever it accepts must be a plan Curve can use.
 func FuzzPlanFromMeta(f *testing.F) {
@@ -222,13 +143,4 @@ func FuzzPlanFromMeta(f *testing.F) {
 			t.Errorf("accepted %s as %+v", cfg, p)
 		}
 	})
-}
-
-func hasResource(sigs []use.Signal, res use.Resource) bool {
-	for _, s := range sigs {
-		if s.Resource == res {
-			return true
-		}
-	}
-	return false
 }

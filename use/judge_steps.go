@@ -1,0 +1,141 @@
+package use
+
+import (
+	"fmt"
+	"strings"
+)
+
+// JudgeSteps is Judge over the step tables, with two refinements.
+//
+// A shared machine: when the machine is saturated at the first step already,
+// before the offered load could matter, it is busy with other work, and
+// what surrounds the target (the machine, and knee beside it, whose send
+// lag then shows the same contention) says nothing about where the
+// target's capacity ends. Both are set aside and the target's own resources
+// are judged without them.
+//
+// A pool in front of a database: requests hold their connection while they
+// wait for the database, so when both saturate at the same step the full
+// pool is the database's consequence, however far past its (small)
+// thresholds it is. The database is named and the pool listed beside it.
+//
+// What is set aside is said in RuledOut and the summary, with its evidence.
+func JudgeSteps(steps []Table, t Thresholds) Verdict {
+	if t == nil {
+		t = DefaultThresholds()
+	}
+	if len(steps) == 0 {
+		return Judge(steps, t)
+	}
+	aside := map[Resource]bool{}
+	var why, notes []string
+	if machine, ok := steps[0].Row(Machine); ok {
+		if busy := t.Signals(machine); len(busy) > 0 {
+			aside[Machine], aside[Generator] = true, true
+			why = append(why, fmt.Sprintf("machine: saturated from the first step, before the offered load could matter (%s): other work on the machine; set aside, and every latency measured beside it is less certain", signalsText(busy)))
+			if lag := generatorSignals(steps, t); lag != "" {
+				why = append(why, "generator: "+lag+"; on a machine this busy that is the same contention, so it is set aside with the machine")
+			}
+			notes = append(notes, "set aside: the machine, saturated from the first step by other work, and the generator beside it")
+		}
+	}
+	v := Judge(without(steps, aside), t)
+	if v.Bottleneck == ConnPool && hasSignal(v.AlsoSaturated, Database) {
+		pool := v.Evidence
+		aside[ConnPool] = true
+		if dv := Judge(without(steps, aside), t); dv.Bottleneck == Database && dv.Step == v.Step {
+			dv.AlsoSaturated = append(dv.AlsoSaturated, pool...)
+			why = append(why, fmt.Sprintf("connection pool: saturated at the same step (%s): requests hold their connection while they wait for the database, so the full pool is the database's consequence", signalsText(pool)))
+			notes = append(notes, "the connection pool filled at the same step, as a consequence")
+			v = dv
+		}
+	}
+	v.RuledOut = append(v.RuledOut, why...)
+	if len(notes) > 0 {
+		v.Summary += "; " + strings.Join(notes, "; ")
+	}
+	return v
+}
+
+// without returns the tables with the rows of the aside resources removed.
+func without(steps []Table, aside map[Resource]bool) []Table {
+	if len(aside) == 0 {
+		return steps
+	}
+	out := make([]Table, len(steps))
+	for i, st := range steps {
+		out[i] = st
+		out[i].Rows = nil
+		for _, r := range st.Rows {
+			if !aside[r.Resource] {
+				out[i].Rows = append(out[i].Rows, r)
+			}
+		}
+	}
+	return out
+}
+
+func hasSignal(sigs []Signal, res Resource) bool {
+	for _, s := range sigs {
+		if s.Resource == res {
+			return true
+		}
+	}
+	return false
+}
+
+// generatorSignals says at which steps the generator was past a threshold,
+// and the worst evidence; "" when it never was.
+func generatorSignals(steps []Table, t Thresholds) string {
+	var at []string
+	var worst Signal
+	for _, st := range steps {
+		r, ok := st.Row(Generator)
+		if !ok {
+			continue
+		}
+		sigs := t.Signals(r)
+		if len(sigs) > 0 {
+			at = append(at, st.Label)
+		}
+		for _, s := range sigs {
+			if s.Severity > worst.Severity {
+				worst = s
+			}
+		}
+	}
+	if len(at) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("past its threshold at %d of %d steps (worst: %s)", len(at), len(steps), worst)
+}
+
+// Spread lists, in step order, the first step at which each resource of
+// the target other than the bottleneck saturated.
+func Spread(steps []Table, t Thresholds, bottleneck Resource) []string {
+	if t == nil {
+		t = DefaultThresholds()
+	}
+	seen := map[Resource]bool{bottleneck: true, Machine: true, Generator: true}
+	var out []string
+	for _, st := range steps {
+		for _, r := range st.Rows {
+			if seen[r.Resource] {
+				continue
+			}
+			if sigs := t.Signals(r); len(sigs) > 0 {
+				seen[r.Resource] = true
+				out = append(out, fmt.Sprintf("%s at %s: %s", r.Resource.Title(), st.Label, signalsText(sigs)))
+			}
+		}
+	}
+	return out
+}
+
+func signalsText(sigs []Signal) string {
+	parts := make([]string, len(sigs))
+	for i, s := range sigs {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, ", ")
+}
