@@ -90,8 +90,9 @@ func Collect(ctx context.Context, opts Options) (rundir.Environment, error) {
 	return env, errors.Join(errs...)
 }
 
-// Finish notes the environment after a run: LoadAfter, TopAfter and the
-// Generator's CPU time and peak RSS.
+// Finish notes the environment after a run: LoadAfter and TopAfter. The
+// Generator's figures are the run's own, which the caller measures around
+// the load (Self, PeakRSS): the process's totals would include earlier runs.
 func Finish(ctx context.Context, opts Options, env *rundir.Environment) error {
 	opts = opts.withDefaults()
 	var errs []error
@@ -102,14 +103,12 @@ func Finish(ctx context.Context, opts Options, env *rundir.Environment) error {
 	if env.TopAfter, err = Top(ctx, opts); err != nil {
 		errs = append(errs, err)
 	}
-	if env.Generator, err = Self(); err != nil {
-		errs = append(errs, err)
-	}
 	return errors.Join(errs...)
 }
 
 // Self is what this process has used so far: user+system CPU seconds and
-// peak resident memory, from getrusage(RUSAGE_SELF).
+// peak resident memory, from getrusage(RUSAGE_SELF). Both are the process's
+// totals since it started; for one run's peak use PeakRSS.
 func Self() (rundir.Generator, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

@@ -215,8 +215,15 @@ func TestSmokeRealProc(t *testing.T) {
 	if err := Finish(ctx, Options{Sample: 100 * time.Millisecond}, &env); err != nil {
 		t.Fatal(err)
 	}
-	if env.Generator.CPUSeconds <= 0 || env.Generator.PeakRSSMB <= 0 {
-		t.Errorf("generator = %+v, want positive CPU and RSS", env.Generator)
+	if env.LoadAfter == [3]float64{} {
+		t.Errorf("load after = %v, want the real load average", env.LoadAfter)
+	}
+	if env.Generator != (rundir.Generator{}) {
+		t.Errorf("generator = %+v, want it left to the caller (the run's own figures)", env.Generator)
+	}
+	g, err := Self()
+	if err != nil || g.CPUSeconds <= 0 || g.PeakRSSMB <= 0 {
+		t.Errorf("Self() = %+v, %v, want positive CPU and RSS", g, err)
 	}
 }
 
