@@ -51,6 +51,8 @@ func TestJudgeStepsSetsABusyMachineAside(t *testing.T) {
 	t.Run("busy machine", func(t *testing.T) {
 		if v := use.Judge(steps(busy), nil); v.Bottleneck != use.Machine {
 			t.Fatalf("use.Judge named %s; the case needs it to name the machine", v.Bottleneck)
+		} else if !strings.HasSuffix(v.Summary, "; other work on the machine (neither the target nor knee): stress 1.50 cores, postgres 0.10 cores") {
+			t.Errorf("use.Judge's summary does not name the other work: %s", v.Summary)
 		}
 		v := use.JudgeSteps(steps(busy), nil)
 		if v.Bottleneck != use.Database || v.Step != 1 {

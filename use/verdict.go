@@ -150,6 +150,11 @@ func Judge(steps []Table, t Thresholds) Verdict {
 		if v.Bottleneck == Generator {
 			v.Summary += "; knee itself fell behind, so this run measured the generator, not the target"
 		}
+		if m, ok := step.Row(Machine); ok && v.Bottleneck == Machine {
+			if others := otherProcesses(m); others != "" {
+				v.Summary += "; other work on the machine (neither the target nor knee): " + others
+			}
+		}
 		return v
 	}
 	last := steps[len(steps)-1]
