@@ -3,28 +3,20 @@ package fault
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/knee-dev/knee/cgroup"
 )
 
 // cfsPeriod is the CFS period knee writes with a quota, as docker --cpus does.
 const cfsPeriod = 100 * time.Millisecond
-
-// v1Controllers are the v1 controllers a knee cgroup spans, with a file that
-// only a cgroup of that controller has.
-var v1Controllers = []struct{ name, marker string }{
-	{"cpu", "cpu.cfs_quota_us"},
-	{"cpuacct", "cpuacct.usage"},
-	{"freezer", "freezer.state"},
-}
 
 // Cgroup is a cgroup knee created (NewCgroup) or was given (Open). On v1 it
 // spans one directory per controller (cpu, cpuacct, freezer).
@@ -51,9 +43,9 @@ func NewCgroup(h Hierarchy, name string) (*Cgroup, error) {
 	case 0:
 		return nil, fmt.Errorf("create cgroup %s: no cgroup filesystem is mounted: %w", name, ErrUnsupported)
 	case 1:
-		for _, ctl := range v1Controllers {
-			if mount := h.V1[ctl.name]; mount != "" {
-				c.dirs[ctl.name] = filepath.Join(mount, "knee", name)
+		for _, ctl := range cgroup.V1Controllers() {
+			if mount := h.V1[ctl.Name]; mount != "" {
+				c.dirs[ctl.Name] = filepath.Join(mount, "knee", name)
 			}
 		}
 	case 2:
@@ -103,60 +95,34 @@ func Open(path string) (*Cgroup, error) { return OpenIn(Detect().Hierarchy, path
 // any controller's mount: the same cgroup under the cpu, cpuacct and freezer
 // mounts is used when it exists.
 func OpenIn(h Hierarchy, path string) (*Cgroup, error) {
-	path = filepath.Clean(path)
-	notCgroup := func(why string) error {
-		return invalid(ErrNotCgroup, fmt.Sprintf("%s is not a cgroup (%s)", path, why))
+	g, err := cgroup.Open(h, path)
+	if errors.Is(err, cgroup.ErrNotCgroup) {
+		return nil, invalid(ErrNotCgroup, err.Error())
 	}
-	info, err := os.Stat(path)
 	if err != nil {
-		return nil, notCgroup(err.Error())
+		return nil, err
 	}
-	if !info.IsDir() {
-		return nil, notCgroup("not a directory")
-	}
-	c := &Cgroup{h: h, dirs: map[string]string{}}
-	switch {
-	case exists(filepath.Join(path, "cgroup.controllers")):
-		c.version, c.dirs[""] = 2, path
+	c := &Cgroup{h: h, version: g.Version(), dirs: map[string]string{}}
+	if c.version == 2 {
+		c.dirs[""] = g.Dir()
 		return c, nil
-	case !exists(filepath.Join(path, "tasks")):
-		return nil, notCgroup("no cgroup.controllers or tasks file")
 	}
-	c.version = 1
-	rel, inMount := "", false
-	for _, mount := range h.V1 {
-		if r, err := filepath.Rel(mount, path); err == nil && !strings.HasPrefix(r, "..") {
-			rel, inMount = r, true
-			break
-		}
-	}
-	for _, ctl := range v1Controllers {
-		dir := path
-		if inMount && h.V1[ctl.name] != "" {
-			dir = filepath.Join(h.V1[ctl.name], rel)
-		}
-		if exists(filepath.Join(dir, ctl.marker)) {
-			c.dirs[ctl.name] = dir
+	for _, ctl := range cgroup.V1Controllers() {
+		if d := g.ControllerDir(ctl.Name); d != "" {
+			c.dirs[ctl.Name] = d
 		}
 	}
 	return c, nil
 }
 
+// group is the cgroup as package cgroup reads it.
+func (c *Cgroup) group() *cgroup.Group { return cgroup.New(c.version, c.dirs) }
+
 // Version is 1 or 2.
 func (c *Cgroup) Version() int { return c.version }
 
 // Dir is the cgroup's directory: on v1, the freezer's, else the cpu's.
-func (c *Cgroup) Dir() string {
-	if c.version == 2 {
-		return c.dirs[""]
-	}
-	for _, ctl := range []string{"freezer", "cpu", "cpuacct"} {
-		if d := c.dirs[ctl]; d != "" {
-			return d
-		}
-	}
-	return ""
-}
+func (c *Cgroup) Dir() string { return c.group().Dir() }
 
 // String is the cgroup's directory, as recorded in rundir.Fault.Target.
 func (c *Cgroup) String() string { return c.Dir() }
@@ -170,23 +136,9 @@ func (c *Cgroup) Method() string {
 }
 
 // dir returns the directory holding controller's files ("" when absent).
-func (c *Cgroup) dir(controller string) string {
-	if c.version == 2 {
-		return c.dirs[""]
-	}
-	return c.dirs[controller]
-}
+func (c *Cgroup) dir(controller string) string { return c.group().ControllerDir(controller) }
 
-func (c *Cgroup) uniqueDirs() []string {
-	var out []string
-	for _, d := range c.dirs {
-		if !slices.Contains(out, d) {
-			out = append(out, d)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func (c *Cgroup) uniqueDirs() []string { return c.group().Dirs() }
 
 // SetCPUs limits the cgroup to cpus CPUs with a CFS quota over a 100 ms
 // period, as docker --cpus does: 0.5 writes cfs_quota_us=50000 with
@@ -194,8 +146,8 @@ func (c *Cgroup) uniqueDirs() []string {
 func (c *Cgroup) SetCPUs(cpus float64) error {
 	period := cfsPeriod.Microseconds()
 	quota := int64(math.Round(cpus * float64(period)))
-	if math.IsNaN(cpus) || cpus <= 0 || cpus > float64(c.h.cpus()) || quota < 1000 {
-		return invalid(ErrBadCPUs, fmt.Sprintf("cpus %g out of range: want at least 0.01 and at most %d, the CPUs of this machine", cpus, c.h.cpus()))
+	if math.IsNaN(cpus) || cpus <= 0 || cpus > float64(c.h.NumCPU()) || quota < 1000 {
+		return invalid(ErrBadCPUs, fmt.Sprintf("cpus %g out of range: want at least 0.01 and at most %d, the CPUs of this machine", cpus, c.h.NumCPU()))
 	}
 	return c.writeQuota(strconv.FormatInt(quota, 10), period)
 }
@@ -245,29 +197,7 @@ func (c *Cgroup) AddPID(pid int) error {
 }
 
 // Procs lists the processes in the cgroup (on v1, in its first directory).
-func (c *Cgroup) Procs() ([]int, error) {
-	dirs := c.uniqueDirs()
-	if len(dirs) == 0 {
-		return nil, nil
-	}
-	return readPIDs(filepath.Join(dirs[0], "cgroup.procs"))
-}
-
-func readPIDs(path string) ([]int, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var pids []int
-	for _, f := range strings.Fields(string(b)) {
-		pid, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: bad pid %q", path, f)
-		}
-		pids = append(pids, pid)
-	}
-	return pids, nil
-}
+func (c *Cgroup) Procs() ([]int, error) { return c.group().Procs() }
 
 func (c *Cgroup) track(pid int) {
 	c.mu.Lock()
@@ -281,14 +211,4 @@ func writeFile(path, value string) error {
 		return fmt.Errorf("write %q to %s: %w", value, path, err)
 	}
 	return nil
-}
-
-func readTrim(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	return strings.TrimSpace(string(b)), err
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return !errors.Is(err, fs.ErrNotExist) && err == nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/knee-dev/knee/cgroup"
 	"github.com/knee-dev/knee/internal/kneetest"
 )
 
@@ -254,16 +255,16 @@ func second[T any](_ T, err error) error { return err }
 
 func TestOpenInFindsSiblingControllers(t *testing.T) {
 	h := fakeV1(t)
-	for _, ctl := range v1Controllers {
-		kneetest.WriteFiles(t, filepath.Join(h.V1[ctl.name], "docker/abc"), map[string]string{"tasks": "", ctl.marker: "0"})
+	for _, ctl := range cgroup.V1Controllers() {
+		kneetest.WriteFiles(t, filepath.Join(h.V1[ctl.Name], "docker/abc"), map[string]string{"tasks": "", ctl.Marker: "0"})
 	}
 	cg, err := OpenIn(h, filepath.Join(h.V1["cpu"], "docker/abc"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ctl := range v1Controllers {
-		if got, want := cg.dirs[ctl.name], filepath.Join(h.V1[ctl.name], "docker/abc"); got != want {
-			t.Errorf("%s dir = %q, want %q", ctl.name, got, want)
+	for _, ctl := range cgroup.V1Controllers() {
+		if got, want := cg.dirs[ctl.Name], filepath.Join(h.V1[ctl.Name], "docker/abc"); got != want {
+			t.Errorf("%s dir = %q, want %q", ctl.Name, got, want)
 		}
 	}
 	if cg.created {
@@ -278,22 +279,5 @@ func TestOpenInFindsSiblingControllers(t *testing.T) {
 	}
 	if lim, err := cg.Limits(); err != nil || lim["cpus"] != "max" {
 		t.Errorf("Limits = %v, %v; want cpus max", lim, err)
-	}
-}
-
-func TestFormatCPUs(t *testing.T) {
-	tests := []struct{ quota, period, want string }{
-		{"50000", "100000", "0.50"},
-		{"250000", "100000", "2.50"},
-		{"25000", "100000", "0.25"},
-		{"max", "100000", "max"},
-		{"-1", "100000", "max"},
-		{"abc", "100000", "?"},
-		{"50000", "0", "?"},
-	}
-	for _, tt := range tests {
-		if got := FormatCPUs(tt.quota, tt.period); got != tt.want {
-			t.Errorf("FormatCPUs(%q, %q) = %q, want %q", tt.quota, tt.period, got, tt.want)
-		}
 	}
 }

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/knee-dev/knee/cgroup"
 )
 
 // Freezer stops a target and lets it run again. Freeze returns once the
@@ -42,10 +43,7 @@ func (c *Cgroup) Freeze(ctx context.Context) error {
 		if err := writeFile(filepath.Join(dir, "cgroup.freeze"), "1"); err != nil {
 			return fmt.Errorf("freeze: %w", err)
 		}
-		done = func() (bool, error) {
-			events, err := readKeyValues(filepath.Join(dir, "cgroup.events"))
-			return events["frozen"] == 1, err
-		}
+		done = c.group().Frozen
 	default:
 		state := filepath.Join(dir, "freezer.state")
 		done = func() (bool, error) {
@@ -53,8 +51,7 @@ func (c *Cgroup) Freeze(ctx context.Context) error {
 			if err := writeFile(state, "FROZEN"); err != nil {
 				return false, err
 			}
-			s, err := readTrim(state)
-			return s == "FROZEN", err
+			return c.group().Frozen()
 		}
 	}
 	if err := waitFor(ctx, done); err != nil {
@@ -96,90 +93,12 @@ func waitFor(ctx context.Context, done func() (bool, error)) error {
 }
 
 // CPUStat is a cgroup's CPU accounting, cumulative since it was created.
-type CPUStat struct {
-	Usage         time.Duration // CPU time used by its processes
-	Periods       int64         // CFS periods with runnable tasks
-	Throttled     int64         // periods in which the quota ran out
-	ThrottledTime time.Duration // time its tasks waited for the next period
-}
+type CPUStat = cgroup.CPUStat
 
 // CPUStat reads v1 cpu.stat and cpuacct.usage, or v2 cpu.stat. Counters the
 // cgroup does not have (no cpu controller) read as zero.
-func (c *Cgroup) CPUStat() (CPUStat, error) {
-	if c.version == 2 {
-		kv, err := readKeyValues(filepath.Join(c.dirs[""], "cpu.stat"))
-		if err != nil {
-			return CPUStat{}, err
-		}
-		return CPUStat{
-			Usage:         time.Duration(kv["usage_usec"]) * time.Microsecond,
-			Periods:       kv["nr_periods"],
-			Throttled:     kv["nr_throttled"],
-			ThrottledTime: time.Duration(kv["throttled_usec"]) * time.Microsecond,
-		}, nil
-	}
-	var st CPUStat
-	if dir := c.dir("cpu"); dir != "" {
-		kv, err := readKeyValues(filepath.Join(dir, "cpu.stat"))
-		if err != nil {
-			return CPUStat{}, err
-		}
-		st.Periods, st.Throttled = kv["nr_periods"], kv["nr_throttled"]
-		st.ThrottledTime = time.Duration(kv["throttled_time"]) // nanoseconds
-	}
-	if dir := c.dir("cpuacct"); dir != "" {
-		s, err := readTrim(filepath.Join(dir, "cpuacct.usage"))
-		if err != nil {
-			return CPUStat{}, err
-		}
-		ns, err := parseInt(s)
-		if err != nil {
-			return CPUStat{}, fmt.Errorf("%s/cpuacct.usage: %w", dir, err)
-		}
-		st.Usage = time.Duration(ns)
-	}
-	return st, nil
-}
+func (c *Cgroup) CPUStat() (CPUStat, error) { return c.group().CPUStat() }
 
 // Limits returns the cgroup's CPU limit files for the environment note, plus
 // "cpus": the quota in CPUs ("max" without one) and "cgroup": its directory.
-func (c *Cgroup) Limits() (map[string]string, error) {
-	dir := c.dir("cpu")
-	if dir == "" {
-		return map[string]string{"cgroup": c.Dir()}, nil
-	}
-	out := map[string]string{"cgroup": dir}
-	files := []string{"cpu.cfs_quota_us", "cpu.cfs_period_us"}
-	if c.version == 2 {
-		files = []string{"cpu.max"}
-	}
-	for _, f := range files {
-		v, err := readTrim(filepath.Join(dir, f))
-		if err != nil {
-			return out, fmt.Errorf("cpu limits of %s: %w", c, err)
-		}
-		out[f] = v
-	}
-	if c.version == 2 {
-		quota, period, _ := strings.Cut(out["cpu.max"], " ")
-		out["cpus"] = FormatCPUs(quota, period)
-	} else {
-		out["cpus"] = FormatCPUs(out["cpu.cfs_quota_us"], out["cpu.cfs_period_us"])
-	}
-	return out, nil
-}
-
-// FormatCPUs turns a CFS quota and period (microseconds, as the cgroup files
-// hold them) into CPUs with two decimals: "50000", "100000" → "0.50". No
-// quota ("max" or "-1") is "max"; unreadable values are "?".
-func FormatCPUs(quota, period string) string {
-	if quota == "max" || quota == "-1" {
-		return "max"
-	}
-	q, errQ := parseInt(quota)
-	p, errP := parseInt(period)
-	if errQ != nil || errP != nil || p <= 0 {
-		return "?"
-	}
-	return fmt.Sprintf("%.2f", float64(q)/float64(p))
-}
+func (c *Cgroup) Limits() (map[string]string, error) { return c.group().Limits() }

@@ -1,7 +1,6 @@
 package fault
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -138,28 +136,3 @@ func (c *Cgroup) waitEmpty() error {
 		time.Sleep(pollEvery)
 	}
 }
-
-// readKeyValues reads a flat keyed file ("nr_periods 12" per line).
-func readKeyValues(path string) (map[string]int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]int64{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), " ")
-		if !ok {
-			continue
-		}
-		i, err := parseInt(strings.TrimSpace(v))
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
-		}
-		out[k] = i
-	}
-	return out, sc.Err()
-}
-
-func parseInt(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }

@@ -323,3 +323,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 	t.Errorf("timed out waiting for %s", what)
 }
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
+
+	"github.com/prometheus/procfs"
 )
 
 // SignalFreezer freezes one process with SIGSTOP and thaws it with SIGCONT,
@@ -131,57 +131,44 @@ func (s *SignalFreezer) same() error {
 	return nil
 }
 
-// readProcStat parses /proc/PID/stat. The command name may hold spaces and
-// parentheses, so the fields are counted from the last ')'.
+// readProcStat reads /proc/PID/stat under root (usually /proc) through
+// procfs. A missing process is an error matching os.ErrNotExist.
 func readProcStat(root string, pid int) (procStat, error) {
-	b, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "stat"))
+	p, err := proc(root, pid)
 	if err != nil {
 		return procStat{}, err
 	}
-	return parseProcStat(string(b))
-}
-
-func parseProcStat(s string) (procStat, error) {
-	end := strings.LastIndexByte(s, ')')
-	if end < 0 {
-		return procStat{}, fmt.Errorf("proc stat %.40q: no ')'", s)
-	}
-	rest := strings.Fields(s[end+1:])
-	// rest[0] is field 3 (state); starttime is field 22.
-	if len(rest) < 20 || len(rest[0]) != 1 {
-		return procStat{}, fmt.Errorf("proc stat %.40q: want at least 22 fields", s)
-	}
-	ppid, err := strconv.Atoi(rest[1])
+	st, err := p.Stat()
 	if err != nil {
-		return procStat{}, fmt.Errorf("proc stat ppid: %w", err)
+		return procStat{}, fmt.Errorf("pid %d stat: %w", pid, err)
 	}
-	start, err := strconv.ParseUint(rest[19], 10, 64)
-	if err != nil {
-		return procStat{}, fmt.Errorf("proc stat starttime: %w", err)
+	if len(st.State) != 1 {
+		return procStat{}, fmt.Errorf("pid %d stat: state %q is not one letter", pid, st.State)
 	}
-	return procStat{state: rest[0][0], ppid: ppid, start: start}, nil
+	return procStat{state: st.State[0], ppid: st.PPID, start: st.Starttime}, nil
 }
 
 // procUIDs returns the real, effective, saved and filesystem uids of pid.
 func procUIDs(root string, pid int) ([]int, error) {
-	b, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "status"))
+	p, err := proc(root, pid)
 	if err != nil {
 		return nil, err
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		rest, ok := strings.CutPrefix(line, "Uid:")
-		if !ok {
-			continue
-		}
-		var uids []int
-		for _, f := range strings.Fields(rest) {
-			u, err := strconv.Atoi(f)
-			if err != nil {
-				return nil, fmt.Errorf("pid %d status Uid: %w", pid, err)
-			}
-			uids = append(uids, u)
-		}
-		return uids, nil
+	st, err := p.NewStatus()
+	if err != nil {
+		return nil, fmt.Errorf("pid %d status: %w", pid, err)
 	}
-	return nil, fmt.Errorf("pid %d status: no Uid line", pid)
+	uids := make([]int, len(st.UIDs))
+	for i, u := range st.UIDs {
+		uids[i] = int(u)
+	}
+	return uids, nil
+}
+
+func proc(root string, pid int) (procfs.Proc, error) {
+	fs, err := procfs.NewFS(root)
+	if err != nil {
+		return procfs.Proc{}, err
+	}
+	return fs.Proc(pid)
 }

@@ -16,12 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/knee-dev/knee/rundir"
+	"github.com/prometheus/procfs"
 )
 
 // Options says where to look and what to include. The zero value reads the
@@ -79,7 +79,7 @@ func Collect(ctx context.Context, opts Options) (rundir.Environment, error) {
 	add(err)
 	env.CPUModel, env.CPUs, err = CPUInfo(opts.proc("cpuinfo"))
 	add(err)
-	env.LoadBefore, err = LoadAvg(opts.proc("loadavg"))
+	env.LoadBefore, err = LoadAvg(opts.proc())
 	add(err)
 	env.TopBefore, err = Top(ctx, opts)
 	add(err)
@@ -90,26 +90,25 @@ func Collect(ctx context.Context, opts Options) (rundir.Environment, error) {
 	return env, errors.Join(errs...)
 }
 
-// Finish notes the environment after a run: LoadAfter, TopAfter and the
-// Generator's CPU time and peak RSS.
+// Finish notes the environment after a run: LoadAfter and TopAfter. The
+// Generator's figures are the run's own, which the caller measures around
+// the load (Self, PeakRSS): the process's totals would include earlier runs.
 func Finish(ctx context.Context, opts Options, env *rundir.Environment) error {
 	opts = opts.withDefaults()
 	var errs []error
 	var err error
-	if env.LoadAfter, err = LoadAvg(opts.proc("loadavg")); err != nil {
+	if env.LoadAfter, err = LoadAvg(opts.proc()); err != nil {
 		errs = append(errs, err)
 	}
 	if env.TopAfter, err = Top(ctx, opts); err != nil {
-		errs = append(errs, err)
-	}
-	if env.Generator, err = Self(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
 
 // Self is what this process has used so far: user+system CPU seconds and
-// peak resident memory, from getrusage(RUSAGE_SELF).
+// peak resident memory, from getrusage(RUSAGE_SELF). Both are the process's
+// totals since it started; for one run's peak use PeakRSS.
 func Self() (rundir.Generator, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
@@ -153,23 +152,18 @@ func CPUInfo(path string) (model string, cpus int, err error) {
 	return model, cpus, nil
 }
 
-// LoadAvg reads the 1, 5 and 15 minute load averages from /proc/loadavg.
-func LoadAvg(path string) ([3]float64, error) {
-	var out [3]float64
-	line, err := readLine(path)
+// LoadAvg reads the 1, 5 and 15 minute load averages from the loadavg
+// file of procDir (usually /proc).
+func LoadAvg(procDir string) ([3]float64, error) {
+	fs, err := procfs.NewFS(procDir)
 	if err != nil {
-		return out, fmt.Errorf("load average: %w", err)
+		return [3]float64{}, fmt.Errorf("load average: %w", err)
 	}
-	f := strings.Fields(line)
-	if len(f) < 3 {
-		return out, fmt.Errorf("load average: %s: want 3 numbers, got %q", path, line)
+	la, err := fs.LoadAvg()
+	if err != nil {
+		return [3]float64{}, fmt.Errorf("load average: %w", err)
 	}
-	for i := range out {
-		if out[i], err = strconv.ParseFloat(f[i], 64); err != nil {
-			return out, fmt.Errorf("load average: %s: %w", path, err)
-		}
-	}
-	return out, nil
+	return [3]float64{la.Load1, la.Load5, la.Load15}, nil
 }
 
 func readLine(path string) (string, error) {

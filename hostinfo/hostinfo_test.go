@@ -18,7 +18,8 @@ import (
 
 // stat is a /proc/PID/stat line with utime and stime set.
 func stat(pid int, comm string, utime, stime int) string {
-	return fmt.Sprintf("%d (%s) S 1 1 1 0 -1 4194304 10 0 0 0 %d %d 0 0 20 0 1 0 100 1000 200\n", pid, comm, utime, stime)
+	return fmt.Sprintf("%d (%s) S 1 1 1 0 -1 4194304 10 0 0 0 %d %d 0 0 20 0 1 0 100 1000 200 18446744073709551615"+
+		" 1 1 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", pid, comm, utime, stime)
 }
 
 const cpuinfo = `processor	: 0
@@ -112,7 +113,7 @@ func TestTargetLimits(t *testing.T) {
 			"cpus":              "0.50",
 		}, ""},
 		{"no such pid", root, 99, nil, "no such file"},
-		{"bad cgroup file", hybrid, 91, nil, "line 1: want id:controllers:path"},
+		{"bad cgroup file", hybrid, 91, nil, "3+ fields required"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,15 +133,15 @@ func TestTargetLimits(t *testing.T) {
 
 func TestRank(t *testing.T) {
 	before := map[int]procTimes{
-		10: {"idle", 500}, 20: {"postgres", 1000}, 30: {"knee", 0}, 40: {"api", 100}, 50: {"gone", 7}, 60: {"tie", 0},
+		10: {"idle", 5}, 20: {"postgres", 10}, 30: {"knee", 0}, 40: {"api", 1}, 50: {"gone", 0.07}, 60: {"tie", 0},
 	}
 	after := map[int]procTimes{
-		10: {"idle", 500},      // no CPU: left out
-		20: {"postgres", 1150}, // 150 ticks = 1.5 s over 2 s = 0.75 cores
-		30: {"knee", 400},      // ourselves: left out
-		40: {"api", 200},       // 100 ticks = 1 s → 0.5 cores
-		60: {"tie", 100},       // 0.5 cores too: the lower PID first
-		70: {"new", 50},        // not in the first sample: left out
+		10: {"idle", 5},        // no CPU: left out
+		20: {"postgres", 11.5}, // 1.5 s over 2 s = 0.75 cores
+		30: {"knee", 4},        // ourselves: left out
+		40: {"api", 2},         // 1 s → 0.5 cores
+		60: {"tie", 1},         // 0.5 cores too: the lower PID first
+		70: {"new", 0.5},       // not in the first sample: left out
 	}
 	got := rank(before, after, 2*time.Second, 30, 5)
 	want := []rundir.Process{{PID: 20, Comm: "postgres", CPU: 0.75}, {PID: 40, Comm: "api", CPU: 0.5}, {PID: 60, Comm: "tie", CPU: 0.5}}
@@ -152,30 +153,10 @@ func TestRank(t *testing.T) {
 	}
 }
 
-func TestParseStat(t *testing.T) {
-	tests := []struct {
-		in   string
-		want procTimes
-		bad  bool
-	}{
-		{stat(1, "init", 12, 3), procTimes{"init", 15}, false},
-		{stat(2, "a (b) c", 1, 1), procTimes{"a (b) c", 2}, false},
-		{"3 (x) S 1 2", procTimes{}, true},
-		{"garbage", procTimes{}, true},
-		{strings.Replace(stat(4, "y", 1, 1), " 1 1 0 0 20", " z 1 0 0 20", 1), procTimes{}, true},
-	}
-	for _, tt := range tests {
-		got, err := parseStat(tt.in)
-		if (err != nil) != tt.bad || got != tt.want {
-			t.Errorf("parseStat(%q) = %+v, %v; want %+v (error %v)", tt.in, got, err, tt.want, tt.bad)
-		}
-	}
-}
-
 func TestLoadAvgAndCPUInfoErrors(t *testing.T) {
 	root := t.TempDir()
-	kneetest.WriteFiles(t, root, map[string]string{"short": "0.1 0.2\n", "nan": "x 0.2 0.3\n", "arm": "processor\t: 0\nHardware\t: BCM2835\n"})
-	if _, err := LoadAvg(filepath.Join(root, "short")); err == nil || !strings.Contains(err.Error(), "want 3 numbers") {
+	kneetest.WriteFiles(t, root, map[string]string{"short/loadavg": "0.1 0.2\n", "nan/loadavg": "x 0.2 0.3\n", "arm": "processor\t: 0\nHardware\t: BCM2835\n"})
+	if _, err := LoadAvg(filepath.Join(root, "short")); err == nil || !strings.Contains(err.Error(), "Malformed line") {
 		t.Errorf("short loadavg: %v", err)
 	}
 	if _, err := LoadAvg(filepath.Join(root, "nan")); err == nil {
@@ -215,18 +196,14 @@ func TestSmokeRealProc(t *testing.T) {
 	if err := Finish(ctx, Options{Sample: 100 * time.Millisecond}, &env); err != nil {
 		t.Fatal(err)
 	}
-	if env.Generator.CPUSeconds <= 0 || env.Generator.PeakRSSMB <= 0 {
-		t.Errorf("generator = %+v, want positive CPU and RSS", env.Generator)
+	if env.LoadAfter == [3]float64{} {
+		t.Errorf("load after = %v, want the real load average", env.LoadAfter)
 	}
-}
-
-func FuzzParseStat(f *testing.F) {
-	f.Add(stat(1, "init", 1, 2))
-	f.Add("1 ((() R")
-	f.Fuzz(func(t *testing.T, s string) {
-		pt, err := parseStat(s)
-		if err == nil && !strings.Contains(s, "("+pt.comm+")") {
-			t.Fatalf("comm %q not in %q", pt.comm, s)
-		}
-	})
+	if env.Generator != (rundir.Generator{}) {
+		t.Errorf("generator = %+v, want it left to the caller (the run's own figures)", env.Generator)
+	}
+	g, err := Self()
+	if err != nil || g.CPUSeconds <= 0 || g.PeakRSSMB <= 0 {
+		t.Errorf("Self() = %+v, %v, want positive CPU and RSS", g, err)
+	}
 }

@@ -7,22 +7,17 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/knee-dev/knee/rundir"
+	"github.com/prometheus/procfs"
 )
-
-// clockTicks is USER_HZ, the unit of /proc/PID/stat times: 100 on every
-// Linux architecture Go supports.
-const clockTicks = 100
 
 // procTimes is one process's CPU time at a sample.
 type procTimes struct {
-	comm  string
-	ticks uint64 // utime + stime
+	comm string
+	cpu  float64 // utime + stime, seconds
 }
 
 // Top returns the TopN processes other than knee that used the most CPU
@@ -51,53 +46,29 @@ func Top(ctx context.Context, opts Options) ([]rundir.Process, error) {
 	return rank(before, after, time.Since(start), opts.Self, opts.TopN), nil
 }
 
-// snapshot reads every /proc/PID/stat. Processes that exit while it reads
-// are skipped.
+// snapshot reads every /proc/PID/stat through procfs. Processes that exit
+// while it reads are skipped.
 func snapshot(procDir string) (map[int]procTimes, error) {
-	entries, err := os.ReadDir(procDir)
+	fs, err := procfs.NewFS(procDir)
+	if err != nil {
+		return nil, fmt.Errorf("top processes: %w", err)
+	}
+	procs, err := fs.AllProcs()
 	if err != nil {
 		return nil, fmt.Errorf("top processes: %w", err)
 	}
 	out := map[int]procTimes{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !e.IsDir() {
-			continue
-		}
-		b, err := os.ReadFile(procDir + "/" + e.Name() + "/stat")
+	for _, p := range procs {
+		st, err := p.Stat()
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("top processes: %w", err)
+			return nil, fmt.Errorf("top processes: pid %d: %w", p.PID, err)
 		}
-		pt, err := parseStat(string(b))
-		if err != nil {
-			return nil, fmt.Errorf("top processes: pid %d: %w", pid, err)
-		}
-		out[pid] = pt
+		out[p.PID] = procTimes{comm: st.Comm, cpu: st.CPUTime()}
 	}
 	return out, nil
-}
-
-// parseStat reads the command name and utime+stime (fields 14 and 15) of a
-// /proc/PID/stat line. The name may hold spaces and parentheses, so fields
-// are counted from the last ')'.
-func parseStat(s string) (procTimes, error) {
-	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || end < open {
-		return procTimes{}, fmt.Errorf("stat %.40q: no (comm)", s)
-	}
-	rest := strings.Fields(s[end+1:])
-	if len(rest) < 13 { // rest[0] is field 3
-		return procTimes{}, fmt.Errorf("stat %.40q: want at least 15 fields", s)
-	}
-	utime, err1 := strconv.ParseUint(rest[11], 10, 64)
-	stime, err2 := strconv.ParseUint(rest[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return procTimes{}, fmt.Errorf("stat times: %w", err)
-	}
-	return procTimes{comm: s[open+1 : end], ticks: utime + stime}, nil
 }
 
 // rank turns two samples elapsed apart into the n busiest processes other
@@ -109,10 +80,10 @@ func rank(before, after map[int]procTimes, elapsed time.Duration, self, n int) [
 	var out []rundir.Process
 	for pid, a := range after {
 		b, ok := before[pid]
-		if !ok || pid == self || a.ticks <= b.ticks {
+		if !ok || pid == self || a.cpu <= b.cpu {
 			continue
 		}
-		used := float64(a.ticks-b.ticks) / clockTicks
+		used := a.cpu - b.cpu
 		out = append(out, rundir.Process{PID: pid, Comm: a.comm, CPU: used / elapsed.Seconds()})
 	}
 	slices.SortFunc(out, func(x, y rundir.Process) int {

@@ -12,8 +12,10 @@
 // back a long run costs megabytes, not ~190 KB per interval and series.
 //
 // Concurrency: a Histogram is not safe for concurrent use. A Recorder is:
-// each goroutine that records takes its own Shard. Shards are spread over a
-// few stripes per CPU, each with its own mutex (a 1 µs .. 1 h histogram is
-// ~190 KB, too much for one per VU), so recorders rarely wait on each other,
-// and Rotate holds a stripe's mutex only for a pointer swap.
+// each goroutine that records takes its own Shard. Shards are spread over
+// two stripes per CPU, at most MaxStripes (a 1 µs .. 1 h histogram is
+// ~190 KB, too much for one per VU, and the cap keeps a request name's
+// memory bounded on any core count), each with its own mutex, so recorders
+// rarely wait on each other, and Rotate holds a stripe's mutex only for a
+// pointer swap.
 package record

@@ -46,11 +46,19 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 		e.open[sc.Name] = sc.Executor.Model() == load.ModelOpen
 	}
 	cpu0, _ := hostinfo.Self()
+	peak := hostinfo.StartPeakRSS(hostinfo.Options{}) // this run's own peak, not the process's (--repeat)
 	defer func() {
 		// The generator's CPU is what the load itself cost, not start-up or the environment note.
 		if cpu1, err := hostinfo.Self(); err == nil {
 			e.cpu = cpu1.CPUSeconds - cpu0.CPUSeconds
-			e.meta.Env.Generator.PeakRSSMB = cpu1.PeakRSSMB
+		}
+		mb, note, err := peak.Stop()
+		e.meta.Env.Generator.PeakRSSMB = mb
+		if note != "" {
+			e.note(note)
+		}
+		if err != nil {
+			e.note("environment note incomplete: " + err.Error())
 		}
 	}()
 

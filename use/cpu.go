@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/knee-dev/knee/fault"
+	"github.com/knee-dev/knee/cgroup"
 )
 
 // Metric names the CPU, machine and generator probes write.
@@ -21,11 +19,11 @@ const (
 	MetricRunnableThreads  = "runnable_threads"    // the target's threads in state R
 	MetricMachineCPUs      = "cpus"                // CPUs of the machine
 	MetricMachineBusy      = "busy_cores"          // CPU busy on the machine, in cores
-	MetricMachineUtil      = "machine_utilization" // busy / CPUs
-	MetricOtherCores       = "other_cores"         // busy minus target minus generator
+	MetricMachineUtil      = "machine_utilization" // busy / CPUs, context: the target and knee included
+	MetricOtherCores       = "other_cores"         // busy minus the target and knee (and their descendants)
 	MetricLoad1            = "load1"               // 1-minute load average
 	MetricLoadPerCPU       = "load_per_cpu"        // load1 / CPUs
-	MetricRunQueuePerCPU   = "runq_per_cpu"        // runnable tasks / CPUs, now
+	MetricRunQueuePerCPU   = "runq_per_cpu"        // runnable tasks / CPUs, now, the target and knee included
 	MetricGeneratorCores   = "generator_cores"     // knee's own CPU, in cores
 	MetricGeneratorUtil    = "generator_utilization"
 	MetricSendLagP99       = "send_lag_p99" // seconds; the caller's last interval
@@ -38,14 +36,13 @@ const (
 // CPUProbe reads the CPU of the target: from its cgroup when it has one
 // (Cgroup, or the cgroup /proc/PID/cgroup names), else from
 // /proc/PID/stat. Root ("" is "/") roots /proc; Hierarchy says where the
-// cgroup mounts are (fault.Detect().Hierarchy on a real machine).
+// cgroup mounts are (cgroup.Mounts("/") on a real machine).
 type CPUProbe struct {
 	Root      string
 	PID       int    // 0: none
 	Cgroup    string // cgroup directory; "" finds PID's
-	Hierarchy fault.Hierarchy
-	ClockTick float64 // USER_HZ; 0 means 100
-	CPUs      int     // machine CPUs, for utilization without a limit; 0 means runtime.NumCPU()
+	Hierarchy cgroup.Hierarchy
+	CPUs      int // machine CPUs, for utilization without a limit; 0 means runtime.NumCPU()
 
 	prev *cpuSnap
 }
@@ -53,8 +50,8 @@ type CPUProbe struct {
 type cpuSnap struct {
 	at       time.Time
 	usage    time.Duration
-	cg       *fault.CPUStat // nil without a cgroup
-	limit    float64        // cores; 0 without a limit
+	cg       *cgroup.CPUStat // nil without a cgroup
+	limit    float64         // cores; 0 without a limit
 	limitWhy string
 	runnable int // -1 without a PID
 }
@@ -159,20 +156,19 @@ func (p *CPUProbe) notMeasured(why string) []Reading {
 
 func (p *CPUProbe) snapshot(now time.Time) (cpuSnap, error) {
 	fs := procFS{p.Root}
-	pid := strconv.Itoa(p.PID)
 	s := cpuSnap{at: now, runnable: -1, limitWhy: whyNoCgroup}
 	dir := p.Cgroup
 	if p.PID > 0 {
-		st, err := fs.pidStat(pid)
+		st, err := fs.pidStat(p.PID)
 		if err != nil {
 			return s, err
 		}
-		s.usage = ticksToDuration(st.ticks, p.ClockTick)
-		if s.runnable, err = fs.runnableThreads(pid); err != nil {
+		s.usage = seconds(st.cpu)
+		if s.runnable, err = fs.runnableThreads(p.PID); err != nil {
 			return s, err
 		}
 		if dir == "" {
-			if dir, err = fs.cgroupDir(pid, p.Hierarchy); err != nil {
+			if dir, err = fs.cgroupDir(p.PID, p.Hierarchy); err != nil {
 				return s, err
 			}
 		}
@@ -182,7 +178,7 @@ func (p *CPUProbe) snapshot(now time.Time) (cpuSnap, error) {
 	if dir == "" {
 		return s, nil
 	}
-	cg, err := fault.OpenIn(p.Hierarchy, dir)
+	cg, err := cgroup.Open(p.Hierarchy, dir)
 	if err != nil {
 		return s, fmt.Errorf("target cgroup: %w", err)
 	}
@@ -196,32 +192,22 @@ func (p *CPUProbe) snapshot(now time.Time) (cpuSnap, error) {
 }
 
 // cgroupLimit reads the CFS quota in cores, or why there is none.
-func cgroupLimit(cg *fault.Cgroup) (float64, string) {
-	lim, err := cg.Limits()
-	if err != nil {
-		return 0, fmt.Sprintf("%s: %v", whyNoLimit, err)
-	}
-	quota, period := lim["cpu.cfs_quota_us"], lim["cpu.cfs_period_us"]
-	if v, ok := lim["cpu.max"]; ok {
-		quota, period, _ = strings.Cut(v, " ")
-	}
-	if quota == "" && period == "" {
+func cgroupLimit(cg *cgroup.Group) (float64, string) {
+	if cg.ControllerDir("cpu") == "" {
 		return 0, whyNoLimit + " (no cpu controller)"
 	}
-	q, err1 := strconv.ParseFloat(quota, 64)
-	per, err2 := strconv.ParseFloat(period, 64)
-	if err1 != nil || err2 != nil || q <= 0 || per <= 0 {
+	cores, err := cg.CPUQuota()
+	switch {
+	case err != nil:
+		return 0, fmt.Sprintf("%s: %v", whyNoLimit, err)
+	case cores <= 0:
 		return 0, whyNoLimit // "max" or -1
 	}
-	return q / per, ""
+	return cores, ""
 }
 
-func ticksToDuration(ticks uint64, hz float64) time.Duration {
-	if hz <= 0 {
-		hz = defaultClockTick
-	}
-	return time.Duration(float64(ticks) / hz * float64(time.Second))
-}
+// seconds turns procfs's CPU seconds into a Duration.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 func cpusOr(n int) int {
 	if n > 0 {

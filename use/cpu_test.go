@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/knee-dev/knee/fault"
+	"github.com/knee-dev/knee/cgroup"
 	"github.com/knee-dev/knee/internal/kneetest"
 )
 
@@ -65,7 +65,7 @@ func checkReadings(t *testing.T, got []Reading, wants map[string]want) {
 func TestCPUProbeV1CgroupOfPID(t *testing.T) {
 	root := t.TempDir()
 	mount := filepath.Join(root, "cg")
-	h := fault.Hierarchy{V1: map[string]string{"cpu": mount, "cpuacct": mount}}
+	h := cgroup.Hierarchy{V1: map[string]string{"cpu": mount, "cpuacct": mount}}
 	// Target PID 4242 in the v1 cgroup /docker/abc, limited to 0.5 CPU.
 	kneetest.WriteFiles(t, root, map[string]string{
 		"proc/4242/stat":                  statLine(4242, "book (store) x", 'S', 300, 100),
@@ -121,7 +121,7 @@ func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
 		"proc/7/task/7/stat":         statLine(7, "api", 'S', 0, 0),
 		"proc/7/cgroup":              "0::/\n", // the root cgroup: no cgroup of its own
 	})
-	h := fault.Hierarchy{V2: filepath.Join(root, "cg2")}
+	h := cgroup.Hierarchy{V2: filepath.Join(root, "cg2")}
 	cg := &CPUProbe{Root: root, Cgroup: filepath.Join(root, "cg2/app"), Hierarchy: h, CPUs: 4}
 	pid := &CPUProbe{Root: root, PID: 7, Hierarchy: h, CPUs: 4}
 	t0 := time.Unix(1000, 0)
@@ -186,63 +186,18 @@ func TestCPUProbeNotMeasured(t *testing.T) {
 	}
 }
 
-func TestMachineProbe(t *testing.T) {
-	root := t.TempDir()
-	// 2 CPUs; busy = user+nice+system+irq+softirq+steal, idle and iowait not.
-	stat := func(user, system, idle, iowait int) string {
-		return fmt.Sprintf("cpu  %d 0 %d %d %d 0 0 0 0 0\ncpu0 1 1 1 1\ncpu1 1 1 1 1\nintr 5\n", user, system, idle, iowait)
-	}
-	kneetest.WriteFiles(t, root, map[string]string{
-		"proc/stat":      stat(100, 100, 700, 100), // busy 200 of 1000
-		"proc/loadavg":   "3.00 2.00 1.00 5/300 999\n",
-		"proc/self/stat": statLine(50, "knee", 'R', 20, 0),
-		"proc/42/stat":   statLine(42, "api", 'S', 100, 0),
-	})
-	p := &MachineProbe{Root: root, TargetPIDs: []int{42}}
-	t0 := time.Unix(1000, 0)
-	first, _ := p.Sample(context.Background(), t0)
-	checkReadings(t, first, map[string]want{
-		MetricMachineCPUs:    {value: 2},
-		MetricMachineUtil:    {why: whyFirstSample},
-		MetricLoad1:          {value: 3},
-		MetricLoadPerCPU:     {value: 1.5},
-		MetricRunQueuePerCPU: {value: 2}, // 5 runnable minus the reader, over 2 CPUs
-	})
-	// 5 s later: 300 of 1000 more ticks busy (0.3 of 2 CPUs = 0.6 cores);
-	// the target used 50 ticks (0.1 cores), knee 50 (0.1 cores): 0.4 other.
-	kneetest.WriteFiles(t, root, map[string]string{
-		"proc/stat":      stat(300, 200, 1300, 200),
-		"proc/self/stat": statLine(50, "knee", 'R', 70, 0),
-		"proc/42/stat":   statLine(42, "api", 'S', 120, 30),
-	})
-	got, _ := p.Sample(context.Background(), t0.Add(5*time.Second))
-	checkReadings(t, got, map[string]want{
-		MetricMachineBusy: {value: 0.6},
-		MetricMachineUtil: {value: 0.3},
-		MetricOtherCores:  {value: 0.4},
-	})
-	noTarget := &MachineProbe{Root: root}
-	noTarget.Sample(context.Background(), t0)
-	kneetest.WriteFiles(t, root, map[string]string{"proc/stat": stat(400, 300, 1800, 300)})
-	got, _ = noTarget.Sample(context.Background(), t0.Add(time.Second))
-	checkReadings(t, got, map[string]want{
-		MetricMachineUtil: {value: 0.25}, // 200 more busy of 800 more ticks
-		MetricOtherCores:  {why: "no target PID given"},
-	})
-}
-
 func TestGeneratorProbe(t *testing.T) {
 	root := t.TempDir()
-	kneetest.WriteFiles(t, root, map[string]string{"proc/self/stat": statLine(9, "knee", 'R', 100, 0)})
+	kneetest.WriteFiles(t, root, map[string]string{"proc/9/stat": statLine(9, "knee", 'R', 100, 0)})
 	lag, sent := 7*time.Millisecond, true
-	p := &GeneratorProbe{Root: root, CPUs: 2, SendLagP99: func() (time.Duration, bool) { return lag, sent }}
+	p := &GeneratorProbe{Root: root, Self: "9", CPUs: 2, SendLagP99: func() (time.Duration, bool) { return lag, sent }}
 	t0 := time.Unix(1000, 0)
 	first, _ := p.Sample(context.Background(), t0)
 	checkReadings(t, first, map[string]want{
 		MetricGeneratorCores: {why: whyFirstSample},
 		MetricSendLagP99:     {value: 0.007},
 	})
-	kneetest.WriteFiles(t, root, map[string]string{"proc/self/stat": statLine(9, "knee", 'R', 120, 30)})
+	kneetest.WriteFiles(t, root, map[string]string{"proc/9/stat": statLine(9, "knee", 'R', 120, 30)})
 	sent = false
 	got, _ := p.Sample(context.Background(), t0.Add(time.Second))
 	checkReadings(t, got, map[string]want{
@@ -250,14 +205,6 @@ func TestGeneratorProbe(t *testing.T) {
 		MetricGeneratorUtil:  {value: 0.25}, // of 2 CPUs
 		MetricSendLagP99:     {why: "nothing sent"},
 	})
-	none, _ := (&GeneratorProbe{Root: root}).Sample(context.Background(), t0)
+	none, _ := (&GeneratorProbe{Root: root, Self: "9"}).Sample(context.Background(), t0)
 	checkReadings(t, none, map[string]want{MetricSendLagP99: {why: "no send-lag source"}})
-}
-
-func TestParsePIDStatRejects(t *testing.T) {
-	for _, in := range []string{"", "1 (x", "1 (x) S 1 2", "1 (x) S 0 0 0 0 0 0 0 0 0 0 a b"} {
-		if _, err := parsePIDStat([]byte(in)); err == nil {
-			t.Errorf("parsePIDStat(%q) accepted", in)
-		}
-	}
 }

@@ -5,7 +5,9 @@
 // fails (errors), as numbers, then a bottleneck verdict.
 //
 // Probes read the resources: CPUProbe (the target's /proc and cgroup v1/v2
-// CPU accounting and limit), MachineProbe, GeneratorProbe (knee's own CPU
+// CPU accounting and limit, read through package cgroup), MachineProbe
+// (the rest of the machine: what neither the target nor knee uses, with the
+// busiest other commands named), GeneratorProbe (knee's own CPU
 // and send lag), PromProbe (a /metrics scrape through Mappings) and
 // PostgresProbe (pg_stat_activity wait events). A value a probe cannot read
 // is a Reading marked not measured with why, never a zero; counters become

@@ -1,18 +1,23 @@
 package use
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // JudgeSteps is Judge over the step tables, with two refinements.
 //
-// A shared machine: when the machine is saturated at the first step already,
-// before the offered load could matter, it is busy with other work, and
-// what surrounds the target (the machine, and knee beside it, whose send
-// lag then shows the same contention) says nothing about where the
-// target's capacity ends. Both are set aside and the target's own resources
-// are judged without them.
+// A shared machine: the machine's saturation is judged on the rest of the
+// machine only (MachineProbe discounts the target's and knee's own CPU and
+// runnable threads). When the rest is saturated at the first step already,
+// before the offered load could matter, what surrounds the target (the
+// machine, and knee beside it, whose send lag then shows the same
+// contention) says nothing about where the target's capacity ends. Both
+// are set aside and the target's own resources are judged without them.
+// The other processes are named with their share of CPU; "other work" is
+// said only when there are some to name.
 //
 // A pool in front of a database: requests hold their connection while they
 // wait for the database, so when both saturate at the same step the full
@@ -32,11 +37,15 @@ func JudgeSteps(steps []Table, t Thresholds) Verdict {
 	if machine, ok := steps[0].Row(Machine); ok {
 		if busy := t.Signals(machine); len(busy) > 0 {
 			aside[Machine], aside[Generator] = true, true
-			why = append(why, fmt.Sprintf("machine: saturated from the first step, before the offered load could matter (%s): other work on the machine; set aside, and every latency measured beside it is less certain", signalsText(busy)))
+			by := "by processes knee could not name (neither the target nor knee)"
+			if others := otherProcesses(machine); others != "" {
+				by = "by other work: " + others
+			}
+			why = append(why, fmt.Sprintf("machine: saturated from the first step, before the offered load could matter (%s), %s; set aside, and every latency measured beside it is less certain", signalsText(busy), by))
 			if lag := generatorSignals(steps, t); lag != "" {
 				why = append(why, "generator: "+lag+"; on a machine this busy that is the same contention, so it is set aside with the machine")
 			}
-			notes = append(notes, "set aside: the machine, saturated from the first step by other work, and the generator beside it")
+			notes = append(notes, "set aside: the machine, saturated from the first step "+by+", and the generator beside it")
 		}
 	}
 	v := Judge(without(steps, aside), t)
@@ -136,6 +145,29 @@ func signalsText(sigs []Signal) string {
 	parts := make([]string, len(sigs))
 	for i, s := range sigs {
 		parts[i] = s.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// otherProcesses names the commands on the machine that are neither the
+// target nor knee, busiest first, with their mean CPU over the step: "stress
+// 0.98 cores, postgres 0.10 cores"; "" when none used any.
+func otherProcesses(machine Row) string {
+	type named struct {
+		comm  string
+		cores float64
+	}
+	var ps []named
+	for _, s := range machine.Info {
+		comm, ok := strings.CutPrefix(s.Metric, MetricOtherProcessPrefix)
+		if ok && s.Measured() && s.Mean >= minNamedCores/2 {
+			ps = append(ps, named{comm, s.Mean})
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b named) int { return cmp.Compare(b.cores, a.cores) })
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.comm + " " + FormatValue(p.cores, UnitCores)
 	}
 	return strings.Join(parts, ", ")
 }

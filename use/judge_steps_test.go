@@ -19,13 +19,19 @@ func reading(res use.Resource, metric string, kind use.Kind, v float64, unit str
 }
 
 func TestJudgeStepsSetsABusyMachineAside(t *testing.T) {
+	// Processes that are neither the target nor knee use 80 % of the
+	// machine, stress most of it, and have 3 runnable threads per CPU.
 	busy := []use.Reading{
-		reading(use.Machine, use.MetricMachineUtil, use.Utilization, 1, use.UnitFraction),
-		reading(use.Machine, use.MetricLoadPerCPU, use.Saturation, 6, use.UnitCount),
+		reading(use.Machine, use.MetricMachineUtil, use.Info, 1, use.UnitFraction),
+		reading(use.Machine, use.MetricOtherUtil, use.Utilization, 0.8, use.UnitFraction),
+		reading(use.Machine, use.MetricOtherRunQueuePerCPU, use.Saturation, 3, use.UnitCount),
+		reading(use.Machine, use.MetricOtherProcessPrefix+"stress", use.Info, 1.5, use.UnitCores),
+		reading(use.Machine, use.MetricOtherProcessPrefix+"postgres", use.Info, 0.1, use.UnitCores),
 		reading(use.Generator, use.MetricSendLagP99, use.Saturation, 0.02, use.UnitSeconds),
 	}
 	quiet := []use.Reading{
-		reading(use.Machine, use.MetricMachineUtil, use.Utilization, 0.3, use.UnitFraction),
+		reading(use.Machine, use.MetricMachineUtil, use.Info, 0.3, use.UnitFraction),
+		reading(use.Machine, use.MetricOtherUtil, use.Utilization, 0.05, use.UnitFraction),
 		reading(use.Generator, use.MetricSendLagP99, use.Saturation, 0.001, use.UnitSeconds),
 	}
 	db := func(waiting float64) use.Reading {
@@ -45,13 +51,15 @@ func TestJudgeStepsSetsABusyMachineAside(t *testing.T) {
 	t.Run("busy machine", func(t *testing.T) {
 		if v := use.Judge(steps(busy), nil); v.Bottleneck != use.Machine {
 			t.Fatalf("use.Judge named %s; the case needs it to name the machine", v.Bottleneck)
+		} else if !strings.HasSuffix(v.Summary, "; other work on the machine (neither the target nor knee): stress 1.50 cores, postgres 0.10 cores") {
+			t.Errorf("use.Judge's summary does not name the other work: %s", v.Summary)
 		}
 		v := use.JudgeSteps(steps(busy), nil)
 		if v.Bottleneck != use.Database || v.Step != 1 {
 			t.Fatalf("verdict %s at step %d, want the database at step 2: %s", v.Bottleneck, v.Step+1, v.Summary)
 		}
 		all := strings.Join(v.RuledOut, "\n")
-		for _, w := range []string{"machine: saturated from the first step", "generator: past its threshold at 3 of 3 steps"} {
+		for _, w := range []string{"machine: saturated from the first step", "by other work: stress 1.50 cores, postgres 0.10 cores", "generator: past its threshold at 3 of 3 steps"} {
 			if !strings.Contains(all, w) {
 				t.Errorf("ruled out lacks %q:\n%s", w, all)
 			}
@@ -94,4 +102,18 @@ func hasResource(sigs []use.Signal, res use.Resource) bool {
 		}
 	}
 	return false
+}
+
+// TestJudgeStepsUnnamedSaturation: the rest of the machine is saturated but
+// no process could be named; the verdict says so and blames no "other work".
+func TestJudgeStepsUnnamedSaturation(t *testing.T) {
+	machine := reading(use.Machine, use.MetricOtherRunQueuePerCPU, use.Saturation, 2, use.UnitCount)
+	db := func(w float64) use.Reading {
+		return reading(use.Database, use.MetricDBQueueWaiting, use.Saturation, w, use.UnitCount)
+	}
+	v := use.JudgeSteps([]use.Table{stepTable("step 1", machine, db(0)), stepTable("step 2", machine, db(2))}, nil)
+	text := v.Summary + "\n" + strings.Join(v.RuledOut, "\n")
+	if !strings.Contains(text, "by processes knee could not name") || strings.Contains(text, "other work") {
+		t.Errorf("verdict should set the machine aside without blaming unnamed \"other work\":\n%s", text)
+	}
 }

@@ -1,222 +1,203 @@
 package use
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
+	"syscall"
 
-	"github.com/knee-dev/knee/fault"
+	"github.com/knee-dev/knee/cgroup"
+	"github.com/prometheus/procfs"
 )
 
-// defaultClockTick is USER_HZ, the unit of /proc/PID/stat times: 100 on
-// every Linux architecture knee runs on.
-const defaultClockTick = 100
-
-// procFS reads /proc below root ("" is the real "/"), so tests can hand it a
-// fake tree.
+// procFS reads /proc below root ("" is the real "/") through procfs, so
+// tests can hand it a fake tree.
 type procFS struct{ root string }
 
-func (p procFS) path(elem ...string) string {
+func (p procFS) dir() string {
 	root := p.root
 	if root == "" {
 		root = "/"
 	}
-	return filepath.Join(append([]string{root, "proc"}, elem...)...)
+	return filepath.Join(root, "proc")
 }
 
-// pidStat is what knee reads from /proc/PID/stat.
-type pidStat struct {
-	ticks uint64 // utime + stime, in clock ticks
-	state byte
-}
+func (p procFS) fs() (procfs.FS, error) { return procfs.NewFS(p.dir()) }
 
 // errGone marks a process that no longer exists.
 var errGone = errors.New("process is gone")
 
-// pidStat reads /proc/<pid>/stat; pid may be "self".
-func (p procFS) pidStat(pid string) (pidStat, error) {
-	b, err := os.ReadFile(p.path(pid, "stat"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return pidStat{}, fmt.Errorf("process %s: %w", pid, errGone)
+// gone says whether err means the process (or thread) went away.
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
+}
+
+// pidOf turns a probe's PID field into a number: "" and "self" are this
+// process (so fake trees name it by number like any other).
+func pidOf(s string) (int, error) {
+	if s == "" || s == "self" {
+		return os.Getpid(), nil
 	}
+	pid, err := strconv.Atoi(s)
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("pid %q is not a process id", s)
+	}
+	return pid, nil
+}
+
+// pidStat is what knee reads from /proc/PID/stat.
+type pidStat struct {
+	cpu   float64 // utime + stime, seconds
+	state string
+	ppid  int
+	comm  string
+}
+
+func statOf(st procfs.ProcStat) pidStat {
+	return pidStat{cpu: st.CPUTime(), state: st.State, ppid: st.PPID, comm: st.Comm}
+}
+
+// pidStat reads /proc/<pid>/stat.
+func (p procFS) pidStat(pid int) (pidStat, error) {
+	fsys, err := p.fs()
 	if err != nil {
 		return pidStat{}, err
 	}
-	return parsePIDStat(b)
-}
-
-// parsePIDStat parses "pid (comm) state ppid ... utime stime ...". comm may
-// hold spaces and parentheses, so fields count from the last ')'.
-func parsePIDStat(b []byte) (pidStat, error) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return pidStat{}, errors.New("stat: no ')' after the command name")
+	proc, err := fsys.Proc(pid)
+	if err == nil {
+		var st procfs.ProcStat
+		if st, err = proc.Stat(); err == nil {
+			return statOf(st), nil
+		}
 	}
-	f := strings.Fields(string(b[i+1:]))
-	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
-	if len(f) < 13 || len(f[0]) != 1 {
-		return pidStat{}, fmt.Errorf("stat: %d fields after the command name, want at least 13", len(f))
+	if gone(err) {
+		return pidStat{}, fmt.Errorf("process %d: %w", pid, errGone)
 	}
-	ut, err1 := strconv.ParseUint(f[11], 10, 64)
-	st, err2 := strconv.ParseUint(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return pidStat{}, fmt.Errorf("stat: utime/stime: %w", err)
-	}
-	return pidStat{ticks: ut + st, state: f[0][0]}, nil
+	return pidStat{}, fmt.Errorf("process %d: %w", pid, err)
 }
 
 // runnableThreads counts the threads of pid in state R.
-func (p procFS) runnableThreads(pid string) (int, error) {
-	tasks, err := os.ReadDir(p.path(pid, "task"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, fmt.Errorf("process %s: %w", pid, errGone)
+func (p procFS) runnableThreads(pid int) (int, error) {
+	fsys, err := p.fs()
+	if err != nil {
+		return 0, err
+	}
+	threads, err := fsys.AllThreads(pid)
+	if gone(err) {
+		return 0, fmt.Errorf("process %d: %w", pid, errGone)
 	}
 	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for _, t := range tasks {
-		st, err := p.pidStat(filepath.Join(pid, "task", t.Name()))
-		if errors.Is(err, errGone) {
+	for _, t := range threads {
+		st, err := t.Stat()
+		if gone(err) {
 			continue // the thread ended while we looked
 		}
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("process %d thread %d: %w", pid, t.PID, err)
 		}
-		if st.state == 'R' {
+		if st.State == "R" {
 			n++
 		}
 	}
 	return n, nil
 }
 
-// cpuTimes is the aggregate "cpu" line of /proc/stat, in clock ticks.
+// cpuTimes is /proc/stat: the aggregate CPU times, the CPU count and the
+// tasks runnable now.
 type cpuTimes struct {
-	busy, total uint64
-	cpus        int // "cpuN" lines
+	busy, total float64 // seconds
+	cpus        int     // "cpuN" lines
+	running     int     // procs_running: runnable tasks, the reader included
 }
 
-// procStat reads /proc/stat.
+// procStat reads /proc/stat. Busy is user, nice, system, irq, softirq and
+// steal (guest time is already in user and nice); idle and iowait are not.
 func (p procFS) procStat() (cpuTimes, error) {
-	f, err := os.Open(p.path("stat"))
+	fsys, err := p.fs()
 	if err != nil {
 		return cpuTimes{}, err
 	}
-	defer f.Close()
-	var ct cpuTimes
-	found := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		switch {
-		case len(fields) == 0 || !strings.HasPrefix(fields[0], "cpu"):
-		case fields[0] == "cpu":
-			if ct.busy, ct.total, err = parseCPULine(fields[1:]); err != nil {
-				return cpuTimes{}, err
-			}
-			found = true
-		default:
-			ct.cpus++
-		}
+	st, err := fsys.Stat()
+	if err != nil {
+		return cpuTimes{}, err
 	}
-	if err := sc.Err(); err != nil {
-		return cpuTimes{}, fmt.Errorf("read %s: %w", p.path("stat"), err)
+	if len(st.CPU) == 0 {
+		return cpuTimes{}, fmt.Errorf("%s: no cpu lines", filepath.Join(p.dir(), "stat"))
 	}
-	if !found || ct.cpus == 0 {
-		return cpuTimes{}, fmt.Errorf("%s: no cpu lines", p.path("stat"))
-	}
-	return ct, nil
+	c := st.CPUTotal
+	busy := c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
+	return cpuTimes{busy: busy, total: busy + c.Idle + c.Iowait, cpus: len(st.CPU), running: int(st.ProcessesRunning)}, nil
 }
 
-// parseCPULine sums "user nice system idle iowait irq softirq steal": guest
-// time is already in user and nice. Idle and iowait are not busy.
-func parseCPULine(f []string) (busy, total uint64, err error) {
-	if len(f) < 4 {
-		return 0, 0, fmt.Errorf("/proc/stat: cpu line has %d values, want at least 4", len(f))
+// load1 reads the 1-minute load average.
+func (p procFS) load1() (float64, error) {
+	fsys, err := p.fs()
+	if err != nil {
+		return 0, err
 	}
-	for i, s := range f[:min(len(f), 8)] {
-		v, err := strconv.ParseUint(s, 10, 64)
+	la, err := fsys.LoadAvg()
+	if err != nil {
+		return 0, err
+	}
+	return la.Load1, nil
+}
+
+// allStats reads every process's /proc/PID/stat. Processes that exit while
+// it reads are skipped.
+func (p procFS) allStats() (map[int]pidStat, error) {
+	fsys, err := p.fs()
+	if err != nil {
+		return nil, err
+	}
+	procs, err := fsys.AllProcs()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]pidStat, len(procs))
+	for _, proc := range procs {
+		st, err := proc.Stat()
+		if gone(err) {
+			continue
+		}
 		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/stat: cpu value %d: %w", i+1, err)
+			return nil, fmt.Errorf("process %d: %w", proc.PID, err)
 		}
-		total += v
-		if i != 3 && i != 4 {
-			busy += v
-		}
+		out[proc.PID] = statOf(st)
 	}
-	return busy, total, nil
+	return out, nil
 }
 
-// loadavg is /proc/loadavg: "0.50 0.40 0.30 3/200 1234".
-type loadavg struct {
-	load1    float64
-	runnable int // tasks runnable now, the reader included
-}
-
-func (p procFS) loadavg() (loadavg, error) {
-	b, err := os.ReadFile(p.path("loadavg"))
+// cgroupDir finds the directory of pid's CPU cgroup. It returns "" for the
+// root cgroup, whose accounting is the whole machine's, and for a process
+// in no mounted cpu hierarchy.
+func (p procFS) cgroupDir(pid int, h cgroup.Hierarchy) (string, error) {
+	fsys, err := p.fs()
 	if err != nil {
-		return loadavg{}, err
+		return "", err
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 4 {
-		return loadavg{}, fmt.Errorf("loadavg: %d fields, want 5", len(f))
-	}
-	l1, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return loadavg{}, fmt.Errorf("loadavg: %w", err)
-	}
-	run, _, ok := strings.Cut(f[3], "/")
-	n, err := strconv.Atoi(run)
-	if !ok || err != nil {
-		return loadavg{}, fmt.Errorf("loadavg: field 4 %q is not running/total", f[3])
-	}
-	return loadavg{load1: l1, runnable: n}, nil
-}
-
-// cgroupDir finds the directory of pid's CPU cgroup from /proc/PID/cgroup:
-// the v1 line whose controllers include cpu, else the v2 "0::" line. It
-// returns "" for the root cgroup, whose accounting is the whole machine's.
-func (p procFS) cgroupDir(pid string, h fault.Hierarchy) (string, error) {
-	b, err := os.ReadFile(p.path(pid, "cgroup"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("process %s: %w", pid, errGone)
+	proc, err := fsys.Proc(pid)
+	if gone(err) {
+		return "", fmt.Errorf("process %d: %w", pid, errGone)
 	}
 	if err != nil {
 		return "", err
 	}
-	var v1, v2 string
-	for _, line := range strings.Split(string(b), "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		if parts[0] == "0" && parts[1] == "" {
-			v2 = parts[2]
-		}
-		for _, c := range strings.Split(parts[1], ",") {
-			if c == "cpu" {
-				v1 = parts[2]
-			}
-		}
-	}
+	place, err := cgroup.CPUPlace(proc, h)
 	switch {
-	case v1 != "" && h.V1["cpu"] != "":
-		if v1 == "/" {
-			return "", nil
-		}
-		return filepath.Join(h.V1["cpu"], v1), nil
-	case v2 != "" && h.V2 != "":
-		if v2 == "/" {
-			return "", nil
-		}
-		return filepath.Join(h.V2, v2), nil
+	case errors.Is(err, cgroup.ErrNoCPUCgroup):
+		return "", nil
+	case gone(err):
+		return "", fmt.Errorf("process %d: %w", pid, errGone)
+	case err != nil:
+		return "", err
+	case place.IsRoot():
+		return "", nil
 	}
-	return "", nil
+	return place.Dir(), nil
 }

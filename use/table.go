@@ -225,6 +225,9 @@ func infoStat(row Row, metric string) (Stat, bool) {
 
 // label is the words people read for a metric knee writes.
 func label(metric string) string {
+	if comm, ok := strings.CutPrefix(metric, MetricOtherProcessPrefix); ok {
+		return "CPU of " + comm
+	}
 	switch metric {
 	case MetricCPUUtilization:
 		return "CPU"
@@ -234,6 +237,10 @@ func label(metric string) string {
 		return "throttled time"
 	case MetricMachineUtil:
 		return "CPU busy"
+	case MetricOtherUtil:
+		return "CPU of other processes"
+	case MetricOtherRunQueuePerCPU:
+		return "other runnable threads per CPU"
 	case MetricLoadPerCPU:
 		return "load per CPU"
 	case MetricRunQueuePerCPU:

@@ -22,16 +22,16 @@ const lagWorthMentioning = 0.001
 // DefaultThresholds are knee's levels for the metrics its probes write.
 func DefaultThresholds() Thresholds {
 	return Thresholds{
-		MetricThrottledPeriods:  0.05,  // throttled in more than a few % of CFS periods
-		MetricRunQueuePerCPU:    1,     // more runnable tasks than CPUs
-		MetricLoadPerCPU:        1,     // the same, averaged over a minute
-		MetricSchedP99:          0.01,  // goroutines waiting 10 ms to run
-		MetricPoolWaitTime:      0.05,  // on average 1/20 of a request waiting for a connection
-		MetricPoolTimeouts:      0,     // any request that gave up on the pool
-		MetricDBQueueWaiting:    0.5,   // requests queued for the serialised database
-		MetricDBBusyErrors:      0,     // any SQLITE_BUSY/LOCKED
-		MetricPGWaitingFraction: 0.5,   // waits dominate the active backends
-		MetricSendLagP99:        0.010, // knee itself 10 ms late sending
+		MetricThrottledPeriods:    0.05,  // throttled in more than a few % of CFS periods
+		MetricOtherUtil:           0.5,   // processes that are neither the target nor knee use half the machine
+		MetricOtherRunQueuePerCPU: 1,     // they have more runnable threads than there are CPUs
+		MetricSchedP99:            0.01,  // goroutines waiting 10 ms to run
+		MetricPoolWaitTime:        0.05,  // on average 1/20 of a request waiting for a connection
+		MetricPoolTimeouts:        0,     // any request that gave up on the pool
+		MetricDBQueueWaiting:      0.5,   // requests queued for the serialised database
+		MetricDBBusyErrors:        0,     // any SQLITE_BUSY/LOCKED
+		MetricPGWaitingFraction:   0.5,   // waits dominate the active backends
+		MetricSendLagP99:          0.010, // knee itself 10 ms late sending
 	}
 }
 
@@ -149,6 +149,11 @@ func Judge(steps []Table, t Thresholds) Verdict {
 		v.Summary = fmt.Sprintf("bottleneck: %s, saturated first at %s: %s", v.Bottleneck.Title(), v.StepLabel, joinSignals(v.Evidence))
 		if v.Bottleneck == Generator {
 			v.Summary += "; knee itself fell behind, so this run measured the generator, not the target"
+		}
+		if m, ok := step.Row(Machine); ok && v.Bottleneck == Machine {
+			if others := otherProcesses(m); others != "" {
+				v.Summary += "; other work on the machine (neither the target nor knee): " + others
+			}
 		}
 		return v
 	}

@@ -60,6 +60,15 @@ func TestImportDirections(t *testing.T) {
 			}
 		}
 	}
+	// Cgroups are read in one place, package cgroup: use and hostinfo read
+	// them through it, never through fault (which writes them).
+	for _, pkg := range []string{"use", "hostinfo"} {
+		for _, d := range imports[pkg] {
+			if d == "fault" {
+				t.Errorf("%s imports fault; read cgroups through package cgroup", pkg)
+			}
+		}
+	}
 }
 
 func isKnee(imports map[string][]string, pkg string) bool {
