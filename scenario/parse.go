@@ -3,7 +3,9 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -41,6 +43,32 @@ func ReadFile(fsys fs.FS, path string) (*Config, error) {
 		return nil, fmt.Errorf("read scenario file: %w", err)
 	}
 	return Parse(path, data)
+}
+
+// Stdin is the path that names standard input, as shells and most tools spell it.
+const Stdin = "-"
+
+// ReadPath reads and parses the scenario file at path as a shell gives it:
+// relative (./s.yaml, ../s.yaml, s.yaml), absolute, or Stdin for stdin.
+// Errors name the path as given. io/fs paths cannot start with ./ or ..,
+// which is why a command-line path does not go through ReadFile.
+func ReadPath(path string, stdin io.Reader) (*Config, error) {
+	var data []byte
+	var err error
+	name := path
+	switch {
+	case path == Stdin && stdin == nil:
+		return nil, errors.New("read scenario file: - names standard input, but there is none")
+	case path == Stdin:
+		name = "<stdin>"
+		data, err = io.ReadAll(stdin)
+	default:
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read scenario file %s: %w", name, err)
+	}
+	return Parse(name, data)
 }
 
 // Parse reads a scenario file; name is used in error messages. It fills in

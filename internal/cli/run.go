@@ -39,7 +39,7 @@ type runFlags struct {
 func (a *app) runCommand() *cobra.Command {
 	var f runFlags
 	c := &cobra.Command{
-		Use:   "run [scenario.yaml]",
+		Use:   "run [scenario.yaml | -]",
 		Short: "Generate load (open or closed model) and record it into a run directory",
 		Long: `knee run generates load with one of k6's executors and records every latency in
 HdrHistograms, written every interval to a run directory (run.json, latency.hlog,
@@ -205,10 +205,7 @@ func (a *app) loadConfig(c *cobra.Command, args []string, sf scenario.Flags) (*s
 	if len(given) > 0 {
 		return nil, fmt.Errorf("%s: scenario flags (%s) cannot be mixed with a scenario file; put them in the file", args[0], strings.Join(given, ", "))
 	}
-	cfg, err := scenario.ReadFile(os.DirFS("."), filepath.ToSlash(args[0]))
-	if err != nil && filepath.IsAbs(args[0]) {
-		cfg, err = scenario.ReadFile(os.DirFS("/"), strings.TrimPrefix(filepath.ToSlash(args[0]), "/"))
-	}
+	cfg, err := scenario.ReadPath(args[0], a.env.Stdin)
 	if err != nil {
 		return nil, err
 	}
