@@ -137,6 +137,11 @@ func (e *engine) writeInterval(now time.Time) {
 		}
 	}
 	e.last = snap
+	// run.json's counters are the sum of every interval: what was sent,
+	// whether or not the interval's own lines reach the disk.
+	for _, c := range snap.Counters {
+		e.meta.Counters.Add(c)
+	}
 	if err := e.w.WriteInterval(snap, extra); err != nil && e.werr == nil {
 		e.werr = fmt.Errorf("writing the run directory: %w", err)
 	}
