@@ -45,11 +45,20 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 	for _, sc := range scs {
 		e.open[sc.Name] = sc.Executor.Model() == load.ModelOpen
 	}
-	cpu0, _ := hostinfo.Self()
+	cpu0, cpuErr := hostinfo.Self()
+	if cpuErr != nil {
+		e.note("generator CPU not measured: reading it at the start failed: " + cpuErr.Error())
+	}
 	defer func() {
 		// The generator's CPU is what the load itself cost, not start-up or the environment note.
-		if cpu1, err := hostinfo.Self(); err == nil {
+		cpu1, err := hostinfo.Self()
+		switch {
+		case err != nil:
+			e.note("generator CPU and peak RSS not measured: reading them at the end failed: " + err.Error())
+		case cpuErr == nil:
 			e.cpu = cpu1.CPUSeconds - cpu0.CPUSeconds
+			e.meta.Env.Generator.PeakRSSMB = cpu1.PeakRSSMB
+		default:
 			e.meta.Env.Generator.PeakRSSMB = cpu1.PeakRSSMB
 		}
 	}()
@@ -142,8 +151,22 @@ func (e *engine) writeInterval(now time.Time) {
 	for _, c := range snap.Counters {
 		e.meta.Counters.Add(c)
 	}
-	if err := e.w.WriteInterval(snap, extra); err != nil && e.werr == nil {
-		e.werr = fmt.Errorf("writing the run directory: %w", err)
+	e.mem.add(snap, extra)
+	if e.werr != nil {
+		return // the files stopped at the failure; a later line would leave a gap
+	}
+	if err := e.w.WriteInterval(snap, extra); err != nil {
+		e.werr = err
+	}
+}
+
+// resourcesFailed notes a failure writing resources.jsonl; the first one is
+// kept. The latency files go on being written.
+func (e *engine) resourcesFailed(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.rerr == nil {
+		e.rerr = fmt.Errorf("%s: %w", rundir.ResourcesFile, err)
 	}
 }
 
@@ -186,7 +209,11 @@ func (e *engine) note(s string) {
 	e.mu.Unlock()
 }
 
-// finish closes the run directory, reads it back and summarises it.
+// finish closes the run directory, reads it back and summarises it. When the
+// run directory could not be written whole (disk full, permission lost), the
+// load still ran: the summary is made from the totals kept in memory, the
+// files keep what was flushed before the failure, and the error wraps
+// ErrRunDir with what failed.
 func (e *engine) finish(runErr error) (*Result, error) {
 	interrupted := errors.Is(runErr, load.ErrInterrupted)
 	if runErr != nil && !interrupted {
@@ -196,27 +223,45 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	e.meta.Interrupted = interrupted
 	e.meta.Finished = runErr == nil
 	e.meta.Env.Generator.CPUSeconds = e.cpu
-	if err := e.w.Close(e.meta); err != nil {
-		return nil, err
+	failure := errors.Join(e.werr, e.rerr)
+	if err := e.w.Close(e.meta); err != nil && failure == nil {
+		failure = err
 	}
-	if e.werr != nil {
-		return nil, e.werr
+	var r *rundir.Dir
+	if failure == nil {
+		var err error
+		if r, err = rundir.Open(e.opt.Dir); err != nil {
+			failure = fmt.Errorf("reading it back: %w", err)
+		}
 	}
-	r, err := rundir.Open(e.opt.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("reading back the run directory: %w", err)
+	if failure != nil {
+		failure = fmt.Errorf("%w: %s: %w; the summary is from the totals kept in memory, the files keep what was flushed before the failure", ErrRunDir, e.opt.Dir, failure)
+		e.meta.Notes = append(e.meta.Notes, failure.Error())
+		r = e.mem.dir(e.opt.Dir, e.meta)
 	}
 	sum := analyze.Summarize(r, analyze.SummaryOptions{SendLagLimit: e.opt.SendLagLimit})
 	e.meta.Summary = sum
 	r.Meta.Summary = sum
-	if err := e.w.Close(e.meta); err != nil {
-		return nil, err
+	// run.json again, now with the summary; after a failure it is worth a try
+	// (a full disk may have room for it once the other files are closed).
+	if err := e.w.Close(e.meta); err != nil && failure == nil {
+		failure = fmt.Errorf("%w: %s: %w", ErrRunDir, e.opt.Dir, err)
 	}
 	res := &Result{Dir: e.opt.Dir, Run: r, Summary: sum, Resources: e.resources}
+	if failure != nil {
+		return res, errors.Join(runErrOrNil(runErr, interrupted), failure)
+	}
 	if runErr != nil && !interrupted {
 		return res, runErr
 	}
 	return res, nil
+}
+
+func runErrOrNil(err error, interrupted bool) error {
+	if interrupted {
+		return nil
+	}
+	return err
 }
 
 // span is how long the whole run starts iterations.

@@ -121,12 +121,15 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 	if f.repeat == 1 {
 		res, err := runner.Execute(a.ctx, cfg, opt)
 		if res == nil {
-			return usageErr(err) // nothing ran: the configuration or the targets were wrong
+			return notRun(err)
 		}
-		if ferr := a.finishRun(res, f.summaryExport, thresholds); ferr != nil {
-			return ferr
+		ferr := a.finishRun(res, f.summaryExport, thresholds)
+		if err != nil {
+			// The load ran and its summary is printed; what failed after it
+			// is a failure of the run, not bad input.
+			return &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
 		}
-		return err
+		return ferr
 	}
 	return a.repeatRuns(cfg, opt, f, thresholds)
 }
@@ -152,9 +155,13 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		opt.Dir = fmt.Sprintf("%s-r%d", base, i)
 		res, err := runner.Execute(a.ctx, cfg, opt)
 		if res == nil {
-			return usageErr(err)
+			return notRun(err)
 		}
-		if err := a.finishRun(res, "", ts); err != nil {
+		ferr := a.finishRun(res, "", ts)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("repetition %d of %d: %w", i, f.repeat, errors.Join(err, ferr))}
+		}
+		if err := ferr; err != nil {
 			var ee *ExitError
 			if !errors.As(err, &ee) || ee.Code != ExitThresholds {
 				return err
@@ -177,6 +184,15 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed in at least one repetition")}
 	}
 	return nil
+}
+
+// notRun is the exit of a run that never started: bad input (exit 2), unless
+// the run directory could not be created (exit 1).
+func notRun(err error) error {
+	if errors.Is(err, runner.ErrRunDir) {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	return usageErr(err)
 }
 
 // registerRequestFlags registers the flags of the one request a flag-built

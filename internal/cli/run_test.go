@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -36,5 +40,69 @@ func TestRunScenarioPathForms(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errb.String(), tc.want) || strings.Contains(errb.String(), "invalid argument") {
 			t.Errorf("knee run %s: exit %d, stderr %q; want exit 2 naming %q", tc.path, code, errb.String(), tc.want)
 		}
+	}
+}
+
+// A disk that fills mid-run is a failure of the run, not bad input: exit 1,
+// the summary of everything measured (all 600 requests, from memory), the
+// files as flushed before the failure, and stderr says what failed.
+func TestRunDiskFullMidRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("SKIPPED, disk-full test not run: cannot mount a 64 KiB tmpfs (needs root and mount permission): %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	// Leave 16 KiB: room for run.json and the first intervals (about 8 KiB
+	// a second at 200/s and 100 ms intervals), not for 3 s of them.
+	if err := os.WriteFile(filepath.Join(dir, "filler"), make([]byte, 48<<10), 0o644); err != nil {
+		t.Fatalf("filling the tmpfs: %v", err)
+	}
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	var out, errb strings.Builder
+	code := Main(Env{Args: []string{"run", "--rate", "200", "--duration", "3s", "--interval", "100ms", "--url", srv.URL,
+		"--out", dir, "--quiet"}, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	if code != ExitFailure {
+		t.Errorf("exit %d, want 1 (the load ran; writing its results failed)", code)
+	}
+	// 200/s for 3 s: iterations at 0, 5 ms, ..., 2995 ms.
+	if !strings.Contains(out.String(), "requests            600 in") || hits.Load() != 600 {
+		t.Errorf("summary does not say the 600 requests sent (server saw %d)", hits.Load())
+	}
+	if !strings.Contains(errb.String(), "no space left on device") || !strings.Contains(errb.String(), "writing the run directory failed") {
+		t.Errorf("stderr does not say what failed")
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "*", "latency.hlog"))
+	if len(runs) != 1 {
+		t.Fatalf("run directory: %v, want one with latency.hlog kept", runs)
+	}
+	hlog, err := os.ReadFile(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An interval line: Tag=metric|scenario|name,start,length,max,histogram.
+	lines := 0
+	for _, l := range strings.Split(string(hlog), "\n") {
+		if strings.HasPrefix(l, "Tag=latency|") && strings.Count(l, ",") == 4 {
+			lines++
+		}
+	}
+	if lines == 0 {
+		t.Errorf("latency.hlog kept no interval (%d bytes)", len(hlog))
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(runs[0]), "run.json")); err != nil {
+		t.Errorf("run.json not kept: %v", err)
 	}
 }
