@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,7 +24,7 @@ import (
 func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fault, grace time.Duration) error {
 	// started is closed once load knows t0; the rotation and the faults both wait for it.
 	started := make(chan struct{})
-	lr, err := load.NewGenerator(scs, sinkAdapter{e.rec}, load.Options{
+	lr, err := load.NewGenerator(scs, sinkAdapter{r: e.rec, drops: &e.drops}, load.Options{
 		GracefulStop: grace,
 		Abort:        e.opt.Abort,
 		// OnStart runs before the first iteration, so nothing is recorded
@@ -42,8 +44,10 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 	e.total = span(scs)
 	e.due = map[string]int64{}
 	e.open = map[string]bool{}
+	e.maxVUs = map[string]int{}
 	for _, sc := range scs {
 		e.open[sc.Name] = sc.Executor.Model() == load.ModelOpen
+		e.maxVUs[sc.Name] = sc.Executor.PeakVUs()
 	}
 	cpu0, cpuErr := hostinfo.Self()
 	if cpuErr != nil {
@@ -223,6 +227,8 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	e.meta.Interrupted = interrupted
 	e.meta.Finished = runErr == nil
 	e.meta.Env.Generator.CPUSeconds = e.cpu
+	notices := e.dropNotices()
+	e.meta.Notes = append(e.meta.Notes, notices...)
 	failure := errors.Join(e.werr, e.rerr)
 	if err := e.w.Close(e.meta); err != nil && failure == nil {
 		failure = err
@@ -247,7 +253,7 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	if err := e.w.Close(e.meta); err != nil && failure == nil {
 		failure = fmt.Errorf("%w: %s: %w", ErrRunDir, e.opt.Dir, err)
 	}
-	res := &Result{Dir: e.opt.Dir, Run: r, Summary: sum, Resources: e.resources}
+	res := &Result{Dir: e.opt.Dir, Run: r, Summary: sum, Resources: e.resources, Notices: notices}
 	if failure != nil {
 		return res, errors.Join(runErrOrNil(runErr, interrupted), failure)
 	}
@@ -262,6 +268,38 @@ func runErrOrNil(err error, interrupted bool) error {
 		return nil
 	}
 	return err
+}
+
+// dropNotices says, per scenario that dropped iterations, how many, why
+// (every one of maxVUs busy, from which second) and how to avoid it.
+func (e *engine) dropNotices() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(e.mem.counters)) {
+		c := e.mem.counters[name].Counters
+		at, ok := e.drops.first(name)
+		if c.DroppedIterations == 0 || !ok {
+			continue
+		}
+		out = append(out, DropNotice(name, c.DroppedIterations, c.Requests+c.DroppedIterations,
+			e.maxVUs[name], at.Sub(e.t0), e.source))
+	}
+	return out
+}
+
+// DropNotice is the account of a scenario's dropped iterations: dropped of
+// due (sent + dropped) never started because all maxVUs VUs were busy, first
+// at firstAt since the start. source is the scenario file, or "" for flags:
+// it decides whether the fix is a flag or a key. The suggested maxVUs is
+// maxVUs + dropped, enough even had every dropped iteration run at once.
+func DropNotice(scenario string, dropped, due int64, maxVUs int, firstAt time.Duration, source string) string {
+	fix := fmt.Sprintf("--max-vus %d", int64(maxVUs)+dropped)
+	if source != "" {
+		fix = fmt.Sprintf("maxVUs: %d in scenario %s of %s", int64(maxVUs)+dropped, scenario, source)
+	}
+	tenths := firstAt.Truncate(100 * time.Millisecond).Seconds()
+	return fmt.Sprintf("DROPPED %d of %d iterations (scenario %s): all %d VUs (maxVUs) were busy from %.1f s, "+
+		"so these were never sent and no latency below includes them; to send them, set %s",
+		dropped, due, scenario, maxVUs, tenths, fix)
 }
 
 // span is how long the whole run starts iterations.

@@ -18,3 +18,14 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// A scenario from a file is fixed in the file, not by a flag; the second is
+// the first drop's, truncated to tenths (a drop at 10.19 s is "from 10.1 s").
+func TestDropNoticeFromFile(t *testing.T) {
+	got := DropNotice("open", 497, 12500, 1000, 10190*time.Millisecond, "s.yaml")
+	want := "DROPPED 497 of 12500 iterations (scenario open): all 1000 VUs (maxVUs) were busy from 10.1 s, " +
+		"so these were never sent and no latency below includes them; to send them, set maxVUs: 1497 in scenario open of s.yaml"
+	if got != want {
+		t.Errorf("got\n %s\nwant\n %s", got, want)
+	}
+}

@@ -61,6 +61,9 @@ type Result struct {
 	Run       *rundir.Dir
 	Summary   rundir.Summary
 	Resources []use.Sample // USE samples, when Options.Resources
+	// Notices are what must be read before the summary: each scenario's
+	// dropped iterations, how many, why and the setting that avoids them.
+	Notices []string
 }
 
 // ErrRunDir is wrapped by every error of writing the run directory: a
@@ -114,7 +117,7 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRunDir, err)
 	}
-	e := &engine{opt: opt, w: w, meta: meta, rec: record.NewRecorder(time.Now()), mem: newTotals()}
+	e := &engine{opt: opt, w: w, meta: meta, rec: record.NewRecorder(time.Now()), mem: newTotals(), source: cfg.Source}
 	runErr := e.run(ctx, scs, faults, gracefulStop(cfg))
 
 	if !opt.SkipEnvironment {
@@ -194,6 +197,10 @@ type engine struct {
 	werr error   // the first failure writing latency.hlog or counters.jsonl; they get nothing after it
 	rerr error   // the first failure writing resources.jsonl
 	mem  *totals // the whole run in memory, for the summary when the files fail
+
+	drops  firstDrops     // when each scenario first dropped an iteration (its own lock)
+	maxVUs map[string]int // per scenario, the most VUs it may run
+	source string         // the scenario file, "" when built from flags
 
 	resources []use.Sample
 }

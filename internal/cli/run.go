@@ -291,8 +291,11 @@ func newRunDir(base string) (string, error) {
 	return "", fmt.Errorf("--out %s: too many runs started this second", base)
 }
 
-// finishRun prints the summary, exports it and evaluates thresholds.
+// finishRun prints the run's notices and summary, exports it and evaluates thresholds.
 func (a *app) finishRun(res *runner.Result, export string, ts []analyze.Threshold) error {
+	for _, n := range res.Notices {
+		fmt.Fprintln(a.env.Stdout, n) // first: what the figures below leave out
+	}
 	fmt.Fprintf(a.env.Stdout, "run directory: %s\n", res.Dir)
 	if err := report.Summary(a.env.Stdout, res.Summary); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // knee run takes the scenario path as the shell gives it: a file with a
@@ -104,5 +105,30 @@ func TestRunDiskFullMidRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(runs[0]), "run.json")); err != nil {
 		t.Errorf("run.json not kept: %v", err)
+	}
+}
+
+// Dropped iterations are said first, before the summary: how many of how
+// many, why (every VU busy, from which second) and the flag that sends them.
+// 2/s for 3 s with one VU and answers 750 ms late: iterations due at 0, 0.5,
+// 1, 1.5, 2, 2.5 s; the VU is busy over [0, 0.75), [1, 1.75), [2, 2.75), so
+// those due at 0.5, 1.5 and 2.5 s are dropped, the first at 0.5 s; one VU
+// plus 3 dropped = 4 would have sent all.
+func TestRunSaysDropsFirst(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(750 * time.Millisecond)
+	}))
+	defer srv.Close()
+	var out, errb strings.Builder
+	code := Main(Env{Args: []string{"run", "--rate", "2", "--duration", "3s", "--pre-allocated-vus", "1", "--max-vus", "1",
+		"--url", srv.URL, "--out", t.TempDir(), "--quiet"}, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	first, _, _ := strings.Cut(out.String(), "\n")
+	want := "DROPPED 3 of 6 iterations (scenario default): all 1 VUs (maxVUs) were busy from 0.5 s, " +
+		"so these were never sent and no latency below includes them; to send them, set --max-vus 4"
+	if first != want {
+		t.Errorf("first line\n %q\nwant\n %q\n(stdout:\n%s)", first, want, out.String())
 	}
 }
