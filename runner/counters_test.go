@@ -3,6 +3,8 @@ package runner_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/request"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
 )
@@ -97,5 +100,34 @@ func TestRunJSONCountersOnDisk(t *testing.T) {
 	}
 	if got := meta.Counters; !reflect.DeepEqual(got, want) {
 		t.Errorf("run.json counters\n got %+v\nwant %+v\n(run.json: %s)", got, want, strings.TrimSpace(string(data[:min(len(data), 400)])))
+	}
+}
+
+// A resources.jsonl that cannot be written is a failure of the run (the
+// error wraps ErrRunDir and names the file), not a note: the latency files
+// are still written whole and the Result still carries the summary.
+func TestResourcesFailureSurfaces(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	o := opts(t)
+	o.Resources = true
+	// A directory where resources.jsonl should be: creating the file fails.
+	if err := os.MkdirAll(filepath.Join(o.Dir, "resources.jsonl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(srv.URL, load.ConstantArrivalRate{Rate: 20, TimeUnit: time.Second, Duration: time.Second, PreAllocatedVUs: 2, MaxVUs: 10})
+	res, err := runner.Execute(context.Background(), cfg, o)
+	if !errors.Is(err, runner.ErrRunDir) || !strings.Contains(fmt.Sprint(err), "resources.jsonl") {
+		t.Errorf("error %v; want one wrapping ErrRunDir that names resources.jsonl", err)
+	}
+	if res == nil || res.Summary.Requests != 20 {
+		t.Fatalf("result %+v; want the summary of the 20 requests sent", res)
+	}
+	r, err := rundir.Open(o.Dir)
+	if err != nil {
+		t.Fatalf("the latency files should be whole: %v", err)
+	}
+	if got := r.Counters(0, 0).Requests; got != 20 {
+		t.Errorf("the run directory holds %d requests, want 20", got)
 	}
 }
