@@ -47,7 +47,11 @@ counters.jsonl) under --out.
 
 Open model (constant-arrival-rate, ramping-arrival-rate): requests start on a
 schedule, latency counts from each one's intended start, and an iteration that
-finds all --max-vus busy is counted in dropped_iterations, never sent late.
+finds all --max-vus busy is counted in dropped_iterations, never sent late,
+and said before the summary. Defaults, the same for flags and scenario files:
+time unit 1s, 50 pre-allocated VUs, and max VUs max(1000, peak rate × 10 s),
+so a 10 s stall of the target at the peak rate drops nothing (a waiting VU
+costs about 16 KB of memory and holds one connection).
 Closed model (constant-vus, ramping-vus): each VU sends, waits for the reply,
 thinks, and sends again; its iteration interval is recorded so coordinated
 omission can be detected and corrected by knee analyze.`,
@@ -55,7 +59,8 @@ omission can be detected and corrected by knee analyze.`,
       --url 'http://127.0.0.1:5080/api/books/{isbn}' --var isbn=9780441172719,9780261102217 \
       --out runs/ --summary-export summary.json
   knee run --executor constant-vus --vus 20 --think 100ms --duration 60s --url 'http://127.0.0.1:5080/api/books/{isbn}' --var isbn=9780441172719
-  knee run scenario.yaml --threshold 'p(95)<200ms'`,
+  knee run ./scenario.yaml --threshold 'p(95)<200ms'
+  generate-scenario | knee run -`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.doRun(c, args, f)
