@@ -51,7 +51,7 @@ finds all --max-vus busy is counted in dropped_iterations, never sent late,
 and said before the summary. Defaults, the same for flags and scenario files:
 time unit 1s, 50 pre-allocated VUs, and max VUs max(1000, peak rate × 10 s),
 so a 10 s stall of the target at the peak rate drops nothing (a waiting VU
-costs about 16 KB of memory and holds one connection).
+costs about 17 KB of memory and holds one connection).
 Closed model (constant-vus, ramping-vus): each VU sends, waits for the reply,
 thinks, and sends again; its iteration interval is recorded so coordinated
 omission can be detected and corrected by knee analyze.`,
