@@ -229,21 +229,27 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	e.meta.Env.Generator.CPUSeconds = e.cpu
 	notices := e.dropNotices()
 	e.meta.Notes = append(e.meta.Notes, notices...)
-	failure := errors.Join(e.werr, e.rerr)
-	if err := e.w.Close(e.meta); err != nil && failure == nil {
-		failure = err
+	filesErr := e.werr
+	if err := e.w.Close(e.meta); err != nil && filesErr == nil {
+		filesErr = err
 	}
 	var r *rundir.Dir
-	if failure == nil {
+	if filesErr == nil {
 		var err error
 		if r, err = rundir.Open(e.opt.Dir); err != nil {
-			failure = fmt.Errorf("reading it back: %w", err)
+			filesErr = fmt.Errorf("reading it back: %w", err)
 		}
 	}
-	if failure != nil {
-		failure = fmt.Errorf("%w: %s: %w; the summary is from the totals kept in memory, the files keep what was flushed before the failure", ErrRunDir, e.opt.Dir, failure)
-		e.meta.Notes = append(e.meta.Notes, failure.Error())
+	var failure error
+	if filesErr != nil {
+		failure = fmt.Errorf("%w: %s: %w; the summary is from the totals kept in memory, the files keep what was flushed before the failure", ErrRunDir, e.opt.Dir, filesErr)
 		r = e.mem.dir(e.opt.Dir, e.meta)
+	}
+	if e.rerr != nil { // the latency files are whole: the summary is theirs
+		failure = errors.Join(failure, fmt.Errorf("%w: %s: %w", ErrRunDir, e.opt.Dir, e.rerr))
+	}
+	if failure != nil {
+		e.meta.Notes = append(e.meta.Notes, failure.Error())
 	}
 	sum := analyze.Summarize(r, analyze.SummaryOptions{SendLagLimit: e.opt.SendLagLimit})
 	e.meta.Summary = sum
@@ -254,20 +260,13 @@ func (e *engine) finish(runErr error) (*Result, error) {
 		failure = fmt.Errorf("%w: %s: %w", ErrRunDir, e.opt.Dir, err)
 	}
 	res := &Result{Dir: e.opt.Dir, Run: r, Summary: sum, Resources: e.resources, Notices: notices}
-	if failure != nil {
-		return res, errors.Join(runErrOrNil(runErr, interrupted), failure)
-	}
-	if runErr != nil && !interrupted {
+	switch {
+	case runErr != nil && !interrupted && failure != nil:
+		return res, errors.Join(runErr, failure)
+	case runErr != nil && !interrupted:
 		return res, runErr
 	}
-	return res, nil
-}
-
-func runErrOrNil(err error, interrupted bool) error {
-	if interrupted {
-		return nil
-	}
-	return err
+	return res, failure
 }
 
 // dropNotices says, per scenario that dropped iterations, how many, why
