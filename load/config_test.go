@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,46 @@ func TestNewRunnerRejects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The default maxVUs covers a 10 s stall at the peak rate, never under 1,000
+// nor over 1,000,000; values worked by hand.
+func TestDefaultMaxVUs(t *testing.T) {
+	for _, tc := range []struct {
+		peak float64
+		want int
+	}{
+		{0, 1000}, {-5, 1000}, {math.NaN(), 1000}, {1, 1000}, {100, 1000}, {100.01, 1001},
+		{500, 5000}, {2000, 20000}, {100_000, 1_000_000}, {1e9, 1_000_000}, {math.Inf(1), 1_000_000},
+	} {
+		if got := DefaultMaxVUs(tc.peak); got != tc.want {
+			t.Errorf("DefaultMaxVUs(%v) = %d, want %d", tc.peak, got, tc.want)
+		}
+	}
+}
+
+func TestWithDefaults(t *testing.T) {
+	sec := time.Second
+	for _, tc := range []struct {
+		in, want Executor
+	}{
+		{ConstantArrivalRate{Rate: 500, Duration: sec}, ConstantArrivalRate{Rate: 500, TimeUnit: sec, Duration: sec, PreAllocatedVUs: 50, MaxVUs: 5000}},
+		{ConstantArrivalRate{Rate: 30, TimeUnit: time.Minute, Duration: sec, MaxVUs: 20}, ConstantArrivalRate{Rate: 30, TimeUnit: time.Minute, Duration: sec, PreAllocatedVUs: 20, MaxVUs: 20}},
+		{ConstantArrivalRate{Rate: 1, Duration: sec, PreAllocatedVUs: 2000}, ConstantArrivalRate{Rate: 1, TimeUnit: sec, Duration: sec, PreAllocatedVUs: 2000, MaxVUs: 2000}},
+		{ConstantArrivalRate{Rate: 1, Duration: sec, PreAllocatedVUs: -1}, ConstantArrivalRate{Rate: 1, TimeUnit: sec, Duration: sec, PreAllocatedVUs: -1}}, // left for Validate
+		{RampingArrivalRate{StartRate: 700, Stages: []Stage{{Duration: sec, Target: 100}}}, RampingArrivalRate{StartRate: 700, TimeUnit: sec, Stages: []Stage{{Duration: sec, Target: 100}}, PreAllocatedVUs: 50, MaxVUs: 7000}},
+		{RampingArrivalRate{TimeUnit: 2 * sec, Stages: []Stage{{Duration: sec, Target: 4000}}}, RampingArrivalRate{TimeUnit: 2 * sec, Stages: []Stage{{Duration: sec, Target: 4000}}, PreAllocatedVUs: 50, MaxVUs: 20000}},
+	} {
+		var got Executor
+		switch e := tc.in.(type) {
+		case ConstantArrivalRate:
+			got = e.WithDefaults()
+		case RampingArrivalRate:
+			got = e.WithDefaults()
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%+v.WithDefaults() = %+v, want %+v", tc.in, got, tc.want)
+		}
 	}
 }

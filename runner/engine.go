@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,7 +24,7 @@ import (
 func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fault, grace time.Duration) error {
 	// started is closed once load knows t0; the rotation and the faults both wait for it.
 	started := make(chan struct{})
-	lr, err := load.NewGenerator(scs, sinkAdapter{e.rec}, load.Options{
+	lr, err := load.NewGenerator(scs, sinkAdapter{r: e.rec, drops: &e.drops}, load.Options{
 		GracefulStop: grace,
 		Abort:        e.opt.Abort,
 		// OnStart runs before the first iteration, so nothing is recorded
@@ -42,14 +44,23 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 	e.total = span(scs)
 	e.due = map[string]int64{}
 	e.open = map[string]bool{}
+	e.maxVUs = map[string]int{}
 	for _, sc := range scs {
 		e.open[sc.Name] = sc.Executor.Model() == load.ModelOpen
+		e.maxVUs[sc.Name] = sc.Executor.PeakVUs()
 	}
-	cpu0, _ := hostinfo.Self()
+	cpu0, cpuErr := hostinfo.Self()
+	if cpuErr != nil {
+		e.note("generator CPU not measured: reading it at the start failed: " + cpuErr.Error())
+	}
 	peak := hostinfo.StartPeakRSS(hostinfo.Options{}) // this run's own peak, not the process's (--repeat)
 	defer func() {
 		// The generator's CPU is what the load itself cost, not start-up or the environment note.
-		if cpu1, err := hostinfo.Self(); err == nil {
+		cpu1, err := hostinfo.Self()
+		switch {
+		case err != nil:
+			e.note("generator CPU not measured: reading it at the end failed: " + err.Error())
+		case cpuErr == nil:
 			e.cpu = cpu1.CPUSeconds - cpu0.CPUSeconds
 		}
 		mb, note, err := peak.Stop()
@@ -145,8 +156,27 @@ func (e *engine) writeInterval(now time.Time) {
 		}
 	}
 	e.last = snap
-	if err := e.w.WriteInterval(snap, extra); err != nil && e.werr == nil {
-		e.werr = fmt.Errorf("writing the run directory: %w", err)
+	// run.json's counters are the sum of every interval: what was sent,
+	// whether or not the interval's own lines reach the disk.
+	for _, c := range snap.Counters {
+		e.meta.Counters.Add(c)
+	}
+	e.mem.add(snap, extra)
+	if e.werr != nil {
+		return // the files stopped at the failure; a later line would leave a gap
+	}
+	if err := e.w.WriteInterval(snap, extra); err != nil {
+		e.werr = err
+	}
+}
+
+// resourcesFailed notes a failure writing resources.jsonl; the first one is
+// kept. The latency files go on being written.
+func (e *engine) resourcesFailed(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.rerr == nil {
+		e.rerr = fmt.Errorf("%s: %w", rundir.ResourcesFile, err)
 	}
 }
 
@@ -189,7 +219,11 @@ func (e *engine) note(s string) {
 	e.mu.Unlock()
 }
 
-// finish closes the run directory, reads it back and summarises it.
+// finish closes the run directory, reads it back and summarises it. When the
+// run directory could not be written whole (disk full, permission lost), the
+// load still ran: the summary is made from the totals kept in memory, the
+// files keep what was flushed before the failure, and the error wraps
+// ErrRunDir with what failed.
 func (e *engine) finish(runErr error) (*Result, error) {
 	interrupted := errors.Is(runErr, load.ErrInterrupted)
 	if runErr != nil && !interrupted {
@@ -199,27 +233,78 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	e.meta.Interrupted = interrupted
 	e.meta.Finished = runErr == nil
 	e.meta.Env.Generator.CPUSeconds = e.cpu
-	if err := e.w.Close(e.meta); err != nil {
-		return nil, err
+	notices := e.dropNotices()
+	e.meta.Notes = append(e.meta.Notes, notices...)
+	filesErr := e.werr
+	if err := e.w.Close(e.meta); err != nil && filesErr == nil {
+		filesErr = err
 	}
-	if e.werr != nil {
-		return nil, e.werr
+	var r *rundir.Dir
+	if filesErr == nil {
+		var err error
+		if r, err = rundir.Open(e.opt.Dir); err != nil {
+			filesErr = fmt.Errorf("reading it back: %w", err)
+		}
 	}
-	r, err := rundir.Open(e.opt.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("reading back the run directory: %w", err)
+	var failure error
+	if filesErr != nil {
+		failure = fmt.Errorf("%w: %s: %w; the summary is from the totals kept in memory, the files keep what was flushed before the failure", ErrRunDir, e.opt.Dir, filesErr)
+		r = e.mem.dir(e.opt.Dir, e.meta)
+	}
+	if e.rerr != nil { // the latency files are whole: the summary is theirs
+		failure = errors.Join(failure, fmt.Errorf("%w: %s: %w", ErrRunDir, e.opt.Dir, e.rerr))
+	}
+	if failure != nil {
+		e.meta.Notes = append(e.meta.Notes, failure.Error())
 	}
 	sum := analyze.Summarize(r, analyze.SummaryOptions{SendLagLimit: e.opt.SendLagLimit})
 	e.meta.Summary = sum
 	r.Meta.Summary = sum
-	if err := e.w.Close(e.meta); err != nil {
-		return nil, err
+	// run.json again, now with the summary; after a failure it is worth a try
+	// (a full disk may have room for it once the other files are closed).
+	if err := e.w.Close(e.meta); err != nil && failure == nil {
+		failure = fmt.Errorf("%w: %s: %w", ErrRunDir, e.opt.Dir, err)
 	}
-	res := &Result{Dir: e.opt.Dir, Run: r, Summary: sum, Resources: e.resources}
-	if runErr != nil && !interrupted {
+	res := &Result{Dir: e.opt.Dir, Run: r, Summary: sum, Resources: e.resources, Notices: notices}
+	switch {
+	case runErr != nil && !interrupted && failure != nil:
+		return res, errors.Join(runErr, failure)
+	case runErr != nil && !interrupted:
 		return res, runErr
 	}
-	return res, nil
+	return res, failure
+}
+
+// dropNotices says, per scenario that dropped iterations, how many, why
+// (every one of maxVUs busy, from which second) and how to avoid it.
+func (e *engine) dropNotices() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(e.mem.counters)) {
+		c := e.mem.counters[name].Counters
+		at, ok := e.drops.first(name)
+		if c.DroppedIterations == 0 || !ok {
+			continue
+		}
+		out = append(out, DropNotice(name, c.DroppedIterations, c.Requests+c.DroppedIterations,
+			e.maxVUs[name], at.Sub(e.t0), e.source))
+	}
+	return out
+}
+
+// DropNotice is the account of a scenario's dropped iterations: dropped of
+// due (sent + dropped) never started because all maxVUs VUs were busy, first
+// at firstAt since the start. source is the scenario file, or "" for flags:
+// it decides whether the fix is a flag or a key. The suggested maxVUs is
+// maxVUs + dropped, enough even had every dropped iteration run at once.
+func DropNotice(scenario string, dropped, due int64, maxVUs int, firstAt time.Duration, source string) string {
+	fix := fmt.Sprintf("--max-vus %d", int64(maxVUs)+dropped)
+	if source != "" {
+		fix = fmt.Sprintf("maxVUs: %d in scenario %s of %s", int64(maxVUs)+dropped, scenario, source)
+	}
+	tenths := firstAt.Truncate(100 * time.Millisecond).Seconds()
+	return fmt.Sprintf("DROPPED %d of %d iterations (scenario %s): all %d VUs (maxVUs) were busy from %.1f s, "+
+		"so these were never sent and no latency below includes them; to send them, set %s",
+		dropped, due, scenario, maxVUs, tenths, fix)
 }
 
 // span is how long the whole run starts iterations.

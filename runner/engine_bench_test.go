@@ -35,7 +35,7 @@ func BenchmarkRecordSample(b *testing.B) {
 			Latency: 1200 * time.Microsecond, Service: 1200 * time.Microsecond, Interval: 101 * time.Millisecond}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			rec := sinkAdapter{record.NewRecorder(time.Now())}
+			rec := sinkAdapter{r: record.NewRecorder(time.Now())}
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				sh := rec.Shard()
@@ -59,7 +59,7 @@ func BenchmarkIteration(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	rec := sinkAdapter{record.NewRecorder(time.Now())}
+	rec := sinkAdapter{r: record.NewRecorder(time.Now())}
 	var vus atomic.Uint64
 	b.ReportAllocs()
 	b.SetParallelism(8)

@@ -3,8 +3,6 @@ package runner
 import (
 	"fmt"
 	"time"
-
-	"github.com/knee-dev/knee/report"
 )
 
 // plainEvery is how often a non-terminal progress line is printed.
@@ -47,7 +45,7 @@ func (e *engine) progress(elapsed time.Duration) {
 		line += fmt.Sprintf("  target %.0f/s", target)
 	}
 	line += fmt.Sprintf("  achieved %.0f/s  VUs busy %d/%d (max %d)  p99 %s  errors %d  dropped %d",
-		rate, busy, vus, peak, report.Ms(float64(p99)/1e6), errs, dropped)
+		rate, busy, vus, peak, shortDuration(p99), errs, dropped)
 	if e.opt.Live {
 		e.printf("\r\x1b[K%s", line)
 		return

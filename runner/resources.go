@@ -3,6 +3,8 @@ package runner
 import (
 	"bufio"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -22,7 +24,7 @@ func (e *engine) startResources(t0 time.Time) (stop func() []use.Sample) {
 	}
 	f, err := os.Create(filepath.Join(e.opt.Dir, rundir.ResourcesFile))
 	if err != nil {
-		e.note("USE sampling off: " + err.Error())
+		e.resourcesFailed(err)
 		return func() []use.Sample { return nil }
 	}
 	bw := bufio.NewWriter(f)
@@ -37,17 +39,18 @@ func (e *engine) startResources(t0 time.Time) (stop func() []use.Sample) {
 	go func() {
 		defer close(done)
 		if err := s.Run(ctx); err != nil {
-			e.note("USE sampling stopped: " + err.Error())
+			e.resourcesFailed(fmt.Errorf("USE sampling stopped: %w", err))
 		}
 	}()
 	return func() []use.Sample {
 		cancel()
 		<-done
-		if err := bw.Flush(); err != nil {
-			e.note("resources.jsonl: " + err.Error())
+		if err := errors.Join(bw.Flush(), f.Close()); err != nil {
+			e.resourcesFailed(err)
 		}
-		f.Close()
-		s.Close()
+		if err := s.Close(); err != nil {
+			e.note("USE sampling: " + err.Error())
+		}
 		return s.Samples()
 	}
 }

@@ -61,12 +61,25 @@ type Result struct {
 	Run       *rundir.Dir
 	Summary   rundir.Summary
 	Resources []use.Sample // USE samples, when Options.Resources
+	// Notices are what must be read before the summary: each scenario's
+	// dropped iterations, how many, why and the setting that avoids them.
+	Notices []string
 }
+
+// ErrRunDir is wrapped by every error of writing the run directory: a
+// failure of the run (exit 1 at the command line), not of its configuration.
+var ErrRunDir = errors.New("writing the run directory failed")
 
 // Execute runs cfg until its scenarios end or ctx is cancelled (graceful stop:
 // in-flight requests get the scenario's gracefulStop), writing the run
 // directory as it goes. An interrupted run still returns its Result, with
 // Summary.Interrupted set, and a nil error: what it measured is kept.
+//
+// A nil Result means nothing ran: the configuration or its targets were
+// wrong, or the run directory could not be created (the error wraps
+// ErrRunDir). Once the load has run, the Result is never nil, even with an
+// error: a run directory that could not be written whole (ErrRunDir) or a
+// load that failed still leaves a summary of what was measured.
 func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("runner: no run directory given")
@@ -102,9 +115,9 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 
 	w, err := rundir.Create(opt.Dir, meta)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrRunDir, err)
 	}
-	e := &engine{opt: opt, w: w, meta: meta, rec: record.NewRecorder(time.Now())}
+	e := &engine{opt: opt, w: w, meta: meta, rec: record.NewRecorder(time.Now()), mem: newTotals(), source: cfg.Source}
 	runErr := e.run(ctx, scs, faults, gracefulStop(cfg))
 
 	if !opt.SkipEnvironment {
@@ -178,10 +191,16 @@ type engine struct {
 	// last interval written; guarded by mu.
 	due map[string]int64
 
-	mu   sync.Mutex // guards the fields below and meta's Faults and Notes
+	mu   sync.Mutex // guards the fields below and meta's Faults, Notes and Counters
 	t0   time.Time
 	last record.IntervalSnapshot
-	werr error
+	werr error   // the first failure writing latency.hlog or counters.jsonl; they get nothing after it
+	rerr error   // the first failure writing resources.jsonl
+	mem  *totals // the whole run in memory, for the summary when the files fail
+
+	drops  firstDrops     // when each scenario first dropped an iteration (its own lock)
+	maxVUs map[string]int // per scenario, the most VUs it may run
+	source string         // the scenario file, "" when built from flags
 
 	resources []use.Sample
 }

@@ -14,13 +14,6 @@ import (
 // FlagScenario is the name of the one scenario FromFlags builds (k6's too).
 const FlagScenario = "default"
 
-// Defaults FromFlags applies to an arrival-rate executor when neither
-// --pre-allocated-vus nor --max-vus is given.
-const (
-	DefaultFlagPreAllocatedVUs = 50
-	DefaultFlagMaxVUs          = 1000
-)
-
 // Flags are the command-line flag values of a single-scenario run. A zero
 // field means the flag was not given: register every flag with a zero
 // default, or defaults here cannot tell "not given" from "given". The flag
@@ -165,24 +158,15 @@ func flagsForExecutor(executor string, f Flags) []error {
 
 // executorFromFlags builds the settings of executor kind; nil when unknown.
 func executorFromFlags(kind string, f Flags, stages []load.Stage) load.Executor {
-	timeUnit := f.TimeUnit
-	if timeUnit == 0 {
-		timeUnit = time.Second
-	}
-	pre, maxVUs := f.PreAllocatedVUs, f.MaxVUs
-	switch {
-	case pre == 0 && maxVUs == 0:
-		pre, maxVUs = DefaultFlagPreAllocatedVUs, DefaultFlagMaxVUs
-	case pre == 0:
-		pre = min(DefaultFlagPreAllocatedVUs, maxVUs)
-	case maxVUs == 0:
-		maxVUs = max(pre, DefaultFlagMaxVUs)
-	}
+	// Defaults (timeUnit, preAllocatedVUs, maxVUs) are load's, applied as
+	// for a scenario file.
 	switch kind {
 	case ConstantArrivalRate:
-		return load.ConstantArrivalRate{Rate: f.Rate, TimeUnit: timeUnit, Duration: f.Duration, PreAllocatedVUs: pre, MaxVUs: maxVUs}
+		return load.ConstantArrivalRate{Rate: f.Rate, TimeUnit: f.TimeUnit, Duration: f.Duration,
+			PreAllocatedVUs: f.PreAllocatedVUs, MaxVUs: f.MaxVUs}.WithDefaults()
 	case RampingArrivalRate:
-		return load.RampingArrivalRate{StartRate: f.StartRate, TimeUnit: timeUnit, Stages: stages, PreAllocatedVUs: pre, MaxVUs: maxVUs}
+		return load.RampingArrivalRate{StartRate: f.StartRate, TimeUnit: f.TimeUnit, Stages: stages,
+			PreAllocatedVUs: f.PreAllocatedVUs, MaxVUs: f.MaxVUs}.WithDefaults()
 	case ConstantVUs:
 		return load.ConstantVUs{VUs: f.VUs, Duration: f.Duration, Think: f.Think}
 	case RampingVUs:

@@ -17,15 +17,18 @@ func TestFromFlags(t *testing.T) {
 		flags    Flags
 		executor load.Executor
 	}{
+		// Defaults: 50 pre-allocated; maxVUs covers a 10 s stall at the peak
+		// rate, at least 1,000: 200/s × 10 s = 2,000.
 		{"open by default", Flags{URL: url, Rate: 200, Duration: time.Minute, Vars: []string{"isbn=1,2"}},
-			load.ConstantArrivalRate{Rate: 200, TimeUnit: time.Second, Duration: time.Minute,
-				PreAllocatedVUs: DefaultFlagPreAllocatedVUs, MaxVUs: DefaultFlagMaxVUs}},
+			load.ConstantArrivalRate{Rate: 200, TimeUnit: time.Second, Duration: time.Minute, PreAllocatedVUs: 50, MaxVUs: 2000}},
+		{"slow open by default", Flags{URL: url, Rate: 50, Duration: time.Minute, Vars: []string{"isbn=1,2"}},
+			load.ConstantArrivalRate{Rate: 50, TimeUnit: time.Second, Duration: time.Minute, PreAllocatedVUs: 50, MaxVUs: 1000}},
 		{"open with pool", Flags{URL: url, Rate: 5, TimeUnit: time.Minute, Duration: time.Hour, MaxVUs: 10, Vars: []string{"isbn=1"}},
 			load.ConstantArrivalRate{Rate: 5, TimeUnit: time.Minute, Duration: time.Hour, PreAllocatedVUs: 10, MaxVUs: 10}},
 		{"closed from --vus", Flags{URL: url, VUs: 20, Think: 100 * time.Millisecond, Duration: time.Minute, Vars: []string{"isbn=1"}},
 			load.ConstantVUs{VUs: 20, Duration: time.Minute, Think: 100 * time.Millisecond}},
 		{"ramp from --stages", Flags{URL: url, StartRate: 100, Stages: "30s:100, 1m:300", PreAllocatedVUs: 80, Vars: []string{"isbn=1"}},
-			load.RampingArrivalRate{StartRate: 100, TimeUnit: time.Second, PreAllocatedVUs: 80, MaxVUs: 1000,
+			load.RampingArrivalRate{StartRate: 100, TimeUnit: time.Second, PreAllocatedVUs: 80, MaxVUs: 3000, // peak 300/s × 10 s
 				Stages: []load.Stage{{Duration: 30 * time.Second, Target: 100}, {Duration: time.Minute, Target: 300}}}},
 		{"ramping vus", Flags{URL: url, VUs: 1, Stages: "10s:5", Vars: []string{"isbn=1"}},
 			load.RampingVUs{StartVUs: 1, Stages: []load.Stage{{Duration: 10 * time.Second, Target: 5}}}},
@@ -81,7 +84,7 @@ func TestFromFlagsErrorsNameTheFlag(t *testing.T) {
 		keys    []string
 		mention string
 	}{
-		{"zero rate", with(func(f *Flags) { f.Rate = 0; f.Executor = ConstantArrivalRate }), []string{"--rate"}, "greater than 0"},
+		{"zero rate", with(func(f *Flags) { f.Rate = 0; f.Executor = ConstantArrivalRate }), []string{"--rate"}, "rate is 0; set it to the iterations to start per timeUnit, more than 0"},
 		{"no url", with(func(f *Flags) { f.URL = "" }), []string{"--url"}, "give --url"},
 		{"bad url", with(func(f *Flags) { f.URL = "h/x" }), []string{"--url"}, "http://"},
 		{"unknown placeholder", with(func(f *Flags) { f.URL = "http://h/{isbn}" }), []string{"--url"}, "add --var isbn="},
@@ -96,7 +99,7 @@ func TestFromFlagsErrorsNameTheFlag(t *testing.T) {
 		{"unknown executor", with(func(f *Flags) { f.Executor = "open" }), []string{"--executor"}, "unknown executor"},
 		{"negative timeout", with(func(f *Flags) { f.Timeout = -time.Second }), []string{"--timeout"}, "negative"},
 		{"negative max conns", with(func(f *Flags) { f.MaxConns = -1 }), []string{"--max-conns"}, "negative"},
-		{"max below pre", with(func(f *Flags) { f.PreAllocatedVUs = 9; f.MaxVUs = 3 }), []string{"--max-vus"}, "less than"},
+		{"max below pre", with(func(f *Flags) { f.PreAllocatedVUs = 9; f.MaxVUs = 3 }), []string{"--max-vus"}, "maxVUs (3) is below preAllocatedVUs (9)"},
 		{"several at once", Flags{Rate: -1, Duration: time.Second, Think: 1}, []string{"--think", "--url", "--rate"}, ""},
 	}
 	for _, tt := range tests {

@@ -3,7 +3,9 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -41,6 +43,32 @@ func ReadFile(fsys fs.FS, path string) (*Config, error) {
 		return nil, fmt.Errorf("read scenario file: %w", err)
 	}
 	return Parse(path, data)
+}
+
+// Stdin is the path that names standard input, as shells and most tools spell it.
+const Stdin = "-"
+
+// ReadPath reads and parses the scenario file at path as a shell gives it:
+// relative (./s.yaml, ../s.yaml, s.yaml), absolute, or Stdin for stdin.
+// Errors name the path as given. io/fs paths cannot start with ./ or ..,
+// which is why a command-line path does not go through ReadFile.
+func ReadPath(path string, stdin io.Reader) (*Config, error) {
+	var data []byte
+	var err error
+	name := path
+	switch {
+	case path == Stdin && stdin == nil:
+		return nil, errors.New("read scenario file: - names standard input, but there is none")
+	case path == Stdin:
+		name = "<stdin>"
+		data, err = io.ReadAll(stdin)
+	default:
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read scenario file %s: %w", name, err)
+	}
+	return Parse(name, data)
 }
 
 // Parse reads a scenario file; name is used in error messages. It fills in
@@ -246,7 +274,7 @@ func executorOf(n *yaml.Node) (string, *yaml.Node) {
 }
 
 // executor builds the named executor's settings from its keys' values, with
-// k6's defaults: timeUnit 1s, maxVUs = preAllocatedVUs. nil when unknown.
+// load's defaults (WithDefaults). nil when unknown.
 func (d *decoder) executor(kind, key string, v map[string]*yaml.Node) load.Executor {
 	num := func(k string) float64 {
 		return ifSet(v, k, 0, func(n *yaml.Node) float64 { return d.float(n, join(key, k)) })
@@ -258,15 +286,14 @@ func (d *decoder) executor(kind, key string, v map[string]*yaml.Node) load.Execu
 	stages := func() []load.Stage {
 		return ifSet(v, "stages", nil, func(n *yaml.Node) []load.Stage { return d.stages(n, join(key, "stages")) })
 	}
-	pre := whole("preAllocatedVUs")
-	maxVUs := ifSet(v, "maxVUs", pre, func(n *yaml.Node) int { return d.int(n, join(key, "maxVUs")) })
+	// Defaults (timeUnit, preAllocatedVUs, maxVUs) are load's, applied as for flags.
 	switch kind {
 	case ConstantArrivalRate:
-		return load.ConstantArrivalRate{Rate: num("rate"), TimeUnit: dur("timeUnit", time.Second),
-			Duration: dur("duration", 0), PreAllocatedVUs: pre, MaxVUs: maxVUs}
+		return load.ConstantArrivalRate{Rate: num("rate"), TimeUnit: dur("timeUnit", 0),
+			Duration: dur("duration", 0), PreAllocatedVUs: whole("preAllocatedVUs"), MaxVUs: whole("maxVUs")}.WithDefaults()
 	case RampingArrivalRate:
-		return load.RampingArrivalRate{StartRate: num("startRate"), TimeUnit: dur("timeUnit", time.Second),
-			Stages: stages(), PreAllocatedVUs: pre, MaxVUs: maxVUs}
+		return load.RampingArrivalRate{StartRate: num("startRate"), TimeUnit: dur("timeUnit", 0),
+			Stages: stages(), PreAllocatedVUs: whole("preAllocatedVUs"), MaxVUs: whole("maxVUs")}.WithDefaults()
 	case ConstantVUs:
 		return load.ConstantVUs{VUs: whole("vus"), Duration: dur("duration", 0), Think: dur("think", 0)}
 	case RampingVUs:

@@ -68,7 +68,7 @@ func TestParseFullFile(t *testing.T) {
 		{Name: "closed", GracefulStop: DefaultGracefulStop, Requests: []request.Spec{{URL: web}},
 			Executor: load.ConstantVUs{VUs: 20, Duration: 90 * time.Second, Think: 100 * time.Millisecond}},
 		{Name: "ramp", GracefulStop: DefaultGracefulStop, Requests: []request.Spec{{URL: web}},
-			Executor: load.RampingArrivalRate{StartRate: 100, TimeUnit: time.Second, PreAllocatedVUs: 10, MaxVUs: 10,
+			Executor: load.RampingArrivalRate{StartRate: 100, TimeUnit: time.Second, PreAllocatedVUs: 10, MaxVUs: 3000, // maxVUs default: peak 300/s × 10 s
 				Stages: []load.Stage{{Duration: 30 * time.Second, Target: 300}, {Duration: time.Minute, Target: 0}}}},
 		{Name: "steps", GracefulStop: DefaultGracefulStop, Requests: []request.Spec{{URL: "http://h/"}},
 			Executor: load.RampingVUs{StartVUs: 1, Stages: []load.Stage{{Duration: 10 * time.Second, Target: 5}}}},
@@ -163,7 +163,7 @@ func TestParseErrors(t *testing.T) {
 			[]string{"2:scenarios.a", "3:scenarios.a.vus"}, []string{"executor is missing"}},
 		{"zero and negative rate, all at once",
 			"scenarios:\n  a:\n    executor: constant-arrival-rate\n    rate: 0\n    duration: -1s\n    preAllocatedVUs: 1" + req,
-			[]string{"4:scenarios.a.rate", "5:scenarios.a.duration"}, []string{"s.yaml:4:5: scenarios.a.rate: must be greater than 0"}},
+			[]string{"4:scenarios.a.rate", "5:scenarios.a.duration"}, []string{"s.yaml:4:5: scenarios.a.rate: rate is 0; set it to the iterations to start per timeUnit, more than 0"}},
 		{"stage without duration",
 			"scenarios:\n  a:\n    executor: ramping-arrival-rate\n    preAllocatedVUs: 1\n    stages:\n      - target: 10" + req,
 			[]string{"6:scenarios.a.stages[0]"}, []string{"stage has no duration; add duration: 30s"}},
@@ -180,7 +180,7 @@ func TestParseErrors(t *testing.T) {
 			[]string{"2:scenarios.a.requests[0]"}, []string{"request has no url"}},
 		{"maxVUs below preAllocated",
 			"scenarios:\n  a:\n    executor: constant-arrival-rate\n    rate: 1\n    duration: 1s\n    preAllocatedVUs: 5\n    maxVUs: 2" + req,
-			[]string{"7:scenarios.a.maxVUs"}, []string{"less than preAllocatedVUs 5"}},
+			[]string{"7:scenarios.a.maxVUs"}, []string{"maxVUs (2) is below preAllocatedVUs (5)"}},
 		{"fault target", "scenarios:\n  a: {executor: constant-vus, vus: 1, duration: 1s, requests: [{url: 'http://h/'}]}\nfaults: [{at: 1s, freeze: 1s, target: 1234}]",
 			[]string{"3:faults[0].target"}, []string{"write pid:1234"}},
 		{"empty var list", "vars: {isbn: []}\nscenarios:\n  a: {executor: constant-vus, vus: 1, duration: 1s, requests: [{url: 'http://h/'}]}",
@@ -211,7 +211,7 @@ func TestValidateWithoutOrigins(t *testing.T) {
 	cfg := &Config{Scenarios: []Scenario{{Name: "a", Executor: load.ConstantArrivalRate{TimeUnit: time.Second, Duration: time.Second, PreAllocatedVUs: 1},
 		Requests: []request.Spec{{URL: "http://h/"}}}}}
 	errs := cfg.Validate()
-	if len(errs) != 1 || errs[0].Error() != "scenarios.a.rate: must be greater than 0, got 0; e.g. rate: 200" {
+	if len(errs) != 1 || errs[0].Error() != "scenarios.a.rate: rate is 0; set it to the iterations to start per timeUnit, more than 0" {
 		t.Errorf("got %v", errs)
 	}
 	cfg.Scenarios[0].Executor = nil

@@ -3,7 +3,6 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -113,68 +112,21 @@ func (c *Config) validateScenario(sc Scenario, key string, vars *request.Vars, v
 	return k.errs
 }
 
-// executor checks the executor's settings key by key, so that problems carry
-// lines. load's own Validate then has the last word, reported at the
-// scenario, should it find what these checks missed.
+// executor reports the executor's problems by load's rules (one set of
+// rules for every way a configuration is built), each at its key, so that a
+// problem in a file carries its line and one set by a flag names the flag.
 func (k *check) executor(ex load.Executor) {
-	before := len(k.errs)
-	switch e := ex.(type) {
-	case nil:
+	if ex == nil {
 		k.fail("executor", "no executor; set executor: to one of %s", strings.Join(Executors, ", "))
 		return
-	case load.ConstantArrivalRate:
-		k.positive("rate", e.Rate, "200")
-		k.positiveDuration("timeUnit", e.TimeUnit, "1s")
-		k.positiveDuration("duration", e.Duration, "60s")
-		k.vus(e.PreAllocatedVUs, e.MaxVUs)
-	case load.RampingArrivalRate:
-		k.notNegative("startRate", e.StartRate)
-		k.positiveDuration("timeUnit", e.TimeUnit, "1s")
-		k.stages(e.Stages, false)
-		k.vus(e.PreAllocatedVUs, e.MaxVUs)
-	case load.ConstantVUs:
-		k.positive("vus", float64(e.VUs), "20")
-		k.positiveDuration("duration", e.Duration, "60s")
-		k.notNegative("think", float64(e.Think))
-	case load.RampingVUs:
-		k.notNegative("startVUs", float64(e.StartVUs))
-		k.stages(e.Stages, true)
-		k.notNegative("think", float64(e.Think))
 	}
-	if len(k.errs) == before {
-		for _, err := range ex.Validate() {
-			k.errs = append(k.errs, k.c.errAt(k.key, err, "%v", err))
+	for _, err := range ex.Validate() {
+		var fe *load.FieldError
+		if errors.As(err, &fe) {
+			k.errs = append(k.errs, k.c.errAt(join(k.key, fe.Field), err, "%s", fe.Msg))
+			continue
 		}
-	}
-}
-
-func (k *check) vus(pre, maxVUs int) {
-	k.notNegative("preAllocatedVUs", float64(pre))
-	switch {
-	case maxVUs < 0:
-		k.fail("maxVUs", "must not be negative, got %d", maxVUs)
-	case maxVUs == 0 && pre == 0:
-		k.fail("preAllocatedVUs", "no VU could run an iteration; set preAllocatedVUs (maxVUs defaults to it), e.g. preAllocatedVUs: 50")
-	case maxVUs > 0 && maxVUs < pre:
-		k.fail("maxVUs", "%d is less than preAllocatedVUs %d; raise maxVUs or lower preAllocatedVUs", maxVUs, pre)
-	}
-}
-
-// stages checks a ramp; wholeTargets for VU counts.
-func (k *check) stages(stages []load.Stage, wholeTargets bool) {
-	if len(stages) == 0 {
-		k.fail("stages", "no stages; add e.g. stages: [{duration: 30s, target: 100}]")
-		return
-	}
-	for i, st := range stages {
-		at := "stages[" + strconv.Itoa(i) + "]"
-		k.positiveDuration(at+".duration", st.Duration, "30s (1s for a jump)")
-		switch {
-		case st.Target < 0 || math.IsNaN(st.Target) || math.IsInf(st.Target, 0):
-			k.fail(at+".target", "must be a number of at least 0, got %v", st.Target)
-		case wholeTargets && st.Target != math.Trunc(st.Target):
-			k.fail(at+".target", "a number of VUs must be whole, got %v", st.Target)
-		}
+		k.errs = append(k.errs, k.c.errAt(k.key, err, "%v", err))
 	}
 }
 

@@ -39,7 +39,7 @@ type runFlags struct {
 func (a *app) runCommand() *cobra.Command {
 	var f runFlags
 	c := &cobra.Command{
-		Use:   "run [scenario.yaml]",
+		Use:   "run [scenario.yaml | -]",
 		Short: "Generate load (open or closed model) and record it into a run directory",
 		Long: `knee run generates load with one of k6's executors and records every latency in
 HdrHistograms, written every interval to a run directory (run.json, latency.hlog,
@@ -47,7 +47,11 @@ counters.jsonl) under --out.
 
 Open model (constant-arrival-rate, ramping-arrival-rate): requests start on a
 schedule, latency counts from each one's intended start, and an iteration that
-finds all --max-vus busy is counted in dropped_iterations, never sent late.
+finds all --max-vus busy is counted in dropped_iterations, never sent late,
+and said before the summary. Defaults, the same for flags and scenario files:
+time unit 1s, 50 pre-allocated VUs, and max VUs max(1000, peak rate × 10 s),
+so a 10 s stall of the target at the peak rate drops nothing (a waiting VU
+costs about 17 KB of memory and holds one connection).
 Closed model (constant-vus, ramping-vus): each VU sends, waits for the reply,
 thinks, and sends again; its iteration interval is recorded so coordinated
 omission can be detected and corrected by knee analyze.`,
@@ -55,7 +59,8 @@ omission can be detected and corrected by knee analyze.`,
       --url 'http://127.0.0.1:5080/api/books/{isbn}' --var isbn=9780441172719,9780261102217 \
       --out runs/ --summary-export summary.json
   knee run --executor constant-vus --vus 20 --think 100ms --duration 60s --url 'http://127.0.0.1:5080/api/books/{isbn}' --var isbn=9780441172719
-  knee run scenario.yaml --threshold 'p(95)<200ms'`,
+  knee run ./scenario.yaml --threshold 'p(95)<200ms'
+  generate-scenario | knee run -`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.doRun(c, args, f)
@@ -70,8 +75,8 @@ omission can be detected and corrected by knee analyze.`,
 	fl.DurationVar(&f.sc.Duration, "duration", 0, "how long to start iterations")
 	fl.IntVar(&f.sc.VUs, "vus", 0, "VUs of constant-vus (start VUs of ramping-vus)")
 	fl.DurationVar(&f.sc.Think, "think", 0, "closed model: pause after each reply")
-	fl.IntVar(&f.sc.PreAllocatedVUs, "pre-allocated-vus", 0, "VUs started before t0 (default 50)")
-	fl.IntVar(&f.sc.MaxVUs, "max-vus", 0, "most VUs the open model may run; beyond it iterations are dropped (default 1000)")
+	fl.IntVar(&f.sc.PreAllocatedVUs, "pre-allocated-vus", 0, "VUs started before t0 (default 50, or --max-vus if lower)")
+	fl.IntVar(&f.sc.MaxVUs, "max-vus", 0, "most VUs the open model may run; beyond it iterations are dropped (default max(1000, peak rate × 10 s): a 10 s stall of the target drops nothing)")
 	fl.StringVar(&f.sc.Stages, "stages", "", `ramping stages "30s:100,1m:300" (duration:target,...)`)
 	registerRequestFlags(fl, &f.sc)
 	fl.IntVar(&f.sc.MaxConns, "max-conns", 0, "connections per host (0: no limit)")
@@ -121,12 +126,15 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 	if f.repeat == 1 {
 		res, err := runner.Execute(a.ctx, cfg, opt)
 		if res == nil {
-			return usageErr(err) // nothing ran: the configuration or the targets were wrong
+			return notRun(err)
 		}
-		if ferr := a.finishRun(res, f.summaryExport, thresholds); ferr != nil {
-			return ferr
+		ferr := a.finishRun(res, f.summaryExport, thresholds)
+		if err != nil {
+			// The load ran and its summary is printed; what failed after it
+			// is a failure of the run, not bad input.
+			return &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
 		}
-		return err
+		return ferr
 	}
 	return a.repeatRuns(cfg, opt, f, thresholds)
 }
@@ -152,9 +160,13 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		opt.Dir = fmt.Sprintf("%s-r%d", base, i)
 		res, err := runner.Execute(a.ctx, cfg, opt)
 		if res == nil {
-			return usageErr(err)
+			return notRun(err)
 		}
-		if err := a.finishRun(res, "", ts); err != nil {
+		ferr := a.finishRun(res, "", ts)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("repetition %d of %d: %w", i, f.repeat, errors.Join(err, ferr))}
+		}
+		if err := ferr; err != nil {
 			var ee *ExitError
 			if !errors.As(err, &ee) || ee.Code != ExitThresholds {
 				return err
@@ -177,6 +189,15 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed in at least one repetition")}
 	}
 	return nil
+}
+
+// notRun is the exit of a run that never started: bad input (exit 2), unless
+// the run directory could not be created (exit 1).
+func notRun(err error) error {
+	if errors.Is(err, runner.ErrRunDir) {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	return usageErr(err)
 }
 
 // registerRequestFlags registers the flags of the one request a flag-built
@@ -205,10 +226,7 @@ func (a *app) loadConfig(c *cobra.Command, args []string, sf scenario.Flags) (*s
 	if len(given) > 0 {
 		return nil, fmt.Errorf("%s: scenario flags (%s) cannot be mixed with a scenario file; put them in the file", args[0], strings.Join(given, ", "))
 	}
-	cfg, err := scenario.ReadFile(os.DirFS("."), filepath.ToSlash(args[0]))
-	if err != nil && filepath.IsAbs(args[0]) {
-		cfg, err = scenario.ReadFile(os.DirFS("/"), strings.TrimPrefix(filepath.ToSlash(args[0]), "/"))
-	}
+	cfg, err := scenario.ReadPath(args[0], a.env.Stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -278,8 +296,11 @@ func newRunDir(base string) (string, error) {
 	return "", fmt.Errorf("--out %s: too many runs started this second", base)
 }
 
-// finishRun prints the summary, exports it and evaluates thresholds.
+// finishRun prints the run's notices and summary, exports it and evaluates thresholds.
 func (a *app) finishRun(res *runner.Result, export string, ts []analyze.Threshold) error {
+	for _, n := range res.Notices {
+		fmt.Fprintln(a.env.Stdout, n) // first: what the figures below leave out
+	}
 	fmt.Fprintf(a.env.Stdout, "run directory: %s\n", res.Dir)
 	if err := report.Summary(a.env.Stdout, res.Summary); err != nil {
 		return err
