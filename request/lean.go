@@ -23,9 +23,9 @@ var pastDeadline = time.Unix(1, 0)
 type leanConn struct {
 	conn      net.Conn
 	br        *bufio.Reader
-	authority string // the URL authority it was dialled for
-	reused    bool   // it has carried a response before
-	scratch   []byte // long header lines
+	authority string  // the URL authority it was dialled for
+	reused    bool    // it has carried a response before
+	scratch   scratch // long header lines, folded fields
 	// Cancellation: one context.AfterFunc per connection and context, not
 	// per request. It sets interrupted, then a past deadline.
 	done        <-chan struct{}

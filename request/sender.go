@@ -227,7 +227,11 @@ func (s *Sender) build(ctx context.Context, c *compiled, vu, iter uint64) (*http
 	}
 	if c.host != nil {
 		*bp = c.host.Append((*bp)[:0], s.vars, s.seed, vu, iter)
-		req.Host = string(*bp)
+		h, err := checkHost(string(*bp))
+		if err != nil {
+			return nil, fmt.Errorf("request %q: %w", c.name, err)
+		}
+		req.Host = h
 	}
 	data := c.staticBody
 	if !c.body.Static() {

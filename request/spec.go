@@ -137,6 +137,9 @@ func compile(i int, s Spec, vars *Vars, defTimeout time.Duration) (compiled, []e
 		}
 		if key := http.CanonicalHeaderKey(h.Key); key == "Host" {
 			c.host = &t
+			if _, herr := checkHost(h.Value); err == nil && t.Static() && herr != nil {
+				fail("headers", h.Key, herr)
+			}
 		} else {
 			static = static && t.Static()
 			c.headers = append(c.headers, headerTemplate{key: key, val: t})
