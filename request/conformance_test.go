@@ -127,3 +127,28 @@ func testDoHostHeader(t *testing.T, cl client) {
 	default:
 	}
 }
+
+// --client net/http rules the lean client out; auto (the default) leaves
+// plain http:// to it; anything else is refused with the choices.
+func TestClientChoice(t *testing.T) {
+	var c Client
+	if c.String() != "auto" {
+		t.Errorf("zero Client shows %q, want auto", c.String())
+	}
+	for _, tt := range []struct {
+		flag string
+		want Client
+		lean bool
+	}{{"auto", ClientAuto, true}, {"net/http", ClientNetHTTP, false}} {
+		if err := c.Set(tt.flag); err != nil || c != tt.want || c.String() != tt.flag {
+			t.Fatalf("Set(%q): %q, %v", tt.flag, c, err)
+		}
+		s := newSender(t, []Spec{{URL: "http://127.0.0.1:1/"}}, Options{Transport: TransportOptions{Client: c}})
+		if lean := s.reqs[0].plan != nil; lean != tt.lean {
+			t.Errorf("--client %s: lean client %v, want %v", tt.flag, lean, tt.lean)
+		}
+	}
+	if err := c.Set("lean"); err == nil || !strings.Contains(err.Error(), "net/http") {
+		t.Errorf("Set(lean): %v, want an error naming the choices", err)
+	}
+}

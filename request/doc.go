@@ -16,12 +16,15 @@
 //
 // Clients: plain http:// requests go through a lean HTTP/1.1 client of this
 // package unless the Options ask for HTTP/2, a connection cap per host, a
-// RoundTripper of their own or NetHTTPOnly; everything else (https://, URLs
+// RoundTripper of their own, NetHTTPOnly or Transport.Client
+// ClientNetHTTP (--client net/http); everything else (https://, URLs
 // with user info or bytes net/url would escape, header values net/http would
 // refuse) goes through net/http. The lean client keeps one keep-alive
 // connection per VU, renders each request into one reused buffer and writes
 // it with one call, parses only the response's framing (status, Content-Length,
-// chunked, Connection) and discards the body, and times out with the
+// chunked, Connection) exactly as net/http reads them (same
+// limits, same responses refused: FuzzReadResponse holds it to that) and
+// discards the body, and times out with the
 // connection's deadline. It sends what net/http sends (the same Host,
 // User-Agent and Content-Length rules), classifies errors alike, and, as
 // net/http does, sends a GET, HEAD, OPTIONS or TRACE once more on a new

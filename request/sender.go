@@ -102,7 +102,8 @@ func NewSender(specs []Spec, o Options) (*Sender, error) {
 // client: not when the caller gave a transport, asked for HTTP/2, bounded
 // the connections per host, or asked for net/http.
 func useLean(o Options) bool {
-	return o.RoundTripper == nil && !o.NetHTTPOnly && !o.Transport.HTTP2 && o.Transport.MaxConnsPerHost <= 0
+	return o.RoundTripper == nil && !o.NetHTTPOnly && o.Transport.Client != ClientNetHTTP &&
+		!o.Transport.HTTP2 && o.Transport.MaxConnsPerHost <= 0
 }
 
 // planLean prepares every request the lean client can send.
