@@ -161,7 +161,7 @@ func (s *Sender) leanConn(ctx context.Context, vu uint64, authority []byte, dead
 		}
 		// Unasked bytes mean the connection is out of step; a request
 		// that cannot be retried checks the server did not close it idle.
-		if lc.br.Buffered() == 0 && (replayable || !peerClosed(lc.conn)) && lc.watch(ctx) {
+		if lc.br.Buffered() == 0 && (replayable || !lc.peerClosed()) && lc.watch(ctx) {
 			return lc, nil
 		}
 		lc.close() // unusable: closed, out of step, or its earlier run's context ended
