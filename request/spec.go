@@ -137,8 +137,10 @@ func compile(i int, s Spec, vars *Vars, defTimeout time.Duration) (compiled, []e
 		}
 		if key := http.CanonicalHeaderKey(h.Key); key == "Host" {
 			c.host = &t
-			if _, herr := checkHost(h.Value); err == nil && t.Static() && herr != nil {
-				fail("headers", h.Key, herr)
+			if err == nil && t.Static() {
+				if _, herr := checkHost(t.Render(nil, 0, 0, 0)); herr != nil {
+					fail("headers", h.Key, herr)
+				}
 			}
 		} else {
 			static = static && t.Static()
