@@ -1,8 +1,10 @@
 package request
 
 import (
+	"bufio"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // responseCase is a response as a server sends it and what any HTTP/1.1
@@ -89,6 +91,8 @@ var responseCases = []responseCase{
 	{name: "four-digit code", in: "HTTP/1.1 2000 X\r\nContent-Length: 0\r\n\r\n", fail: true},
 	{name: "HTTP/1.10", in: "HTTP/1.10 200 OK\r\nContent-Length: 0\r\n\r\n", fail: true},
 	{name: "HTTP/0.9: never reused", in: "HTTP/0.9 200 OK\r\nContent-Length: 0\r\n\r\n", want: outcome{200, 0, false}},
+	{name: "header line over the read buffer", in: "HTTP/1.1 200 OK\r\nX-Long: " + strings.Repeat("l", 9000) + "\r\nContent-Length: 1\r\n\r\nz", want: outcome{200, 1, true}},
+	{name: "folded line over the read buffer", in: "HTTP/1.1 200 OK\r\nX-Long: a\r\n " + strings.Repeat("l", 9000) + "\r\nConnection: close\r\nContent-Length: 1\r\n\r\nz", want: outcome{200, 1, false}},
 	{name: "nothing", in: "", fail: true},
 	{name: "head cut short", in: "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n", fail: true},
 }
@@ -125,5 +129,21 @@ func TestReadResponseAgreesWithNetHTTP(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The lean parser's verdict does not depend on how the bytes arrive: one
+// at a time, every case reads as it does from a full buffer (a folded
+// field is then peeked for with nothing buffered, the trailer's end found
+// by growing peeks).
+func TestReadResponseOneByteAtATime(t *testing.T) {
+	for _, c := range responseCases {
+		var s scratch
+		br := bufio.NewReaderSize(iotest.OneByteReader(strings.NewReader(c.in)), leanReadBuffer)
+		r, err := readResponse(br, c.head, &s)
+		got := outcome{r.status, r.bytesIn, r.keepAlive}
+		if (err != nil) != c.fail || !c.fail && got != c.want {
+			t.Errorf("%s: %+v, err %v; want %+v, failure %v", c.name, got, err, c.want, c.fail)
+		}
 	}
 }
