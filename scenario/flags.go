@@ -42,6 +42,8 @@ type Flags struct {
 	Seed            uint64        // --seed
 	GracefulStop    time.Duration // --graceful-stop, default 30s
 	Thresholds      []string      // --threshold
+
+	Client request.Client // --client: auto or net/http
 }
 
 // flagKeys maps the key paths Validate reports to the flags that set them.
@@ -65,7 +67,7 @@ func FromFlags(f Flags) (*Config, error) {
 	for k, flag := range flagKeys {
 		cfg.origins[join(key, k)] = origin{flag: flag}
 	}
-	cfg.HTTP = request.TransportOptions{MaxConnsPerHost: f.MaxConns, HTTP2: f.HTTP2, Insecure: f.Insecure}
+	cfg.HTTP = request.TransportOptions{MaxConnsPerHost: f.MaxConns, HTTP2: f.HTTP2, Insecure: f.Insecure, Client: f.Client}
 	var errs []error
 	bad := func(flag string, err error) { errs = append(errs, &Error{Key: flag, Msg: err.Error(), Err: err}) }
 

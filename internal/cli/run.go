@@ -210,6 +210,7 @@ func registerRequestFlags(fl *pflag.FlagSet, sc *scenario.Flags) {
 	fl.StringArrayVar(&sc.Vars, "var", nil, "value list for a placeholder: name=v1,v2,v3 (repeatable)")
 	fl.StringVar(&sc.Name, "name", "", "the request's name tag (default: the URL template)")
 	fl.DurationVar(&sc.Timeout, "timeout", 0, "per-request timeout (default 60s)")
+	fl.Var(&sc.Client, "client", "HTTP/1.1 client: auto (the lean client for plain http:// where it applies, else net/http) or net/http")
 }
 
 // loadConfig reads the scenario file, or builds one scenario from flags; not both.
@@ -231,6 +232,7 @@ func (a *app) loadConfig(c *cobra.Command, args []string, sf scenario.Flags) (*s
 		return nil, err
 	}
 	cfg.Thresholds = append(cfg.Thresholds, sf.Thresholds...)
+	cfg.HTTP.Client = sf.Client // a choice of client, not of scenario: allowed with a file
 	return cfg, nil
 }
 
