@@ -70,3 +70,23 @@ func Correction(w io.Writer, c analyze.Correction) error {
 	p.f("  (corrected adds the requests the VUs would have sent while they waited; the open model needs no correction)\n")
 	return p.err
 }
+
+// Analysis prints what knee analyze says about a run, in reading order:
+// the summary, the per-window table, the coordinated-omission signals and,
+// where one was wanted, the correction or why there is none.
+func Analysis(w io.Writer, a *analyze.Analysis) error {
+	p := &errWriter{w: w}
+	p.do(func() error { return Summary(w, a.Summary) })
+	p.line()
+	p.do(func() error { return WindowTable(w, a.Windows) })
+	p.line()
+	p.do(func() error { return COSignals(w, a.CO) })
+	switch {
+	case a.Correction != nil:
+		p.line()
+		p.do(func() error { return Correction(w, *a.Correction) })
+	case a.CorrectionNote != "":
+		p.printf("\nno correction: %s\n", a.CorrectionNote)
+	}
+	return p.err
+}
