@@ -106,11 +106,21 @@ type BuildOptions struct {
 }
 
 // Build assembles the Input for runs[0]; runs[1:] are its repetitions and
-// only feed Input.Repetitions. It calls analyze for every number and adds
+// only feed Input.Repetitions. Runs that are not repetitions of one test
+// (analyze.SameTest) are refused with the reason: their medians and ranges
+// would describe no test. It calls analyze for every number and adds
 // nothing of its own.
 func Build(runs []*rundir.Dir, opt BuildOptions) (Input, error) {
 	if len(runs) == 0 || runs[0] == nil {
 		return Input{}, errors.New("report: build needs at least one run")
+	}
+	for i, rr := range runs {
+		if rr == nil {
+			return Input{}, fmt.Errorf("report: build: repetition %d is nil", i)
+		}
+	}
+	if err := analyze.SameTest(runs); err != nil {
+		return Input{}, err
 	}
 	r := runs[0]
 	ticks := opt.Ticks
@@ -164,9 +174,6 @@ func Build(runs []*rundir.Dir, opt BuildOptions) (Input, error) {
 	}
 	summaries := make([]rundir.Summary, 0, len(runs))
 	for i, rr := range runs {
-		if rr == nil {
-			return Input{}, fmt.Errorf("report: build: repetition %d is nil", i)
-		}
 		s := in.Summary
 		if i > 0 {
 			s = analyze.Summarize(rr, analyze.SummaryOptions{})

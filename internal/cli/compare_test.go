@@ -111,3 +111,33 @@ func TestCompareRefusesARunGivenTwice(t *testing.T) {
 		}
 	}
 }
+
+// knee report of runs that are not repetitions of one test (a closed and an
+// open run, another scenario, another target) refuses with the reason and
+// exit 2; repetitions are reported with their median and range.
+func TestReportRefusesRunsThatAreNotRepetitions(t *testing.T) {
+	dir := t.TempDir()
+	open1 := writeRun(t, dir, testRun{id: "open1", model: "open", latency: time.Millisecond})
+	open2 := writeRun(t, dir, testRun{id: "open2", model: "open", latency: 2 * time.Millisecond})
+	closed := writeRun(t, dir, testRun{id: "closed", model: "closed", latency: time.Millisecond})
+	other := writeRun(t, dir, testRun{id: "other", model: "open", scenario: "browse", latency: time.Millisecond})
+	elsewhere := writeRun(t, dir, testRun{id: "elsewhere", model: "open", target: "http://127.0.0.1:1/authors", latency: time.Millisecond})
+	for _, tc := range []struct {
+		second string
+		want   string
+	}{
+		{closed, "constant-vus, closed"},
+		{other, "browse"},
+		{elsewhere, "/authors"},
+	} {
+		code, stdout, stderr := runKnee(t, "report", open1, tc.second)
+		if code != ExitUsage || !strings.Contains(stderr, "not repetitions") || !strings.Contains(stderr, tc.want) || stdout != "" {
+			t.Errorf("knee report %s %s: exit %d, stderr %q; want exit 2 saying why (%q) and no report", open1, tc.second, code, stderr, tc.want)
+		}
+	}
+	code, stdout, stderr := runKnee(t, "report", open1, open2)
+	// p50 of 1 ms and 2 ms: median 1.5, range 1 to 2.
+	if code != 0 || !strings.Contains(stdout, "| p50_ms | 1.50ms | [1.00ms–2.00ms] |") {
+		t.Errorf("knee report of two repetitions: exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+}

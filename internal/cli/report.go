@@ -23,7 +23,9 @@ func (a *app) reportCommand() *cobra.Command {
 		Short: "Write a report in the article's template (Markdown or self-contained HTML)",
 		Long: `knee report writes Goal, Load, Environment, Result, Bottleneck and Action for
 one run directory; more run directories are its repetitions (median and range
-are reported, never one run's figure alone). HTML is one self-contained page
+are reported, never one run's figure alone). Runs of different scenarios,
+models or targets are not repetitions and are refused with the reason: report
+each on its own, or set them side by side with knee compare. HTML is one self-contained page
 that works offline: summary per endpoint, latency over time, the percentile
 distribution, the throughput-latency curve where there are steps, the USE
 table, coordinated-omission warnings and the environment note.`,
@@ -43,6 +45,9 @@ table, coordinated-omission warnings and the environment note.`,
 				return err
 			}
 			in, err := report.Build(runs, report.BuildOptions{Goal: goal, Action: action, Data: data, Thresholds: ts})
+			if errors.Is(err, analyze.ErrNotRepetitions) {
+				return usageErr(err)
+			}
 			if err != nil {
 				return err
 			}
