@@ -130,7 +130,7 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := report.Analysis(a.env.Stdout, an); err != nil {
+	if err := report.Analysis(a.tables(), an); err != nil {
 		return err
 	}
 	if f.summaryExport != "" {

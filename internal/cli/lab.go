@@ -131,7 +131,7 @@ func (a *app) repeatCO(o lab.COOptions, n int, pause time.Duration, export strin
 		rep := analyze.Repetitions(m.ss)
 		reps[m.name] = rep
 		fmt.Fprintf(a.env.Stdout, "\n%s ", m.name)
-		report.Repetitions(a.env.Stdout, rep)
+		report.Repetitions(a.tables(), rep)
 	}
 	if export != "" {
 		return writeJSON(export, map[string]any{"repetitions": all, "spread": reps})
@@ -143,7 +143,7 @@ func (a *app) repeatCO(o lab.COOptions, n int, pause time.Duration, export strin
 func (a *app) printCO(res *lab.COResult) {
 	w := a.env.Stdout
 	fmt.Fprintln(w)
-	report.MeasurementTable(w, []report.Measurement{
+	report.MeasurementTable(a.tables(), []report.Measurement{
 		{Name: "Closed model", Requests: res.Closed.Requests, SlowerThan1s: res.Closed.SlowerThan1s, P95MS: res.Closed.LatencyMS.P95, P99MS: res.Closed.LatencyMS.P99},
 		{Name: "Closed model, corrected", Requests: res.ClosedCorrected.Requests, SlowerThan1s: -1, P95MS: res.ClosedCorrected.LatencyMS.P95, P99MS: res.ClosedCorrected.LatencyMS.P99},
 		{Name: "Open model", Requests: res.Open.Requests, SlowerThan1s: res.Open.SlowerThan1s, P95MS: res.Open.LatencyMS.P95, P99MS: res.Open.LatencyMS.P99},

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/report"
@@ -111,7 +113,7 @@ given twice, or on both sides, is refused.`,
 				}
 				return err
 			}
-			if err := report.Comparison(a.env.Stdout, cmp); err != nil {
+			if err := report.Comparison(a.tables(), cmp); err != nil {
 				return err
 			}
 			if export != "" {
@@ -193,6 +195,21 @@ func sameRunKey(path string) string {
 		return real
 	}
 	return p
+}
+
+// tables is standard output for what package report prints: fitted to the
+// terminal's width when standard output is one, full width when it is a
+// file or a pipe.
+func (a *app) tables() io.Writer {
+	if !a.env.IsTerminal {
+		return a.env.Stdout
+	}
+	if f, ok := a.env.Stdout.(interface{ Fd() uintptr }); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return report.Fit(a.env.Stdout, w)
+		}
+	}
+	return a.env.Stdout
 }
 
 // openRuns opens run directories; a missing one or one of another format is bad input.

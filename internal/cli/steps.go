@@ -144,7 +144,7 @@ func (a *app) finishSteps(res *analyze.StepsResult, runErr error, export string)
 	if res == nil {
 		return runErr
 	}
-	if err := report.PrintSteps(a.env.Stdout, res); err != nil {
+	if err := report.PrintSteps(a.tables(), res); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if export != "" {
