@@ -141,3 +141,29 @@ func TestReportRefusesRunsThatAreNotRepetitions(t *testing.T) {
 		t.Errorf("knee report of two repetitions: exit %d, stderr %q, stdout %q", code, stderr, stdout)
 	}
 }
+
+// compareGroups reads whatever a shell passes: it never panics, never puts
+// one word on both sides, and keeps every run word it accepts.
+func FuzzCompareGroups(f *testing.F) {
+	f.Add("a b --vs c d", false)
+	f.Add("--vs=a b --summary-export x", true)
+	f.Add("a --vs --vs b", false)
+	f.Add("a -x --vs b", false)
+	f.Fuzz(func(t *testing.T, line string, vsFirst bool) {
+		args := strings.Fields(line)
+		base, cand, _, err := compareGroups(args, vsFirst)
+		if err != nil {
+			return
+		}
+		if len(base) == 0 || len(cand) == 0 {
+			t.Fatalf("%q accepted with %d baseline and %d candidate runs", line, len(base), len(cand))
+		}
+		seen := map[string]bool{}
+		for _, r := range append(append([]string(nil), base...), cand...) {
+			if seen[sameRunKey(r)] {
+				t.Fatalf("%q: %s accepted twice", line, r)
+			}
+			seen[sameRunKey(r)] = true
+		}
+	})
+}
