@@ -154,7 +154,7 @@ func (a *app) curveOptions(f labStepsFlags, experiment string) lab.CurveOptions 
 		o.CPUs = -1 // the flag's 0 means no limit; the option's 0 means the default
 	}
 	if !f.quiet {
-		o.Progress, o.Live = a.env.Stderr, a.env.IsTerminal
+		o.Progress, o.Live = a.progressStream()
 	}
 	return o
 }

@@ -54,7 +54,7 @@ way HdrHistogram does comes close to the open one.`,
 			o.Out = filepath.Join(out, "lab-co-"+time.Now().UTC().Format("2006-01-02T15-04-05"))
 			o.Executable, o.Stderr, o.Abort, o.Getenv = a.env.Executable, a.env.Stderr, a.abort.Done(), a.env.Getenv
 			if !quiet {
-				o.Progress, o.Live = a.env.Stderr, a.env.IsTerminal
+				o.Progress, o.Live = a.progressStream()
 			}
 			if err := checkCPUs(c, o.CPUs); err != nil {
 				return err

@@ -237,7 +237,7 @@ func (a *app) runOptions(f runFlags) (runner.Options, error) {
 		return opt, fmt.Errorf("--interval %s: must be positive, e.g. 1s", f.interval)
 	}
 	if !f.quiet {
-		opt.Progress, opt.Live = a.env.Stderr, a.env.IsTerminal
+		opt.Progress, opt.Live = a.progressStream()
 	}
 	switch {
 	case f.targetPID != 0 && f.targetCgroup != "":

@@ -106,7 +106,7 @@ func (a *app) doSteps(f stepsFlags) error {
 		Notes: []string{"knee steps: a stepped test for the throughput-latency curve"},
 	}
 	if !f.quiet {
-		opt.Progress, opt.Live = a.env.Stderr, a.env.IsTerminal
+		opt.Progress, opt.Live = a.progressStream()
 	}
 	res, err := lab.RunSteps(a.ctx, cfg, opt)
 	return a.finishSteps(res, err, f.summaryExport)
