@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -315,9 +314,9 @@ func printThresholds(w interface{ Write([]byte) (int, error) }, rs []analyze.Thr
 	}
 }
 
-// writeJSON writes v to path, indented, atomically enough for a summary file.
+// writeJSON writes v to path, indented, with "format_version" first.
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := marshalExport(v)
 	if err != nil {
 		return err
 	}
