@@ -33,6 +33,7 @@ type runFlags struct {
 	quiet         bool
 	repeat        int
 	repeatPause   time.Duration
+	junit         string
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -82,6 +83,7 @@ omission can be detected and corrected by knee analyze.`,
 
 	fl.StringVar(&f.out, "out", "runs", "directory under which the run directory is created")
 	fl.StringVar(&f.summaryExport, "summary-export", "", "write the end-of-run summary as JSON to this file")
+	fl.StringVar(&f.junit, "junit", "", "write the thresholds as JUnit XML to this file (one test case per threshold)")
 	fl.DurationVar(&f.interval, "interval", runner.DefaultInterval, "histogram interval (one line per interval in latency.hlog)")
 	fl.DurationVar(&f.sendLagLimit, "send-lag-limit", analyze.DefaultSendLagLimit, "send-lag p99 above which the generator is reported as the limit")
 	fl.StringArrayVar(&f.faults, "fault", nil, "freeze the target: freeze@AT:FOR, e.g. freeze@30s:5s (repeatable)")
@@ -122,7 +124,9 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 		if res == nil {
 			return usageErr(err) // nothing ran: the configuration or the targets were wrong
 		}
-		if ferr := a.finishRun(res, f.summaryExport, thresholds); ferr != nil {
+		jr := junitReport{path: f.junit}
+		jr.add(res, thresholds)
+		if ferr := errors.Join(a.finishRun(res, f.summaryExport, thresholds), jr.write()); ferr != nil {
 			return ferr
 		}
 		return err
@@ -136,6 +140,7 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 	base := opt.Dir
 	var sums []rundir.Summary
 	failed := false
+	jr := junitReport{path: f.junit}
 	for i := 1; i <= f.repeat; i++ {
 		if i > 1 {
 			select {
@@ -153,6 +158,7 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		if res == nil {
 			return usageErr(err)
 		}
+		jr.add(res, ts)
 		if err := a.finishRun(res, "", ts); err != nil {
 			var ee *ExitError
 			if !errors.As(err, &ee) || ee.Code != ExitThresholds {
@@ -171,6 +177,9 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		if err := writeJSON(f.summaryExport, map[string]any{"runs": sums, "repetitions": rep}); err != nil {
 			return err
 		}
+	}
+	if err := jr.write(); err != nil {
+		return err
 	}
 	if failed {
 		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed in at least one repetition")}
