@@ -25,6 +25,7 @@ func (a *app) labCommand() *cobra.Command {
 API, a real sample target (SQLite or PostgreSQL, a real connection pool, an
 output cache, /metrics) that knee starts in its own cgroup so it can limit its
 CPU and freeze it, as docker --cpus and docker pause do.`,
+		Example: "  knee lab co\n  knee lab curve --summary-export curve.json",
 	}
 	c.AddCommand(a.labCOCommand(), a.labServeCommand())
 	c.AddCommand(a.labCurveCommand(), a.labPoolCommand())
