@@ -5,13 +5,14 @@
 # package's testdata/fuzz/ and make the script fail.
 #
 #   FUZZTIME=60 make fuzz
+#   FUZZTIME=5 scripts/fuzz.sh ./request ./scenario   # some packages only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 secs="${FUZZTIME:-10}"
 failed=0
 n=0
-for pkg in $(go list ./...); do
+for pkg in $(go list "${@:-./...}"); do
   # -list prints the matching names, then "ok <pkg> <time>".
   targets=$(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
   for t in $targets; do
