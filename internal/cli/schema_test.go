@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -191,4 +192,29 @@ func TestSteppedJSONOutputsMatchSchemas(t *testing.T) {
 		t.Fatalf("knee use: exit %d: %s", code, stderr)
 	}
 	checkSchemaFile(t, "use", useJSON)
+}
+
+// knee lab co's exports, single and repeated, conform to their schemas: a
+// real Bookstore, started by a real knee process, frozen for 1 s.
+func TestLabCOJSONOutputsMatchSchemas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two lab co experiments of about 10 s each; not with -short")
+	}
+	knee := buildKnee(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		schema string
+		extra  []string
+	}{
+		{"lab-co", nil},
+		{"lab-co-repeat", []string{"--repeat", "2", "--repeat-pause", "0s"}},
+	} {
+		export := filepath.Join(dir, tc.schema+".json")
+		args := append([]string{"lab", "co", "--duration", "3s", "--freeze-at", "1s", "--freeze-for", "1s", "--rate", "50", "--vus", "5",
+			"--quiet", "--out", filepath.Join(dir, "runs"), "--summary-export", export}, tc.extra...)
+		if out, err := exec.Command(knee, args...).CombinedOutput(); err != nil {
+			t.Fatalf("knee %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		checkSchemaFile(t, tc.schema, export)
+	}
 }
