@@ -52,8 +52,8 @@ func TestManPages(t *testing.T) {
 		if !strings.Contains(page, ".SH EXAMPLE") {
 			t.Errorf("%s: no EXAMPLE section", name)
 		}
-		if groffErr == nil {
-			cmd := exec.Command("groff", "-man", "-Tutf8", "-ww", "-z", filepath.Join(dir, name))
+		if groffErr == nil { // -k: preconv, as man-db renders UTF-8 pages
+			cmd := exec.Command("groff", "-k", "-man", "-Tutf8", "-ww", "-z", filepath.Join(dir, name))
 			if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 				t.Errorf("groff %s: %v: %s", name, err, out)
 			}
