@@ -47,6 +47,7 @@ type arrivals struct {
 	next     atomic.Int64  // the first iteration no VU or scheduler has claimed
 	start    time.Time     // set by run before begun is closed
 	begun    chan struct{} // closed once start is set: VUs may claim
+	alarm    *alarm        // keeps the VUs' timers punctual; nil: none
 	spawned  int           // VUs started; scheduler goroutine only
 	wg       sync.WaitGroup
 	iterCtx  context.Context
@@ -63,6 +64,7 @@ func (a *arrivals) offered(elapsed time.Duration) float64 { return a.sched.Rate(
 
 func (a *arrivals) prepare(s *scenarioRun) {
 	a.begun = make(chan struct{})
+	a.alarm = newAlarm()
 	a.iterCtx, a.cancelIt = context.WithCancel(s.hard)
 	// Pre-allocated VUs have their shard before prepare returns, so the
 	// first iterations find them ready.
@@ -110,8 +112,8 @@ func (a *arrivals) vu(s *scenarioRun, id uint64, first *job, ready func()) {
 	case <-s.stop.Done():
 		return
 	}
-	pace := newPacer(s.stop)
-	defer pace.close()
+	timer := newStoppedTimer()
+	defer timer.Stop()
 	for iter := uint64(0); ; iter++ {
 		var j job
 		if first != nil {
@@ -121,10 +123,11 @@ func (a *arrivals) vu(s *scenarioRun, id uint64, first *job, ready func()) {
 				return
 			}
 			j = job{i: i, intended: a.start.Add(off)}
-			if !pace.wait(j.intended, s.stop) {
+			if !wait(timer, j.intended, s.stop) {
 				return
 			}
 		}
+		a.armAfter(j.i)
 		s.live.busy.Add(1)
 		s.live.started.Add(1)
 		called := time.Now()
@@ -149,6 +152,8 @@ func (a *arrivals) run(s *scenarioRun, start time.Time) {
 	s.live.start.Store(&start)
 	a.start = start
 	close(a.begun)
+	defer a.alarm.close()
+	a.armAfter(-1) // the chain's start: iteration 0
 	timer := newStoppedTimer()
 	defer timer.Stop()
 	for {
@@ -164,12 +169,24 @@ func (a *arrivals) run(s *scenarioRun, start time.Time) {
 			break
 		}
 		if a.next.CompareAndSwap(i, i+1) {
+			a.armAfter(i)
 			a.dispatch(s, job{i: i, intended: due})
 		}
 	}
 	done := make(chan struct{})
 	go func() { a.wg.Wait(); close(done) }()
 	s.finish(done, a.cancelIt)
+}
+
+// armAfter arms the alarm for the start after iteration i's: called by
+// whoever deals with i at its start, it keeps the alarm one start ahead.
+func (a *arrivals) armAfter(i int64) {
+	if a.alarm == nil {
+		return
+	}
+	if off, ok := a.sched.Offset(i + 1); ok {
+		a.alarm.arm(i+1, a.start.Add(off))
+	}
 }
 
 // dispatch starts a new VU with j, the scheduler's own claim, or counts it

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package load
-
-import "context"
-
-// newKernelPacer: no kernel timer that the runtime's netpoller can wait on
-// is wired up on this system; the runtime timer serves.
-func newKernelPacer(context.Context) pacer { return nil }
