@@ -135,13 +135,13 @@ END {
 		us[k] = med(k SUBSEP "us")
 		printf "| %s | %s | %s | %.0f | %.1f | %s | %s | %s | %s | %s |\n", p[1], p[2], p[3], med(k SUBSEP "n"), us[k], net, ld, ach, dr, lag
 	}
-	printf "\n| model | rate/s | knee µs/req | fortio (-c %d) | fortio -uniform | wrk | knee / fortio | knee / fortio -uniform | knee / wrk |\n", fc
-	printf "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+	printf "\n| knee | model | rate/s | µs/req | fortio (-c %d) | fortio -uniform | wrk | knee / fortio | knee / fortio -uniform | knee / wrk |\n", fc
+	printf "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 	for (o = 1; o <= no; o++) {
 		k = order[o]; split(k, p, SUBSEP)
-		if (p[1] != "knee") continue
+		if (p[1] != "knee" && p[1] != "knee-base") continue
 		f = us["fortio" SUBSEP p[2] SUBSEP p[3]]; u = us["fortio-uniform" SUBSEP p[2] SUBSEP p[3]]; w = us["wrk" SUBSEP p[2] SUBSEP p[3]]
-		printf "| %s | %s | %.1f | %s | %s | %s | %s | %s | %s |\n", p[2], p[3], us[k], f == "" ? "-" : sprintf("%.1f", f),
+		printf "| %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], p[3], us[k], f == "" ? "-" : sprintf("%.1f", f),
 			u == "" ? "-" : sprintf("%.1f", u), w == "" ? "-" : sprintf("%.1f", w),
 			f == "" ? "-" : sprintf("%.2f×", us[k] / f), u == "" ? "-" : sprintf("%.2f×", us[k] / u), w == "" ? "-" : sprintf("%.2f×", us[k] / w)
 	}
