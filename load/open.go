@@ -105,10 +105,11 @@ func (a *arrivals) vu(s *scenarioRun, id uint64, jobs chan job, ready func()) {
 	}
 }
 
-// run is the scheduler. It resets one timer to each absolute intended
-// time, never to "last + interval", so lateness does not accumulate; when
-// it wakes late, every past-due iteration still goes out at once, each
-// with its own intended time.
+// run is the scheduler. It sets its pacer (a kernel timer where there is
+// one, see pacer.go) to each absolute intended time, never to "last +
+// interval", so lateness does not accumulate; when it wakes late, every
+// past-due iteration still goes out at once, each with its own intended
+// time. It wakes at most once per TimerSlack.
 func (a *arrivals) run(s *scenarioRun, start time.Time) {
 	s.live.start.Store(&start)
 	pace := newPacer(s.stop, s.runner.opt.TimerSlack)
@@ -126,8 +127,8 @@ func (a *arrivals) run(s *scenarioRun, start time.Time) {
 		// waits for the gap; one already due goes at once.
 		at := due
 		if now := time.Now(); at.After(now) {
-			if min := woke.Add(pace.gap()); at.Before(min) {
-				at = min
+			if earliest := woke.Add(pace.gap()); at.Before(earliest) {
+				at = earliest
 			}
 			woke = at
 		}
