@@ -53,6 +53,7 @@ type Options struct {
 	Probes    []use.Probe
 	// SkipEnvironment leaves out the environment note's /proc sampling (tests).
 	SkipEnvironment bool
+	Split           Split // this runner's part of a test split among runners
 }
 
 // Result is what a run left behind.
@@ -78,6 +79,14 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	var part *rundir.Part
+	if opt.Split.active() {
+		var notes []string
+		if cfg, part, notes, err = splitConfig(cfg, opt.Split); err != nil {
+			return nil, err
+		}
+		opt.Notes = append(opt.Notes, notes...)
+	}
 	scs, senders, err := build(cfg)
 	if err != nil {
 		return nil, err
@@ -90,6 +99,7 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 
 	meta := newMeta(cfg)
 	meta.Notes = append(meta.Notes, opt.Notes...)
+	meta.Part = part
 	hostOpts := hostinfo.Options{KneeVersion: version.String(), TargetPID: opt.TargetPID, TargetCommit: opt.TargetCommit}
 	if !opt.SkipEnvironment {
 		env, err := hostinfo.Collect(ctx, hostOpts)
@@ -99,6 +109,9 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 		meta.Env = env
 	}
 	meta.Env.KneeVersion = version.String()
+	if err := waitUntil(ctx, opt.Split.StartAt); err != nil {
+		return nil, err
+	}
 
 	w, err := rundir.Create(opt.Dir, meta)
 	if err != nil {
@@ -106,6 +119,12 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	}
 	e := &engine{opt: opt, w: w, meta: meta, rec: record.NewRecorder(time.Now())}
 	runErr := e.run(ctx, scs, faults, gracefulStop(cfg))
+	if p := e.meta.Part; p != nil && !e.t0.IsZero() {
+		p.T0 = e.t0
+		if !p.StartAt.IsZero() {
+			p.StartOffset = e.t0.Sub(p.StartAt)
+		}
+	}
 
 	if !opt.SkipEnvironment {
 		if err := hostinfo.Finish(context.WithoutCancel(ctx), hostOpts, &e.meta.Env); err != nil {

@@ -34,6 +34,7 @@ type runFlags struct {
 	quiet         bool
 	repeat        int
 	repeatPause   time.Duration
+	split         splitFlags
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -92,6 +93,7 @@ omission can be detected and corrected by knee analyze.`,
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the same test N times, each into its own run directory, and report median and range (N >= 3 for a firm result)")
 	fl.DurationVar(&f.repeatPause, "repeat-pause", 5*time.Second, "pause between repetitions, so one run's tail does not land in the next")
+	registerSplitFlags(fl, &f.split)
 	return c
 }
 
@@ -235,6 +237,10 @@ func (a *app) runOptions(f runFlags) (runner.Options, error) {
 	}
 	if f.interval <= 0 {
 		return opt, fmt.Errorf("--interval %s: must be positive, e.g. 1s", f.interval)
+	}
+	var err error
+	if opt.Split, err = f.split.parse(); err != nil {
+		return opt, err
 	}
 	if !f.quiet {
 		opt.Progress, opt.Live = a.env.Stderr, a.env.IsTerminal

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/knee-dev/knee/load/schedule"
+	"github.com/knee-dev/knee/runner"
+)
+
+// splitFlags are knee run's flags for a test split among runners.
+type splitFlags struct {
+	segment  string
+	sequence string
+	index    string // --execution-segment-index: the N-th segment of the sequence (0-based)
+	startAt  string
+	testID   string
+	runner   string
+}
+
+func registerSplitFlags(fl *pflag.FlagSet, f *splitFlags) {
+	fl.StringVar(&f.segment, "execution-segment", "", "this runner's part of the test, k6's from:to (e.g. 1/4:2/4, 25%:50%)")
+	fl.StringVar(&f.sequence, "execution-segment-sequence", "", "every runner's segments, e.g. 0,1/4,2/4,3/4,1 (give it to all runners so their parts fit exactly)")
+	fl.StringVar(&f.index, "execution-segment-index", "", "take the N-th segment (0-based) of --execution-segment-sequence, e.g. a Job's completion index")
+	fl.StringVar(&f.startAt, "start-at", "", "start the schedule at this wall-clock instant (RFC 3339), the same on every runner")
+	fl.StringVar(&f.testID, "test-id", "", "name of the split test, the same on every runner (default: derived from the plan)")
+	fl.StringVar(&f.runner, "runner-name", "", "this runner's name in the merge (default: the host name)")
+}
+
+// parse turns the flags into a runner.Split.
+func (f splitFlags) parse() (runner.Split, error) {
+	var sp runner.Split
+	seq, err := schedule.ParseSequence(f.sequence)
+	if err != nil {
+		return sp, fmt.Errorf("--execution-segment-sequence: %w", err)
+	}
+	var seg schedule.Segment
+	switch {
+	case f.index != "" && f.segment != "":
+		return sp, fmt.Errorf("give --execution-segment or --execution-segment-index, not both")
+	case f.index != "":
+		n, err := strconv.Atoi(strings.TrimSpace(f.index))
+		if err != nil || n < 0 || n >= len(seq) {
+			return sp, fmt.Errorf("--execution-segment-index %q: want 0 to %d, the segments of --execution-segment-sequence %q", f.index, len(seq)-1, f.sequence)
+		}
+		seg = seq[n]
+	default:
+		if seg, err = schedule.ParseSegment(f.segment); err != nil {
+			return sp, fmt.Errorf("--execution-segment: %w", err)
+		}
+	}
+	if sp.Share, err = schedule.NewShare(seg, seq); err != nil {
+		return sp, fmt.Errorf("--execution-segment %s: %w", seg, err)
+	}
+	if f.startAt != "" {
+		if sp.StartAt, err = time.Parse(time.RFC3339Nano, f.startAt); err != nil {
+			return sp, fmt.Errorf("--start-at %q: not an RFC 3339 time such as 2026-12-01T03:00:00Z", f.startAt)
+		}
+	}
+	sp.TestID, sp.Runner = f.testID, f.runner
+	if sp.Runner == "" {
+		sp.Runner, _ = os.Hostname() // a name only; none is fine
+	}
+	return sp, nil
+}
