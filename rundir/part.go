@@ -11,6 +11,7 @@ type Part struct {
 	Sequence    string        `json:"sequence"` // every runner's segments, e.g. "0,1/4,1/2,3/4,1"
 	Runner      string        `json:"runner,omitempty"`
 	Plan        []Scenario    `json:"plan"`                      // the whole test's scenarios, before the split
+	Interval    time.Duration `json:"interval_ns"`               // --interval, the histograms' nominal length
 	T0          time.Time     `json:"t0"`                        // wall clock at the schedule's start
 	StartAt     time.Time     `json:"start_at"`                  // --start-at; zero when not given
 	StartOffset time.Duration `json:"start_offset_ns,omitempty"` // T0 − StartAt

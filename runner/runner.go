@@ -120,7 +120,7 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	e := &engine{opt: opt, w: w, meta: meta, rec: record.NewRecorder(time.Now())}
 	runErr := e.run(ctx, scs, faults, gracefulStop(cfg))
 	if p := e.meta.Part; p != nil && !e.t0.IsZero() {
-		p.T0 = e.t0
+		p.T0, p.Interval = e.t0, opt.Interval
 		if !p.StartAt.IsZero() {
 			p.StartOffset = e.t0.Sub(p.StartAt)
 		}
