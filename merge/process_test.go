@@ -164,6 +164,14 @@ func TestFourRunnersEqualOne(t *testing.T) {
 		if p.Meta.Part == nil || p.Meta.Part.Sequence != "0,1/4,1/2,3/4,1" {
 			t.Fatalf("part %d: run.json part %+v", i, p.Meta.Part)
 		}
+		// --start-at: every runner started its schedule at the instant, give
+		// or take the VUs' start-up, and recorded how far off it was.
+		sa, _ := time.Parse(time.RFC3339Nano, startAt)
+		pp := p.Meta.Part
+		if !pp.StartAt.Equal(sa) || pp.T0.Before(sa) || pp.StartOffset != pp.T0.Sub(sa) || pp.StartOffset > 500*time.Millisecond {
+			t.Errorf("part %d: start_at %v, t0 %v, offset %v; want t0 at or just after %v", i, pp.StartAt, pp.T0, pp.StartOffset, sa)
+		}
+		t.Logf("part %d: started %v after --start-at; clock: %s", i, pp.StartOffset, pp.ClockSync)
 		// Each quarter of 1000/s for 3 s is exactly 750 iterations.
 		pc := p.Counters(0, 0)
 		if pc.Requests+pc.DroppedIterations != want/4 {
