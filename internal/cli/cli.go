@@ -96,7 +96,7 @@ omission, finds the knee of the throughput-latency curve and the bottleneck.`,
 	for _, add := range []func() *cobra.Command{
 		a.runCommand, a.analyzeCommand, a.importCommand, a.tailCommand,
 		a.labCommand, a.thawCommand, a.reportCommand, a.compareCommand,
-		a.stepsCommand, a.curveCommand, a.useCommand, a.mergeCommand,
+		a.stepsCommand, a.curveCommand, a.useCommand, a.mergeCommand, a.k8sCommand,
 	} {
 		root.AddCommand(add())
 	}

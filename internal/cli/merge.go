@@ -3,11 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,8 +16,7 @@ import (
 )
 
 func (a *app) mergeCommand() *cobra.Command {
-	var out string
-	var thresholds []string
+	var f mergeFlags
 	c := &cobra.Command{
 		Use:   "merge RUN... --out DIR",
 		Short: "Merge the run directories of a test split among runners into one run directory",
@@ -34,25 +31,38 @@ it (two levels down), so a volume of parts can be merged without a shell glob.`,
 		Example: `  knee merge results/part-0/* results/part-1/* --out results/merged
   knee merge /results --out /results/merged --threshold 'p(99)<250ms'`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return a.doMerge(args, out, thresholds) },
+		RunE: func(c *cobra.Command, args []string) error { return a.doMerge(args, f) },
 	}
-	c.Flags().StringVar(&out, "out", "", "the run directory to write (must not exist yet)")
-	c.Flags().StringArrayVar(&thresholds, "threshold", nil, "pass/fail criterion evaluated on the merge, e.g. 'p(99)<250ms' (exit 99 when one fails)")
+	c.Flags().StringVar(&f.out, "out", "", "the run directory to write (must not exist yet)")
+	c.Flags().StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion evaluated on the merge, e.g. 'p(99)<250ms' (exit 99 when one fails)")
+	c.Flags().IntVar(&f.waitParts, "wait-parts", 0, "first wait until this many parts have finished (a merge Job started beside the runners)")
+	c.Flags().DurationVar(&f.waitTimeout, "wait-timeout", 30*time.Minute, "how long --wait-parts waits")
 	return c
 }
 
-func (a *app) doMerge(args []string, out string, thresholds []string) error {
+type mergeFlags struct {
+	out         string
+	thresholds  []string
+	waitParts   int
+	waitTimeout time.Duration
+}
+
+func (a *app) doMerge(args []string, f mergeFlags) error {
+	out := f.out
 	if out == "" {
 		return usagef("merge: give the run directory to write with --out DIR")
 	}
 	if _, err := os.Stat(filepath.Join(out, rundir.MetaFile)); err == nil {
 		return usagef("merge: --out %s is already a run directory; choose a new directory", out)
 	}
-	ts, err := analyze.ParseThresholds(thresholds)
+	ts, err := analyze.ParseThresholds(f.thresholds)
 	if err != nil {
 		return usageErr(err)
 	}
-	dirs, err := partDirs(args, out)
+	dirs, err := merge.FindParts(args, out)
+	if f.waitParts > 0 {
+		dirs, err = merge.WaitForParts(a.ctx, args, out, f.waitParts, f.waitTimeout, 2*time.Second)
+	}
 	if err != nil {
 		return usageErr(err)
 	}
@@ -93,48 +103,6 @@ func (a *app) doMerge(args []string, out string, thresholds []string) error {
 		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed on the merge")}
 	}
 	return nil
-}
-
-// partDirs expands each argument: a run directory itself, or every run
-// directory up to two levels under it. The output directory is skipped.
-func partDirs(args []string, out string) ([]string, error) {
-	outAbs, _ := filepath.Abs(out)
-	var dirs []string
-	for _, arg := range args {
-		if _, err := os.Stat(filepath.Join(arg, rundir.MetaFile)); err == nil {
-			dirs = append(dirs, arg)
-			continue
-		}
-		var found []string
-		err := filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() {
-				return nil
-			}
-			if abs, _ := filepath.Abs(p); abs == outAbs {
-				return filepath.SkipDir
-			}
-			if rel, _ := filepath.Rel(arg, p); strings.Count(rel, string(filepath.Separator)) >= 2 {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, rundir.MetaFile)); err == nil {
-				found = append(found, p)
-				return filepath.SkipDir
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("merge %s: %w", arg, err)
-		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("merge %s: no run directory (run.json) in it or two levels under it", arg)
-		}
-		dirs = append(dirs, found...)
-	}
-	slices.Sort(dirs)
-	return dirs, nil
 }
 
 func ms(d interface{ Seconds() float64 }) string {
