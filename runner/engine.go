@@ -140,6 +140,9 @@ func (e *engine) writeInterval(now time.Time) {
 	if err := e.w.WriteInterval(snap, extra); err != nil && e.werr == nil {
 		e.werr = fmt.Errorf("writing the run directory: %w", err)
 	}
+	if e.opt.OnInterval != nil && !e.t0.IsZero() {
+		e.opt.OnInterval(&e.meta, e.t0.Add(snap.End), snap)
+	}
 }
 
 // runFaults applies the faults from t0 and records what happened.

@@ -96,3 +96,15 @@ func waitUntil(ctx context.Context, at time.Time) error {
 		return errors.Join(errors.New("interrupted while waiting for --start-at"), context.Cause(ctx))
 	}
 }
+
+// scaleTargets makes the target rates run.json records the share's: the
+// executors keep the whole test's rate and start only the share's iterations.
+func scaleTargets(meta *rundir.Meta, sh schedule.Share) {
+	if sh.IsWhole() {
+		return
+	}
+	frac, _ := sh.Segment().Length().Float64()
+	for i := range meta.Scenarios {
+		meta.Scenarios[i].TargetRate *= frac
+	}
+}

@@ -54,6 +54,9 @@ type Options struct {
 	// SkipEnvironment leaves out the environment note's /proc sampling (tests).
 	SkipEnvironment bool
 	Split           Split // this runner's part of a test split among runners
+	// OnInterval, if set, is given every interval as it is written, with
+	// its wall-clock end (live outputs such as prometheus-rw). It must not block.
+	OnInterval func(meta *rundir.Meta, end time.Time, snap record.IntervalSnapshot)
 }
 
 // Result is what a run left behind.
@@ -100,6 +103,7 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	meta := newMeta(cfg)
 	meta.Notes = append(meta.Notes, opt.Notes...)
 	meta.Part = part
+	scaleTargets(&meta, opt.Split.Share)
 	hostOpts := hostinfo.Options{KneeVersion: version.String(), TargetPID: opt.TargetPID, TargetCommit: opt.TargetCommit}
 	if !opt.SkipEnvironment {
 		env, err := hostinfo.Collect(ctx, hostOpts)

@@ -82,7 +82,8 @@ omission can be detected and corrected by knee analyze.`,
 	fl.DurationVar(&f.sc.GracefulStop, "graceful-stop", 0, "how long in-flight requests may finish after the end (default 30s)")
 	fl.StringArrayVar(&f.sc.Thresholds, "threshold", nil, "pass/fail criterion, e.g. 'p(95)<200ms', 'errors<1%' (exit 99 when one fails)")
 
-	fl.StringVar(&f.out, "out", "runs", "directory under which the run directory is created")
+	f.out = "runs"
+	fl.Var(outFlag{&f.out, &f.split.promRW}, "out", "directory under which the run directory is created; prometheus-rw=URL pushes every interval to Prometheus too (repeatable)")
 	fl.StringVar(&f.summaryExport, "summary-export", "", "write the end-of-run summary as JSON to this file")
 	fl.DurationVar(&f.interval, "interval", runner.DefaultInterval, "histogram interval (one line per interval in latency.hlog)")
 	fl.DurationVar(&f.sendLagLimit, "send-lag-limit", analyze.DefaultSendLagLimit, "send-lag p99 above which the generator is reported as the limit")
@@ -120,6 +121,7 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	defer a.liveOutputs(&opt, f.split.promRW)()
 	if f.repeat == 1 {
 		res, err := runner.Execute(a.ctx, cfg, opt)
 		if res == nil {

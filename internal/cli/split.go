@@ -10,6 +10,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/knee-dev/knee/load/schedule"
+	"github.com/knee-dev/knee/promrw"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
 )
 
@@ -21,6 +24,7 @@ type splitFlags struct {
 	startAt  string
 	testID   string
 	runner   string
+	promRW   []string // --out prometheus-rw=URL
 }
 
 func registerSplitFlags(fl *pflag.FlagSet, f *splitFlags) {
@@ -67,4 +71,71 @@ func (f splitFlags) parse() (runner.Split, error) {
 		sp.Runner, _ = os.Hostname() // a name only; none is fine
 	}
 	return sp, nil
+}
+
+// outFlag is knee run's --out: a directory, or prometheus-rw=URL (repeatable).
+type outFlag struct {
+	dir  *string
+	urls *[]string
+}
+
+func (o outFlag) String() string {
+	if o.dir == nil {
+		return ""
+	}
+	return *o.dir
+}
+
+func (o outFlag) Set(v string) error {
+	if u, ok := strings.CutPrefix(v, "prometheus-rw="); ok {
+		if u == "" {
+			return fmt.Errorf("prometheus-rw=URL: give the remote-write URL, e.g. prometheus-rw=http://127.0.0.1:9090/api/v1/write")
+		}
+		*o.urls = append(*o.urls, u)
+		return nil
+	}
+	*o.dir = v
+	return nil
+}
+
+func (o outFlag) Type() string { return "string" }
+
+// liveOutputs pushes every interval to each prometheus-rw URL; the returned
+// function sends what is left and reports what was pushed.
+func (a *app) liveOutputs(opt *runner.Options, urls []string) func() {
+	if len(urls) == 0 {
+		return func() {}
+	}
+	var pushers []*promrw.Pusher
+	opt.OnInterval = func(meta *rundir.Meta, end time.Time, snap record.IntervalSnapshot) {
+		if pushers == nil { // the first interval: the run's identity is known
+			testID, name := meta.ID, ""
+			if meta.Part != nil {
+				testID, name = meta.Part.TestID, meta.Part.Runner
+			}
+			if name == "" {
+				name, _ = os.Hostname()
+			}
+			for _, u := range urls {
+				p, err := promrw.New(u, testID, name)
+				if err != nil {
+					fmt.Fprintln(a.env.Stderr, "knee:", err)
+					continue
+				}
+				pushers = append(pushers, p)
+			}
+		}
+		for _, p := range pushers {
+			p.Interval(end, snap)
+		}
+	}
+	return func() {
+		for i, p := range pushers {
+			st := p.Close()
+			fmt.Fprintf(a.env.Stderr, "prometheus-rw %s: %d pushes, %d bytes, %d dropped\n", urls[i], st.Requests, st.Bytes, st.Dropped)
+			if st.LastError != nil {
+				fmt.Fprintf(a.env.Stderr, "prometheus-rw %s: last error: %v\n", urls[i], st.LastError)
+			}
+		}
+	}
 }
