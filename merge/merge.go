@@ -83,11 +83,9 @@ func Merge(parts []*rundir.Dir, out string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, snap := range align(parts, t0, iv) {
-		if err := w.WriteInterval(snap.IntervalSnapshot, snap.extra); err != nil {
-			w.Close(meta)
-			return nil, err
-		}
+	if err := align(parts, t0, iv, w.WriteInterval); err != nil {
+		w.Close(meta)
+		return nil, err
 	}
 	if err := w.Close(meta); err != nil {
 		return nil, err
@@ -190,27 +188,28 @@ func intervalOf(parts []*rundir.Dir) (time.Duration, error) {
 	return iv, nil
 }
 
-type snapshot struct {
-	record.IntervalSnapshot
-	extra map[string]rundir.IntervalCounters
-}
-
 // align adds every part's intervals into the merged interval whose start
-// is nearest on the wall clock, counted from t0 in steps of iv.
-func align(parts []*rundir.Dir, t0 time.Time, iv time.Duration) []snapshot {
-	byIndex := map[int64]*snapshot{}
-	for _, p := range parts {
+// is nearest on the wall clock, counted from t0 in steps of iv, and hands
+// each merged interval to write in time order. Only one merged interval is
+// held at a time: an unpacked HdrHistogram is some 180 kB, so holding a
+// long run's would not fit in memory.
+func align(parts []*rundir.Dir, t0 time.Time, iv time.Duration, write func(record.IntervalSnapshot, map[string]rundir.IntervalCounters) error) error {
+	type ref struct{ part, interval int }
+	byIndex := map[int64][]ref{}
+	for pi, p := range parts {
 		shift := p.Meta.Part.T0.Sub(t0)
-		for _, in := range p.Intervals {
+		for ii, in := range p.Intervals {
 			k := int64(math.Round(float64(shift+in.Start) / float64(iv)))
-			s, ok := byIndex[k]
-			if !ok {
-				start := time.Duration(k) * iv
-				s = &snapshot{IntervalSnapshot: record.IntervalSnapshot{Start: start, End: start,
-					Histograms: map[record.Key]*record.Histogram{}, Counters: map[string]record.Counters{}},
-					extra: map[string]rundir.IntervalCounters{}}
-				byIndex[k] = s
-			}
+			byIndex[k] = append(byIndex[k], ref{pi, ii})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(byIndex)) {
+		start := time.Duration(k) * iv
+		s := record.IntervalSnapshot{Start: start, End: start,
+			Histograms: map[record.Key]*record.Histogram{}, Counters: map[string]record.Counters{}}
+		extra := map[string]rundir.IntervalCounters{}
+		for _, r := range byIndex[k] {
+			in := parts[r.part].Intervals[r.interval]
 			s.End = max(s.End, s.Start+(in.End-in.Start))
 			for key, h := range in.Histograms {
 				if have, ok := s.Histograms[key]; ok {
@@ -223,19 +222,18 @@ func align(parts []*rundir.Dir, t0 time.Time, iv time.Duration) []snapshot {
 				sum := s.Counters[sc]
 				sum.Add(c.Counters)
 				s.Counters[sc] = sum
-				x := s.extra[sc]
+				x := extra[sc]
 				x.TargetRate += c.TargetRate
 				x.BusyVUs += c.BusyVUs
 				x.VUs += c.VUs
-				s.extra[sc] = x
+				extra[sc] = x
 			}
 		}
+		if err := write(s, extra); err != nil {
+			return err
+		}
 	}
-	out := make([]snapshot, 0, len(byIndex))
-	for _, k := range slices.Sorted(maps.Keys(byIndex)) {
-		out = append(out, *byIndex[k])
-	}
-	return out
+	return nil
 }
 
 // mergedMeta is the merge's run.json: the whole test's plan, and each
