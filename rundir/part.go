@@ -18,6 +18,7 @@ type Part struct {
 	ClockSync   string        `json:"clock_sync,omitempty"`      // what the kernel says of the clock (adjtimex)
 	ClockSynced bool          `json:"clock_synced"`
 	ClockMaxErr time.Duration `json:"clock_max_error_ns,omitempty"` // the kernel's bound on the clock's error
+	ClockOffset time.Duration `json:"clock_offset_ns,omitempty"`    // the offset the time daemon last measured (adjtimex)
 }
 
 // MergedPart is one part kept in a merge: where it came from and its environment note.

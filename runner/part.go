@@ -48,7 +48,7 @@ func splitConfig(cfg *scenario.Config, sp Split) (*scenario.Config, *rundir.Part
 	if part.TestID == "" {
 		part.TestID = planID(whole.Scenarios, seq, sp.StartAt)
 	}
-	part.ClockSynced, part.ClockMaxErr, part.ClockSync = clockState()
+	part.ClockSynced, part.ClockMaxErr, part.ClockOffset, part.ClockSync = clockState()
 	out := *cfg
 	out.Scenarios = nil
 	var notes []string
