@@ -53,6 +53,15 @@ type Options struct {
 	Probes    []use.Probe
 	// SkipEnvironment leaves out the environment note's /proc sampling (tests).
 	SkipEnvironment bool
+	// Iterations, when set, gives each scenario's iteration instead of a
+	// request.Sender built from its Requests (a k6 script's VUs).
+	Iterations func(scenario.Scenario) load.Iteration
+	// Completed is a cause of ctx's cancellation that means the run is
+	// complete (a script's iteration count was reached), not interrupted.
+	Completed error
+	// AfterLoad, when set, is called once the load has stopped; its notes
+	// go into run.json.
+	AfterLoad func() []string
 }
 
 // Result is what a run left behind.
@@ -78,7 +87,7 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	scs, senders, err := build(cfg)
+	scs, senders, err := build(cfg, opt.Iterations)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +115,12 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	}
 	e := &engine{opt: opt, w: w, meta: meta, rec: record.NewRecorder(time.Now())}
 	runErr := e.run(ctx, scs, faults, gracefulStop(cfg))
+	if opt.Completed != nil && errors.Is(runErr, opt.Completed) {
+		runErr = nil
+	}
+	if opt.AfterLoad != nil {
+		e.meta.Notes = append(e.meta.Notes, opt.AfterLoad()...)
+	}
 
 	if !opt.SkipEnvironment {
 		if err := hostinfo.Finish(context.WithoutCancel(ctx), hostOpts, &e.meta.Env); err != nil {
@@ -116,10 +131,14 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 }
 
 // build turns every scenario into a load.Scenario driven by a request.Sender.
-func build(cfg *scenario.Config) ([]load.Scenario, []*request.Sender, error) {
+func build(cfg *scenario.Config, iterations func(scenario.Scenario) load.Iteration) ([]load.Scenario, []*request.Sender, error) {
 	var scs []load.Scenario
 	var senders []*request.Sender
 	for _, sc := range cfg.Scenarios {
+		if iterations != nil {
+			scs = append(scs, sc.Load(iterations(sc)))
+			continue
+		}
 		s, err := request.NewSender(sc.Requests, cfg.SenderOptions())
 		if err != nil {
 			for _, o := range senders {

@@ -34,12 +34,13 @@ type runFlags struct {
 	quiet         bool
 	repeat        int
 	repeatPause   time.Duration
+	script        scriptFlags // a k6 script's flags (runscript.go)
 }
 
 func (a *app) runCommand() *cobra.Command {
 	var f runFlags
 	c := &cobra.Command{
-		Use:   "run [scenario.yaml]",
+		Use:   "run [scenario.yaml | script.js]",
 		Short: "Generate load (open or closed model) and record it into a run directory",
 		Long: `knee run generates load with one of k6's executors and records every latency in
 HdrHistograms, written every interval to a run directory (run.json, latency.hlog,
@@ -92,10 +93,14 @@ omission can be detected and corrected by knee analyze.`,
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the same test N times, each into its own run directory, and report median and range (N >= 3 for a firm result)")
 	fl.DurationVar(&f.repeatPause, "repeat-pause", 5*time.Second, "pause between repetitions, so one run's tail does not land in the next")
+	registerScriptFlags(fl, &f.script)
 	return c
 }
 
 func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
+	if len(args) == 1 && isScript(args[0]) {
+		return a.doRunScript(c, args[0], f)
+	}
 	cfg, err := a.loadConfig(c, args, f.sc)
 	if err != nil {
 		return usageErr(err)

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/k6script"
+	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/runner"
+)
+
+// scriptFlags are knee run's flags for a k6 script, spelt as k6 spells them.
+type scriptFlags struct {
+	env        []string
+	iterations int64
+	stage      []string
+}
+
+func registerScriptFlags(fl *pflag.FlagSet, sf *scriptFlags) {
+	fl.StringArrayVarP(&sf.env, "env", "e", nil, "k6 script: __ENV variable KEY=VALUE (repeatable)")
+	fl.Int64Var(&sf.iterations, "iterations", 0, "k6 script: run this many iterations shared by --vus VUs (overrides the script's scenarios, as in k6)")
+	fl.StringArrayVar(&sf.stage, "stage", nil, "k6 script: a ramping-vus stage DURATION:TARGET, e.g. 30s:10 (repeatable; overrides the script's scenarios, as in k6)")
+}
+
+// isScript tells a k6 script from a scenario file by its extension.
+func isScript(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".js", ".mjs", ".cjs", ".ts":
+		return true
+	}
+	return false
+}
+
+// scriptAllowed are the scenario flags that mean something for a script:
+// k6's execution overrides.
+var scriptAllowed = map[string]bool{"vus": true, "duration": true, "stages": true, "iterations": true, "stage": true, "env": true}
+
+// doRunScript runs a k6 script: knee run script.js.
+func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
+	var bad []string
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		if scenarioFlag[fl.Name] && !scriptAllowed[fl.Name] {
+			bad = append(bad, "--"+fl.Name)
+		}
+	})
+	if len(bad) > 0 {
+		return usagef("%s: %s cannot be used with a k6 script; set them in the script's options", path, strings.Join(bad, ", "))
+	}
+	if f.repeat != 1 {
+		return usagef("--repeat is not supported with a k6 script yet; run it %d times", f.repeat)
+	}
+	env := map[string]string{}
+	for _, kv := range f.script.env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usagef("--env %q: write KEY=VALUE", kv)
+		}
+		env[k] = v
+	}
+	ov, err := scriptOverrides(c.Flags(), f)
+	if err != nil {
+		return usageErr(err)
+	}
+	s, err := k6script.Load(path, k6script.Config{Env: env, Getenv: a.env.Getenv, Stderr: a.env.Stderr})
+	if err != nil {
+		return usageErr(err)
+	}
+	defer s.Close()
+	plan, err := s.Plan(ov)
+	if err != nil {
+		return usageErr(err)
+	}
+	thresholds, err := analyze.ParseK6Thresholds(plan.Thresholds)
+	if err != nil {
+		return usageErr(fmt.Errorf("%s: options.thresholds: %w", path, err))
+	}
+	flagTs, err := analyze.ParseThresholds(f.sc.Thresholds)
+	if err != nil {
+		return usageErr(err)
+	}
+	thresholds = append(thresholds, flagTs...)
+	for _, fs := range f.faults {
+		ft, err := parseFaultFlag(fs)
+		if err != nil {
+			return usageErr(err)
+		}
+		plan.Config.Faults = append(plan.Config.Faults, ft)
+	}
+	opt, err := a.runOptions(f)
+	if err != nil {
+		return usageErr(err)
+	}
+	res, err := runner.ExecuteScript(a.ctx, s, plan, opt)
+	if res == nil {
+		return usageErr(err)
+	}
+	printChecks(a.env.Stdout, res)
+	if ferr := a.finishRun(res.Result, f.summaryExport, thresholds); ferr != nil {
+		return ferr
+	}
+	return err
+}
+
+// scriptOverrides reads --vus, --duration, --iterations, --stage and --stages
+// when given (k6's command-line tier).
+func scriptOverrides(fl *pflag.FlagSet, f runFlags) (k6script.Overrides, error) {
+	var ov k6script.Overrides
+	if fl.Changed("vus") {
+		v := int64(f.sc.VUs)
+		ov.VUs = &v
+	}
+	if fl.Changed("duration") {
+		d := f.sc.Duration
+		ov.Duration = &d
+	}
+	if fl.Changed("iterations") {
+		n := f.script.iterations
+		ov.Iterations = &n
+	}
+	stages := f.script.stage
+	if f.sc.Stages != "" {
+		stages = append(stages, strings.Split(f.sc.Stages, ",")...)
+	}
+	for _, st := range stages {
+		d, t, ok := strings.Cut(strings.TrimSpace(st), ":")
+		dur, err := k6script.ParseDuration(d)
+		var target float64
+		if ok && err == nil {
+			_, err = fmt.Sscan(t, &target)
+		}
+		if !ok || err != nil {
+			return ov, fmt.Errorf("--stage %q: write DURATION:TARGET, e.g. 30s:10", st)
+		}
+		ov.Stages = append(ov.Stages, load.Stage{Duration: dur, Target: target})
+	}
+	return ov, nil
+}
+
+// printChecks prints k6's checks block and the iterations' exceptions.
+func printChecks(w io.Writer, res *runner.ScriptResult) {
+	if len(res.Checks) > 0 {
+		fmt.Fprintf(w, "checks: %.2f%% of %d passed\n", 100*res.ChecksRate, res.ChecksTotal)
+		for _, ch := range res.Checks {
+			mark := "✓"
+			if ch.Fails > 0 {
+				mark = "✗"
+			}
+			name := ch.Name
+			if ch.Group != "" {
+				name = ch.Group + " :: " + name
+			}
+			fmt.Fprintf(w, "  %s %-40s %d passed, %d failed\n", mark, name, ch.Passes, ch.Fails)
+		}
+	}
+	if res.IterationErrors > 0 {
+		fmt.Fprintf(w, "iteration errors: %d; the first: %s\n", res.IterationErrors, res.FirstError)
+	}
+}
+
