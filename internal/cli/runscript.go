@@ -162,4 +162,3 @@ func printChecks(w io.Writer, res *runner.ScriptResult) {
 		fmt.Fprintf(w, "iteration errors: %d; the first: %s\n", res.IterationErrors, res.FirstError)
 	}
 }
-
