@@ -55,7 +55,7 @@ func bundle(entry string) (*bundled, error) {
 		Format:            api.FormatCommonJS,
 		Platform:          api.PlatformNeutral,
 		Target:            api.ES2017,
-		Sourcemap:         api.SourceMapExternal,
+		Sourcemap:         api.SourceMapLinked,
 		SourcesContent:    api.SourcesContentExclude,
 		Outfile:           filepath.Join(filepath.Dir(abs), bundleName),
 		LogLevel:          api.LogLevelSilent,

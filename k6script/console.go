@@ -30,7 +30,7 @@ func (c *console) object(v *vu) *goja.Object {
 		must(o.Set(level, func(call goja.FunctionCall) goja.Value {
 			parts := make([]string, 0, len(call.Arguments))
 			for _, a := range call.Arguments {
-				parts = append(parts, show(v.rt, a))
+				parts = append(parts, show(v, a))
 			}
 			c.line(level, strings.Join(parts, " "))
 			return goja.Undefined()
@@ -40,15 +40,19 @@ func (c *console) object(v *vu) *goja.Object {
 }
 
 // show is how console prints a value: objects as JSON, as k6 does.
-func show(rt *goja.Runtime, a goja.Value) string {
+func show(v *vu, a goja.Value) string {
 	if o, ok := a.(*goja.Object); ok && o.ClassName() != "Error" {
 		if _, isFn := goja.AssertFunction(a); !isFn {
-			if b, err := o.MarshalJSON(); err == nil {
-				return string(b)
+			if b, err := v.stringify(o); err == nil {
+				return b
 			}
 		}
 	}
-	return a.String()
+	var s string
+	if err := v.rt.Try(func() { s = a.String() }); err != nil {
+		return "[" + jsError(err) + "]"
+	}
+	return s
 }
 
 func (c *console) errorf(format string, args ...any) { c.line("error", fmt.Sprintf(format, args...)) }

@@ -2,7 +2,6 @@ package k6script
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -97,11 +96,11 @@ func Load(path string, cfg Config) (*Script, error) {
 		return nil, &ScriptError{Msg: fmt.Sprintf("%s: handleSummary is not supported by knee: its summary is written by knee report from the run directory (knee report DIR --format markdown|html); remove handleSummary", locate(path, "handleSummary"))}
 	}
 	if opts := v.exports.Get("options"); opts != nil && !goja.IsUndefined(opts) && !goja.IsNull(opts) {
-		raw, err := json.Marshal(opts.Export())
+		raw, err := v.stringify(opts)
 		if err != nil {
 			return nil, &ScriptError{Msg: fmt.Sprintf("%s: options: %v", locate(path, "options"), err)}
 		}
-		o, err := DecodeOptions(raw)
+		o, err := DecodeOptions([]byte(raw))
 		if err != nil {
 			return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", locate(path, "options"), err)}
 		}
@@ -208,11 +207,11 @@ func (s *Script) Setup(ctx context.Context) error {
 		return &ScriptError{Msg: "setup(): " + err.Error()}
 	}
 	if res != nil && !goja.IsUndefined(res) {
-		b, err := json.Marshal(res.Export())
+		b, err := v.stringify(res)
 		if err != nil {
 			return &ScriptError{Msg: "setup(): its result cannot be passed to the VUs as JSON: " + err.Error()}
 		}
-		s.setupRaw = string(b)
+		s.setupRaw = b
 	}
 	return nil
 }

@@ -304,3 +304,17 @@ func errorText(err error) string {
 	}
 	return strings.TrimSpace(err.Error())
 }
+
+// stringify is JSON.stringify(val) in this runtime; a getter that throws
+// or a cycle is an error, not a panic.
+func (v *vu) stringify(val goja.Value) (string, error) {
+	fn, _ := goja.AssertFunction(v.rt.Get("JSON").ToObject(v.rt).Get("stringify"))
+	out, err := fn(goja.Undefined(), val)
+	if err != nil {
+		return "", errors.New(jsError(err))
+	}
+	if goja.IsUndefined(out) {
+		return "", nil
+	}
+	return out.String(), nil
+}
