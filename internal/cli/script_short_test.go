@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// countingServer counts requests per path and echoes the query's "who".
+func countingServer(t *testing.T) (*httptest.Server, func(path string) int64) {
+	t.Helper()
+	var mu sync.Mutex
+	counts := map[string]*atomic.Int64{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		c, ok := counts[r.URL.Path]
+		if !ok {
+			c = &atomic.Int64{}
+			counts[r.URL.Path] = c
+		}
+		mu.Unlock()
+		c.Add(1)
+		if r.URL.Path == "/broken" {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+		w.Write([]byte("who=" + r.URL.Query().Get("who")))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func(path string) int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := counts[path]; ok {
+			return c.Load()
+		}
+		return 0
+	}
+}
+
+func writeJS(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "script.js")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A script without options runs 1 VU for 1 iteration, as k6 does; setup's
+// data reaches the default function and teardown; checks are counted.
+func TestScriptDefaultsSetupAndChecks(t *testing.T) {
+	srv, count := countingServer(t)
+	script := writeJS(t, `import http from 'k6/http';
+import { check } from 'k6';
+export function setup() { http.get(__ENV.BASE + '/setup'); return { who: 'from-setup' }; }
+export default function (data) {
+  const res = http.get(__ENV.BASE + '/it?who=' + data.who + '-' + __VU + '-' + __ITER);
+  check(res, { 'echoes setup data': (r) => r.body === 'who=from-setup-1-0', 'is 404': (r) => r.status === 404 });
+}
+export function teardown(data) { http.get(__ENV.BASE + '/teardown?who=' + data.who); }
+`)
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", t.TempDir(), "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for path, want := range map[string]int64{"/setup": 1, "/it": 1, "/teardown": 1} {
+		if got := count(path); got != want {
+			t.Errorf("%s requested %d times; want %d", path, got, want)
+		}
+	}
+	for _, want := range []string{"checks: 50.00% of 2 passed", "✓ echoes setup data", "1 passed, 0 failed", "✗ is 404", "0 passed, 1 failed", "requests            1 in"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// --iterations and --vus override the script (k6's precedence): exactly that
+// many iterations run, and the run is complete, not interrupted.
+func TestScriptIterationsOverride(t *testing.T) {
+	srv, count := countingServer(t)
+	script := writeJS(t, `import http from 'k6/http';
+export const options = { vus: 1, duration: '1h' };
+export default function () { http.get(__ENV.BASE + '/x'); }
+`)
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--vus", "3", "--iterations", "7", "--out", t.TempDir(), "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if got := count("/x"); got != 7 {
+		t.Errorf("%d requests; want exactly 7 iterations of one request", got)
+	}
+	if strings.Contains(out, "interrupted") {
+		t.Errorf("a completed iteration count reads as interrupted:\n%s", out)
+	}
+}
+
+// The script's thresholds are judged on the run: a failing one exits 99.
+func TestScriptThresholdsExit99(t *testing.T) {
+	srv, _ := countingServer(t)
+	script := writeJS(t, `import http from 'k6/http';
+export const options = { iterations: 4, thresholds: { http_req_failed: ['rate<0.5'], 'http_req_duration{name:ok}': ['p(99)<60000'] } };
+export default function () {
+  http.get(__ENV.BASE + (__ITER % 4 == 0 ? '/ok' : '/broken'), { tags: { name: __ITER % 4 == 0 ? 'ok' : 'missing' } });
+}
+`)
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", t.TempDir(), "--quiet")
+	if code != ExitThresholds {
+		t.Fatalf("exit %d; want %d (3 of 4 requests got a 500)\n%s\n%s", code, ExitThresholds, out, stderr)
+	}
+	if !strings.Contains(out, "FAIL  http_req_failed: rate<0.5") || !strings.Contains(out, "PASS  http_req_duration{name:ok}: p(99)<60000") {
+		t.Errorf("threshold lines missing:\n%s", out)
+	}
+}
+
+// Bad scripts exit 2 before anything runs, naming the place.
+func TestScriptBadInputExitsTwo(t *testing.T) {
+	cases := map[string]string{
+		"export default function () {\n  let = 1;\n}\n":                            "script.js:2:",
+		"import ws from 'k6/ws';\nexport default function () {}\n":                 "WebSockets are not supported",
+		"export const options = { vus: 'x' };\nexport default function () {}\n":    "vus is a string",
+		"export const options = { thresholds: { checks: ['rate>0.9'] } };\nexport default function () {}\n": "knee cannot evaluate k6 metric",
+	}
+	for src, want := range cases {
+		code, out, stderr := runKnee(t, "run", writeJS(t, src), "--out", t.TempDir(), "--quiet")
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q (stdout %q)", src, code, stderr, want, out)
+		}
+	}
+	code, _, stderr := runKnee(t, "run", writeJS(t, "export default function () {}\n"), "--rate", "5")
+	if code != 2 || !strings.Contains(stderr, "--rate cannot be used with a k6 script") {
+		t.Errorf("--rate with a script: exit %d, %q; want 2 and the flag named", code, stderr)
+	}
+}
