@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,7 +72,7 @@ func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	if body != nil && !goja.IsUndefined(body) && !goja.IsNull(body) {
 		call.Body = v.requestBody(body, call.Header)
 	}
-	rep := v.s.caller.Do(v.ctx, call, nil)
+	rep := v.s.caller.Do(v.ctx, call, nil, v.conns)
 	v.record(name, &rep)
 	return v.response(&call, &rep)
 }
@@ -170,62 +169,155 @@ func errorCode(rep *request.Reply) int {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// response builds k6's Response object.
+// response builds k6's Response object. It is a dynamic object whose
+// properties are made when first read: most scripts read one or two of
+// them, and building them all cost as much CPU as the request itself.
 func (v *vu) response(call *request.Call, rep *request.Reply) goja.Value {
-	rt := v.rt
-	o := rt.NewObject()
-	must(o.Set("status", rep.Status))
-	must(o.Set("status_text", statusText(rep)))
-	must(o.Set("proto", rep.Proto))
-	must(o.Set("url", rep.URL))
-	must(o.Set("error", errorText(rep.Err)))
-	must(o.Set("error_code", errorCode(rep)))
-	if call.Discard || rep.Body == nil && rep.Err != nil {
-		must(o.Set("body", goja.Null()))
-	} else {
-		must(o.Set("body", string(rep.Body)))
+	r := &responseObject{v: v, call: call, rep: *rep}
+	return v.rt.NewDynamicObject(r)
+}
+
+// responseKeys are a Response's properties, in k6's order.
+var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "error", "error_code", "request", "json"}
+
+type responseObject struct {
+	v    *vu
+	call *request.Call
+	rep  request.Reply
+	own  map[string]goja.Value // made or set properties
+}
+
+func (r *responseObject) Get(key string) goja.Value {
+	if val, ok := r.own[key]; ok {
+		return val
 	}
-	hdr := rt.NewObject()
-	for k, vals := range rep.Header {
-		must(hdr.Set(k, strings.Join(vals, ", ")))
+	val := r.make(key)
+	if val == nil {
+		return nil
 	}
-	must(o.Set("headers", hdr))
-	t := rt.NewObject()
-	tm := rep.Timings
-	must(t.Set("blocked", ms(tm.Blocked)))
-	must(t.Set("connecting", ms(tm.Connecting)))
-	must(t.Set("tls_handshaking", ms(tm.TLSHandshaking)))
-	must(t.Set("sending", ms(tm.Sending)))
-	must(t.Set("waiting", ms(tm.Waiting)))
-	must(t.Set("receiving", ms(tm.Receiving)))
-	must(t.Set("duration", ms(tm.Duration)))
-	must(o.Set("timings", t))
-	req := rt.NewObject()
-	must(req.Set("method", call.Method))
-	must(req.Set("url", call.URL))
-	must(req.Set("body", string(call.Body)))
-	must(o.Set("request", req))
-	var parsed goja.Value
-	must(o.Set("json", func(call goja.FunctionCall) goja.Value {
-		if parsed == nil {
-			parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
-			b := o.Get("body")
-			if goja.IsNull(b) {
-				panic(rt.NewGoError(fmt.Errorf("res.json(): the response has no body (responseType none or discardResponseBodies)")))
-			}
-			val, err := parse(goja.Undefined(), b)
-			if err != nil {
-				panic(err)
-			}
-			parsed = val
+	switch key {
+	case "headers", "timings", "request", "json", "body":
+		// Objects keep their identity between reads (res.headers === res.headers).
+		if r.own == nil {
+			r.own = map[string]goja.Value{}
 		}
-		sel := call.Argument(0)
-		if goja.IsUndefined(sel) || sel.String() == "" {
-			return parsed
+		r.own[key] = val
+	}
+	return val
+}
+
+func (r *responseObject) make(key string) goja.Value {
+	rt, rep := r.v.rt, &r.rep
+	switch key {
+	case "status":
+		return rt.ToValue(rep.Status)
+	case "status_text":
+		return rt.ToValue(statusText(rep))
+	case "proto":
+		return rt.ToValue(rep.Proto)
+	case "url":
+		return rt.ToValue(rep.URL)
+	case "error":
+		return rt.ToValue(errorText(rep.Err))
+	case "error_code":
+		return rt.ToValue(errorCode(rep))
+	case "body":
+		if r.call.Discard || rep.Body == nil && rep.Err != nil {
+			return goja.Null()
 		}
-		return selectPath(rt, parsed, sel.String())
-	}))
-	return o
+		return rt.ToValue(string(rep.Body))
+	case "headers":
+		hdr := rt.NewObject()
+		for k, vals := range rep.Header {
+			must(hdr.Set(k, strings.Join(vals, ", ")))
+		}
+		return hdr
+	case "timings":
+		t := rt.NewObject()
+		tm := rep.Timings
+		must(t.Set("blocked", ms(tm.Blocked)))
+		must(t.Set("connecting", ms(tm.Connecting)))
+		must(t.Set("tls_handshaking", ms(tm.TLSHandshaking)))
+		must(t.Set("sending", ms(tm.Sending)))
+		must(t.Set("waiting", ms(tm.Waiting)))
+		must(t.Set("receiving", ms(tm.Receiving)))
+		must(t.Set("duration", ms(tm.Duration)))
+		return t
+	case "request":
+		req := rt.NewObject()
+		must(req.Set("method", r.call.Method))
+		must(req.Set("url", r.call.URL))
+		must(req.Set("body", string(r.call.Body)))
+		return req
+	case "json":
+		return rt.ToValue(r.json)
+	}
+	return nil
+}
+
+// json is res.json(selector): the body parsed once, then the selector's part.
+func (r *responseObject) json(call goja.FunctionCall) goja.Value {
+	rt := r.v.rt
+	parsed, ok := r.own["\x00parsed"]
+	if !ok {
+		b := r.Get("body")
+		if goja.IsNull(b) {
+			panic(rt.NewGoError(fmt.Errorf("res.json(): the response has no body (responseType none or discardResponseBodies)")))
+		}
+		parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
+		val, err := parse(goja.Undefined(), b)
+		if err != nil {
+			panic(err)
+		}
+		parsed = val
+		if r.own == nil {
+			r.own = map[string]goja.Value{}
+		}
+		r.own["\x00parsed"] = val
+	}
+	sel := call.Argument(0)
+	if goja.IsUndefined(sel) || sel.String() == "" {
+		return parsed
+	}
+	return selectPath(parsed, sel.String())
+}
+
+func (r *responseObject) Set(key string, val goja.Value) bool {
+	if r.own == nil {
+		r.own = map[string]goja.Value{}
+	}
+	r.own[key] = val
+	return true
+}
+
+func (r *responseObject) Has(key string) bool {
+	if _, ok := r.own[key]; ok {
+		return true
+	}
+	for _, k := range responseKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *responseObject) Delete(key string) bool {
+	if r.own == nil {
+		r.own = map[string]goja.Value{}
+	}
+	r.own[key] = goja.Undefined()
+	return true
+}
+
+func (r *responseObject) Keys() []string {
+	keys := append([]string(nil), responseKeys...)
+	for k := range r.own {
+		if k != "\x00parsed" && !r.Has(k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 func statusText(rep *request.Reply) string {
@@ -237,7 +329,7 @@ func statusText(rep *request.Reply) string {
 
 // selectPath follows a dotted path ("user.tokens.0.value", "items.#" for a
 // length), the common part of k6's selector syntax; undefined when absent.
-func selectPath(rt *goja.Runtime, val goja.Value, path string) goja.Value {
+func selectPath(val goja.Value, path string) goja.Value {
 	for _, part := range strings.Split(path, ".") {
 		o, ok := val.(*goja.Object)
 		if !ok {
@@ -246,12 +338,7 @@ func selectPath(rt *goja.Runtime, val goja.Value, path string) goja.Value {
 		if part == "#" {
 			return o.Get("length")
 		}
-		if _, err := strconv.Atoi(part); err != nil || o.ClassName() != "Array" {
-			val = o.Get(part)
-		} else {
-			val = o.Get(part)
-		}
-		if val == nil {
+		if val = o.Get(part); val == nil {
 			return goja.Undefined()
 		}
 	}

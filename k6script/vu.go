@@ -26,6 +26,9 @@ type vu struct {
 	data    goja.Value // setup()'s result, parsed once per VU
 	dataSet bool
 	init    bool // running the init code: open() is allowed
+	conns   *request.Conns
+	watched <-chan struct{} // the context whose end interrupts rt
+	unwatch func() bool
 
 	// the iteration in progress
 	ctx      context.Context
@@ -46,7 +49,7 @@ var errStopped = errors.New("the run stopped")
 func (s *Script) newVU(id uint64) (*vu, error) {
 	s.vuInits.Add(1)
 	rt := goja.New()
-	v := &vu{s: s, id: id, rt: rt, fns: map[string]goja.Callable{}, ctx: context.Background(), init: true}
+	v := &vu{s: s, id: id, rt: rt, fns: map[string]goja.Callable{}, ctx: context.Background(), init: true, conns: request.NewConns()}
 	g := rt.GlobalObject()
 	must(g.Set("__VU", id))
 	must(g.Set("__ITER", 0))
@@ -160,18 +163,31 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	v.pendingN = 0
 	v.last = load.Result{}
 	must(v.rt.Set("__ITER", st.Iter))
-	stop := context.AfterFunc(ctx, func() { v.rt.Interrupt(errStopped) })
+	v.watch(ctx)
 	_, err := v.fns[exec](goja.Undefined(), v.setupData())
-	interrupted := !stop()
-	if interrupted {
-		v.rt.ClearInterrupt()
-	}
-	if err != nil && !(interrupted && ctx.Err() != nil) {
+	if err != nil && ctx.Err() == nil {
 		msg := jsError(err)
 		v.s.errs.add(msg)
 		v.s.con.errorf("iteration error (VU %d, iteration %d): %s", v.id, st.Iter, msg)
 	}
 	v.flush(time.Now())
+}
+
+// watch interrupts the runtime when ctx ends. A VU's iterations share one
+// context, so it is watched once, not once per iteration.
+func (v *vu) watch(ctx context.Context) {
+	done := ctx.Done()
+	if done == v.watched {
+		return
+	}
+	if v.unwatch != nil {
+		v.unwatch()
+	}
+	v.rt.ClearInterrupt()
+	v.watched, v.unwatch = done, nil
+	if done != nil {
+		v.unwatch = context.AfterFunc(ctx, func() { v.rt.Interrupt(errStopped) })
+	}
 }
 
 // record takes one request's reply: in the open model it is charged the

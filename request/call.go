@@ -75,14 +75,14 @@ func (c *Caller) Close() {
 // chain's send and its response's end; the service time is Done-Sent of the
 // first request to the last response (what k6 counts as one request's
 // duration is per hop; here the chain is one Reply). jar, when not nil,
-// gives and takes the cookies.
-func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar) Reply {
+// gives and takes the cookies. conns, when not nil, are the calling VU's
+// own connections: plain http:// requests go through them, on the caller's
+// goroutine; the rest through the shared net/http transport.
+func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar, conns *Conns) Reply {
 	timeout := call.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	rctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	method := call.Method
 	if method == "" {
 		method = http.MethodGet
@@ -98,7 +98,14 @@ func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar) Reply {
 	body := call.Body
 	var rep Reply
 	for hop := 0; ; hop++ {
-		r := c.once(rctx, method, u, call.Header, body, call.Discard, jar)
+		var r Reply
+		if authority, ok := leanAuthority(u); ok && conns != nil && validCallHeaders(call.Header) {
+			r = conns.once(ctx, authority, method, u, call.Header, body, call.Discard, jar, timeout)
+		} else {
+			rctx, cancel := context.WithTimeout(ctx, timeout)
+			r = c.once(rctx, method, u, call.Header, body, call.Discard, jar)
+			cancel()
+		}
 		if hop == 0 {
 			rep.Sent = r.Sent
 		} else {
