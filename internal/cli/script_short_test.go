@@ -120,9 +120,9 @@ export default function () {
 // Bad scripts exit 2 before anything runs, naming the place.
 func TestScriptBadInputExitsTwo(t *testing.T) {
 	cases := map[string]string{
-		"export default function () {\n  let = 1;\n}\n":                            "script.js:2:",
-		"import ws from 'k6/ws';\nexport default function () {}\n":                 "WebSockets are not supported",
-		"export const options = { vus: 'x' };\nexport default function () {}\n":    "vus is a string",
+		"export default function () {\n  let = 1;\n}\n":                                                     "script.js:2:",
+		"import ws from 'k6/ws';\nexport default function () {}\n":                                          "WebSockets are not supported",
+		"export const options = { vus: 'x' };\nexport default function () {}\n":                             "vus is a string",
 		"export const options = { thresholds: { checks: ['rate>0.9'] } };\nexport default function () {}\n": "knee cannot evaluate k6 metric",
 	}
 	for src, want := range cases {
