@@ -40,6 +40,9 @@ func httpModule(v *vu) *goja.Object {
 	must(o.Set("patch", withBody(http.MethodPatch)))
 	must(o.Set("del", withBody(http.MethodDelete)))
 	must(o.Set("options", withBody(http.MethodOptions)))
+	must(o.Set("cookieJar", func() *goja.Object { return v.jarObject(v.vuJar()) }))
+	must(o.Set("CookieJar", func(goja.ConstructorCall) *goja.Object { return v.jarObject(&jarObject{jar: newJar()}) }))
+	must(o.Set("batch", func(reqs goja.Value) goja.Value { return v.batch(reqs) }))
 	must(o.Set("request", func(call goja.FunctionCall) goja.Value {
 		return send(strings.ToUpper(call.Argument(0).String()), call.Argument(1), call.Argument(2), call.Argument(3))
 	}))
@@ -48,6 +51,14 @@ func httpModule(v *vu) *goja.Object {
 
 // httpRequest sends one request and returns k6's Response object.
 func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
+	call, name, jar := v.buildCall(method, u, body, params)
+	rep := v.s.caller.Do(v.ctx, call, jar, v.conns)
+	v.record(name, &rep)
+	return v.response(&call, &rep)
+}
+
+// buildCall reads a request's arguments into a Call, its name tag and its jar.
+func (v *vu) buildCall(method string, u, body, params goja.Value) (request.Call, string, http.CookieJar) {
 	rt := v.rt
 	if v.init {
 		panic(rt.NewGoError(fmt.Errorf("http.%s in the init code: k6 allows requests only in functions (default, setup, teardown); move it into setup()", strings.ToLower(method))))
@@ -66,15 +77,20 @@ func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 		call.Header.Set("User-Agent", "knee (k6 script)")
 	}
 	name := call.URL
+	jar := v.vuJar()
 	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {
 		name = v.applyParams(p, &call, name)
+		if jo, ok := p.Get("jar").(*goja.Object); ok {
+			if j, ok := v.jars[jo]; ok {
+				jar = j
+			}
+		}
+		call.Cookies = cookieParams(p.Get("cookies"))
 	}
 	if body != nil && !goja.IsUndefined(body) && !goja.IsNull(body) {
 		call.Body = v.requestBody(body, call.Header)
 	}
-	rep := v.s.caller.Do(v.ctx, call, nil, v.conns)
-	v.record(name, &rep)
-	return v.response(&call, &rep)
+	return call, name, jar.jar
 }
 
 // applyParams reads k6's params: headers, tags (name), timeout,

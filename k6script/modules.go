@@ -15,8 +15,12 @@ type module func(v *vu) *goja.Object
 // modules are the k6 modules knee provides, by import path.
 func modules() map[string]module {
 	return map[string]module{
-		"k6":      k6Module,
-		"k6/http": httpModule,
+		"k6":           k6Module,
+		"k6/http":      httpModule,
+		"k6/metrics":   metricsModule,
+		"k6/encoding":  encodingModule,
+		"k6/execution": executionModule,
+		"k6/data":      dataModule,
 	}
 }
 

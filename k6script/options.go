@@ -219,8 +219,9 @@ type Plan struct {
 
 // ScenarioPlan is the script-side part of one scenario.
 type ScenarioPlan struct {
-	Exec string            // the exported function each iteration calls
-	Env  map[string]string // added to __ENV
+	Exec     string            // the exported function each iteration calls
+	Executor string            // k6's executor name, as the script gave it
+	Env      map[string]string // added to __ENV
 	// Iterations, when > 0, ends the run once that many iterations have
 	// finished (k6's shared-iterations and per-vu-iterations).
 	Iterations int64
@@ -337,7 +338,7 @@ func (p *Plan) add(name string, sc ScenarioOption) error {
 	if sc.GracefulStop != nil {
 		out.GracefulStop = time.Duration(*sc.GracefulStop)
 	}
-	sp := ScenarioPlan{Exec: sc.Exec, Env: sc.Env}
+	sp := ScenarioPlan{Exec: sc.Exec, Env: sc.Env, Executor: sc.Executor}
 	if sp.Exec == "" {
 		sp.Exec = "default"
 	}

@@ -52,9 +52,15 @@ type Script struct {
 	caller  *request.Caller
 	files   sync.Map // open() cache: path -> []byte
 
-	Checks *Checks
-	errs   iterErrors
-	con    *console
+	Checks  *Checks
+	metrics *Metrics
+	errs    iterErrors
+
+	iterations atomic.Int64 // iterations finished, every scenario
+	iterInTest sync.Map     // scenario -> *atomic.Int64, for k6/execution
+	sharedData sync.Map     // SharedArray name -> *sharedEntry
+	executors  map[string]string
+	con        *console
 
 	vus      sync.Map // load's VU id -> *vu
 	pool     chan *vu
@@ -80,7 +86,7 @@ func Load(path string, cfg Config) (*Script, error) {
 	if err != nil {
 		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, err)}
 	}
-	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), exports: map[string]bool{}}
+	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), exports: map[string]bool{}}
 	s.con = newConsole(cfg.Stderr)
 	s.caller = request.NewCaller(request.TransportOptions{})
 	v, err := s.newVU(0)
@@ -145,7 +151,9 @@ func (s *Script) Plan(ov Overrides) (*Plan, error) {
 	if err != nil {
 		return nil, &ScriptError{Msg: err.Error()}
 	}
+	s.executors = map[string]string{}
 	for _, sc := range p.Config.Scenarios {
+		s.executors[sc.Name] = p.Scenarios[sc.Name].Executor
 		exec := p.Scenarios[sc.Name].Exec
 		if !s.exports[exec] {
 			what := fmt.Sprintf("the script exports no function %q", exec)
@@ -259,4 +267,30 @@ func (e *iterErrors) get() (int64, string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.n.Load(), e.first
+}
+
+// Metrics are the script's custom metrics (k6/metrics).
+func (s *Script) Metrics() []MetricResult { return s.metrics.Results() }
+
+type sharedEntry struct {
+	once sync.Once
+	raw  string
+	err  error
+}
+
+// shared runs make once per SharedArray name and keeps its JSON.
+func (s *Script) shared(name string, make func() (string, error)) (string, error) {
+	e, _ := s.sharedData.LoadOrStore(name, &sharedEntry{})
+	se := e.(*sharedEntry)
+	se.once.Do(func() { se.raw, se.err = make() })
+	return se.raw, se.err
+}
+
+// executorOf is the k6 executor name of a scenario, for k6/execution.
+func (s *Script) executorOf(scenario string) string { return s.executors[scenario] }
+
+// iterationCounter counts a scenario's iterations across its VUs.
+func (s *Script) iterationCounter(scenario string) *atomic.Int64 {
+	c, _ := s.iterInTest.LoadOrStore(scenario, &atomic.Int64{})
+	return c.(*atomic.Int64)
 }

@@ -27,19 +27,22 @@ type vu struct {
 	dataSet bool
 	init    bool // running the init code: open() is allowed
 	conns   *request.Conns
-	watched <-chan struct{} // the context whose end interrupts rt
+	jar     *jarObject                  // the VU's own cookie jar
+	jars    map[*goja.Object]*jarObject // jar objects by their JavaScript object
+	watched <-chan struct{}             // the context whose end interrupts rt
 	unwatch func() bool
 
 	// the iteration in progress
-	ctx      context.Context
-	st       load.Start
-	shard    load.ShardSink
-	pending  load.Sample
-	pendingN int // samples of this iteration recorded or pending
-	last     load.Result
-	env      map[string]string // the scenario's env, added to __ENV
-	envOwn   map[string]string // what the script itself set in __ENV
-	group    string            // the current group path, "::a::b"
+	ctx        context.Context
+	st         load.Start
+	shard      load.ShardSink
+	pending    load.Sample
+	pendingN   int // samples of this iteration recorded or pending
+	last       load.Result
+	env        map[string]string // the scenario's env, added to __ENV
+	envOwn     map[string]string // what the script itself set in __ENV
+	group      string            // the current group path, "::a::b"
+	iterInTest int64             // k6/execution scenario.iterationInTest
 }
 
 // errStopped interrupts a runtime when the run stops.
@@ -49,7 +52,7 @@ var errStopped = errors.New("the run stopped")
 func (s *Script) newVU(id uint64) (*vu, error) {
 	s.vuInits.Add(1)
 	rt := goja.New()
-	v := &vu{s: s, id: id, rt: rt, fns: map[string]goja.Callable{}, ctx: context.Background(), init: true, conns: request.NewConns()}
+	v := &vu{s: s, id: id, rt: rt, fns: map[string]goja.Callable{}, ctx: context.Background(), init: true, conns: request.NewConns(), jars: map[*goja.Object]*jarObject{}}
 	g := rt.GlobalObject()
 	must(g.Set("__VU", id))
 	must(g.Set("__ITER", 0))
@@ -163,6 +166,8 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	v.pendingN = 0
 	v.last = load.Result{}
 	must(v.rt.Set("__ITER", st.Iter))
+	v.iterInTest = v.s.iterationCounter(st.Scenario).Add(1) - 1
+	defer v.s.iterations.Add(1)
 	v.watch(ctx)
 	_, err := v.fns[exec](goja.Undefined(), v.setupData())
 	if err != nil && ctx.Err() == nil {

@@ -25,6 +25,8 @@ type Call struct {
 	MaxRedirects int
 	// Discard drops the response body (counted, not kept).
 	Discard bool
+	// Cookies are sent with every request of the call, besides the jar's.
+	Cookies []*http.Cookie
 }
 
 // Timings are k6's phases of one request (k6's Response.timings), measured
@@ -100,10 +102,10 @@ func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar, conns *C
 	for hop := 0; ; hop++ {
 		var r Reply
 		if authority, ok := leanAuthority(u); ok && conns != nil && validCallHeaders(call.Header) {
-			r = conns.once(ctx, authority, method, u, call.Header, body, call.Discard, jar, timeout)
+			r = conns.once(ctx, authority, method, u, call.Header, body, call.Discard, jar, call.Cookies, timeout)
 		} else {
 			rctx, cancel := context.WithTimeout(ctx, timeout)
-			r = c.once(rctx, method, u, call.Header, body, call.Discard, jar)
+			r = c.once(rctx, method, u, call.Header, body, call.Discard, jar, call.Cookies)
 			cancel()
 		}
 		if hop == 0 {
@@ -145,7 +147,7 @@ func isRedirect(status int) bool {
 }
 
 // once sends one request and reads its response.
-func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Header, body []byte, discard bool, jar http.CookieJar) Reply {
+func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Header, body []byte, discard bool, jar http.CookieJar, extra []*http.Cookie) Reply {
 	rep := Reply{URL: u.String()}
 	var (
 		start              = time.Now()
@@ -186,6 +188,9 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		for _, ck := range jar.Cookies(u) {
 			req.AddCookie(ck)
 		}
+	}
+	for _, ck := range extra {
+		req.AddCookie(ck)
 	}
 	rep.BytesOut = int64(len(body))
 	rep.Sent = time.Now()

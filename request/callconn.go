@@ -88,14 +88,14 @@ func leanAuthority(u *url.URL) (string, bool) {
 }
 
 // once sends one request on a connection of cs and reads its response.
-func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL, h http.Header, body []byte, discard bool, jar http.CookieJar, timeout time.Duration) Reply {
+func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL, h http.Header, body []byte, discard bool, jar http.CookieJar, extra []*http.Cookie, timeout time.Duration) Reply {
 	rep := Reply{URL: u.String()}
 	start := time.Now()
 	deadline := start.Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	out := cs.render(method, u, h, body, jar)
+	out := cs.render(method, u, h, body, jar, extra)
 	rep.BytesOut = int64(len(body))
 	var cookies []*http.Cookie
 	for attempt := 0; ; attempt++ {
@@ -189,7 +189,12 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 
 // render writes the request as sent: request line, Host, the headers, the
 // jar's cookies, Content-Length, body.
-func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, jar http.CookieJar) []byte {
+func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, jar http.CookieJar, extra []*http.Cookie) []byte {
+	var cks []*http.Cookie
+	if jar != nil {
+		cks = jar.Cookies(u)
+	}
+	cks = append(cks, extra...)
 	b := cs.out[:0]
 	b = append(b, method...)
 	b = append(b, ' ')
@@ -202,7 +207,7 @@ func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, j
 	b = append(b, host...)
 	b = append(b, "\r\n"...)
 	for k, vs := range h {
-		if k == "Host" || k == "Content-Length" {
+		if k == "Host" || k == "Content-Length" || k == "Cookie" && len(cks) > 0 {
 			continue
 		}
 		for _, v := range vs {
@@ -212,19 +217,20 @@ func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, j
 			b = append(b, "\r\n"...)
 		}
 	}
-	if jar != nil {
-		if cks := jar.Cookies(u); len(cks) > 0 {
-			b = append(b, "Cookie: "...)
-			for i, ck := range cks {
-				if i > 0 {
-					b = append(b, "; "...)
-				}
-				b = append(b, ck.Name...)
-				b = append(b, '=')
-				b = append(b, ck.Value...)
+	if len(cks) > 0 {
+		// One Cookie line (RFC 6265): the header's own pairs first.
+		b = append(b, "Cookie: "...)
+		hc := h.Get("Cookie")
+		b = append(b, hc...)
+		for i, ck := range cks {
+			if i > 0 || hc != "" {
+				b = append(b, "; "...)
 			}
-			b = append(b, "\r\n"...)
+			b = append(b, ck.Name...)
+			b = append(b, '=')
+			b = append(b, ck.Value...)
 		}
+		b = append(b, "\r\n"...)
 	}
 	if len(body) > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
 		b = append(b, "Content-Length: "...)

@@ -18,14 +18,20 @@ import (
 type ScriptResult struct {
 	*Result
 	Checks          []k6script.CheckResult
+	Metrics         []k6script.MetricResult
 	ChecksRate      float64
 	ChecksTotal     int64
 	IterationErrors int64
 	FirstError      string
+	TeardownError   string // teardown() threw; the run's numbers stand
 }
 
-// ChecksFile is the run directory's file of a script's check counts.
-const ChecksFile = "checks.json"
+// Files a script's run adds to the run directory: its checks' counts and
+// its custom metrics (k6/metrics) totals.
+const (
+	ChecksFile  = "checks.json"
+	MetricsFile = "metrics.json"
+)
 
 // errIterationsDone ends a run whose iteration count was reached: complete, not interrupted.
 var errIterationsDone = errors.New("every iteration of the script ran")
@@ -64,26 +70,20 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	if res == nil {
 		return nil, err
 	}
-	out := &ScriptResult{Result: res, Checks: s.Checks.Results()}
+	out := &ScriptResult{Result: res, Checks: s.Checks.Results(), Metrics: s.Metrics()}
 	out.ChecksRate, out.ChecksTotal = s.Checks.Rate()
 	out.IterationErrors, out.FirstError = s.IterationErrors()
 	if terr := s.Teardown(context.WithoutCancel(ctx)); terr != nil {
-		out.FirstError = firstOf(out.FirstError, terr.Error())
-		out.IterationErrors++
+		out.TeardownError = terr.Error()
 	}
-	if b, jerr := json.MarshalIndent(out.Checks, "", "  "); jerr == nil {
-		if werr := os.WriteFile(filepath.Join(res.Dir, ChecksFile), append(b, '\n'), 0o644); werr != nil && err == nil {
-			err = werr
+	for file, v := range map[string]any{ChecksFile: out.Checks, MetricsFile: out.Metrics} {
+		if b, jerr := json.MarshalIndent(v, "", "  "); jerr == nil {
+			if werr := os.WriteFile(filepath.Join(res.Dir, file), append(b, '\n'), 0o644); werr != nil && err == nil {
+				err = werr
+			}
 		}
 	}
 	return out, err
-}
-
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // initialVUs is how many VU runtimes to initialise before the test starts:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -76,7 +77,11 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	thresholds, err := analyze.ParseK6Thresholds(plan.Thresholds)
+	runTs, ownTs, err := s.SplitThresholds(plan.Thresholds)
+	if err != nil {
+		return usageErr(fmt.Errorf("%s: options.thresholds: %w", path, err))
+	}
+	thresholds, err := analyze.ParseK6Thresholds(runTs)
 	if err != nil {
 		return usageErr(fmt.Errorf("%s: options.thresholds: %w", path, err))
 	}
@@ -101,10 +106,53 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 		return usageErr(err)
 	}
 	printChecks(a.env.Stdout, res)
+	printMetrics(a.env.Stdout, res.Metrics)
+	own := s.EvaluateOwn(ownTs, time.Duration(res.Summary.DurationS*float64(time.Second)))
 	if ferr := a.finishRun(res.Result, f.summaryExport, thresholds); ferr != nil {
+		printOwnThresholds(a.env.Stdout, own)
 		return ferr
 	}
+	if !printOwnThresholds(a.env.Stdout, own) {
+		return &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
+	}
 	return err
+}
+
+// printOwnThresholds prints the thresholds on checks and custom metrics;
+// false when one failed.
+func printOwnThresholds(w io.Writer, rs []k6script.OwnResult) bool {
+	if len(rs) == 0 {
+		return true
+	}
+	conv := make([]analyze.ThresholdResult, 0, len(rs))
+	pass := true
+	for _, r := range rs {
+		conv = append(conv, analyze.ThresholdResult{Expr: r.Expr, Value: r.Value, Unit: r.Unit, Pass: r.Pass, Note: r.Note})
+		pass = pass && r.Pass
+	}
+	printThresholds(w, conv)
+	return pass
+}
+
+// printMetrics prints the script's custom metrics (k6/metrics).
+func printMetrics(w io.Writer, ms []k6script.MetricResult) {
+	for _, m := range ms {
+		unit := ""
+		if m.Time {
+			unit = "ms"
+		}
+		switch m.Kind {
+		case k6script.KindTrend:
+			fmt.Fprintf(w, "%-20s avg=%.4g%s min=%.4g%s med=%.4g%s max=%.4g%s p(90)=%.4g%s p(95)=%.4g%s p(99)=%.4g%s (%d values)\n", m.Name,
+				m.Avg, unit, m.Min, unit, m.Med, unit, m.Max, unit, m.P90, unit, m.P95, unit, m.P99, unit, m.Count)
+		case k6script.KindCounter:
+			fmt.Fprintf(w, "%-20s %.6g (%d adds)\n", m.Name, m.Sum, m.Count)
+		case k6script.KindRate:
+			fmt.Fprintf(w, "%-20s %.2f%% of %d\n", m.Name, 100*m.Rate, m.Count)
+		case k6script.KindGauge:
+			fmt.Fprintf(w, "%-20s %.6g (min %.6g, max %.6g)\n", m.Name, m.Value, m.Min, m.Max)
+		}
+	}
 }
 
 // scriptOverrides reads --vus, --duration, --iterations, --stage and --stages
@@ -157,6 +205,9 @@ func printChecks(w io.Writer, res *runner.ScriptResult) {
 			}
 			fmt.Fprintf(w, "  %s %-40s %d passed, %d failed\n", mark, name, ch.Passes, ch.Fails)
 		}
+	}
+	if res.TeardownError != "" {
+		fmt.Fprintf(w, "teardown failed: %s\n", res.TeardownError)
 	}
 	if res.IterationErrors > 0 {
 		fmt.Fprintf(w, "iteration errors: %d; the first: %s\n", res.IterationErrors, res.FirstError)
