@@ -46,11 +46,16 @@ func (it *iteration) DoRecord(ctx context.Context, st load.Start, shard load.Sha
 		}
 		return
 	}
-	v, err := it.s.vuFor(st.VU)
+	v, fresh, err := it.s.vuFor(st.VU)
 	if err != nil {
 		it.s.errs.add(err.Error())
 		it.finish()
 		return
+	}
+	if fresh && !st.Intended.IsZero() {
+		// A VU made now ran its init code first: its requests went out that
+		// much later than due, and are charged for it as any start lag.
+		st.Called = time.Now()
 	}
 	v.iterate(ctx, it.exec, it.env, st, shard)
 	it.finish()

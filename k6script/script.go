@@ -181,23 +181,23 @@ func (s *Script) Prepare(n int) error {
 	return nil
 }
 
-// vuFor returns load's VU id's runtime, making one when it is new.
-func (s *Script) vuFor(id uint64) (*vu, error) {
-	if v, ok := s.vus.Load(id); ok {
-		return v.(*vu), nil
+// vuFor returns load's VU id's runtime, taking a prepared one or making
+// one (fresh) when the id is new.
+func (s *Script) vuFor(id uint64) (v *vu, fresh bool, err error) {
+	if x, ok := s.vus.Load(id); ok {
+		return x.(*vu), false, nil
 	}
-	var v *vu
 	select {
 	case v = <-s.pool:
 	default:
-		var err error
 		if v, err = s.newVU(id); err != nil {
-			return nil, err
+			return nil, false, err
 		}
+		fresh = true
 	}
 	v.setID(id)
 	s.vus.Store(id, v)
-	return v, nil
+	return v, fresh, nil
 }
 
 // Setup runs the script's setup() (if any) and keeps its result for every

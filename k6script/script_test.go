@@ -149,6 +149,9 @@ export default function () {
   sleep(0.03);
   http.get(__ENV.BASE + '/', { tags: { name: 'second' } });
 }`, map[string]string{"BASE": srv.URL})
+	if err := s.Prepare(1); err != nil { // the VU is ready, as load's pre-allocated ones are
+		t.Fatal(err)
+	}
 	it := s.Iteration("open", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
 	var got samples
 	called := time.Now()
@@ -243,5 +246,26 @@ export default function () {
 	}
 	if len(got.all) != 3 {
 		t.Errorf("%d samples; want the 3 requests sent before the errors", len(got.all))
+	}
+}
+
+// A VU made during the run (beyond the prepared ones) runs its init code
+// first; its requests are charged that delay as start lag.
+func TestFreshVUInitChargedAsStartLag(t *testing.T) {
+	srv := okServer(t)
+	s := loadScript(t, `import http from 'k6/http';
+const start = Date.now();
+while (Date.now() - start < 30) {} // a slow init: 30 ms
+export default function () { http.get(__ENV.BASE + '/'); }`, map[string]string{"BASE": srv.URL})
+	it := s.Iteration("open", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	var got samples
+	now := time.Now()
+	it.DoRecord(context.Background(), load.Start{Scenario: "open", VU: 7, Intended: now, Called: now}, &got)
+	if len(got.all) != 1 {
+		t.Fatalf("%d samples; want 1", len(got.all))
+	}
+	smp := got.all[0]
+	if smp.SendLag < 30*time.Millisecond || smp.Latency != smp.Service+smp.SendLag {
+		t.Errorf("send lag %v, latency %v, service %v; want the 30 ms init in the lag and latency = service + lag", smp.SendLag, smp.Latency, smp.Service)
 	}
 }
