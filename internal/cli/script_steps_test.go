@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The repository's steps.js (the article's steps.js with its head written
+// the way pause.js is) against a target of known capacity (8 workers × 32
+// ms = 250 req/s), then knee curve of the run directory: the knee falls
+// between 200 and 300 req/s, as for knee steps' own runs. Three steps, not
+// knee steps' test's four: the target shares this process's CPU, and at
+// 400 req/s the queue holds over a thousand VUs whose runtimes (0.8 ms of
+// init code each) starve it on a 2-core machine.
+func TestStepsScriptThenCurveFindTheKnee(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a 16 s stepped run")
+	}
+	srv := stepsTarget(8, 32*time.Millisecond)
+	defer srv.Close()
+	out := t.TempDir()
+	code, stdout, stderr := runKnee(t, "run", "../../examples/k6/steps.js", "-e", "BASE_URL="+srv.URL,
+		"-e", "START=100", "-e", "STEP=100", "-e", "STEPS=3", "-e", "STEP_DURATION=3s",
+		"--out", filepath.Join(out, "runs"), "--quiet")
+	if code != 0 {
+		t.Fatalf("knee run steps.js: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	runDir := runDirOf(t, stdout)
+	export := filepath.Join(out, "curve.json")
+	code, stdout, stderr = runKnee(t, "curve", runDir, "--warmup", "1s", "--summary-export", export)
+	if code != 0 {
+		t.Fatalf("knee curve: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Logf("knee curve:\n%s", stdout)
+	e := readCurveExport(t, export)
+	if e.Plan.Start != 100 || e.Plan.Step != 100 || e.Plan.Steps != 3 {
+		t.Errorf("inferred plan %+v, want 100 by 100, 3 steps", e.Plan)
+	}
+	if len(e.Steps) != 3 {
+		t.Fatalf("%d steps, want 3", len(e.Steps))
+	}
+	if e.Knee.LastHealthy != 200 || e.Knee.FirstUnhealthy != 300 {
+		t.Errorf("knee between %g and %g (%s); want between 200 and 300 around the 250 req/s capacity",
+			e.Knee.LastHealthy, e.Knee.FirstUnhealthy, e.Knee.Reason)
+	}
+	if r := e.Steps[2].Rate; r > 250*1.05 {
+		t.Errorf("at 300 req/s offered %g completed, above the 250 req/s capacity", r)
+	}
+}
