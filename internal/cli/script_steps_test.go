@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,5 +48,21 @@ func TestStepsScriptThenCurveFindTheKnee(t *testing.T) {
 	}
 	if r := e.Steps[2].Rate; r > 250*1.05 {
 		t.Errorf("at 300 req/s offered %g completed, above the 250 req/s capacity", r)
+	}
+}
+
+// The repository's steps.js holds the article's printed steps.js body
+// verbatim; only the head (not printed in the article) is written here.
+func TestStepsScriptHasTheArticlesBody(t *testing.T) {
+	printed, err := os.ReadFile(articleScripts + "steps-printed.js")
+	if err != nil {
+		t.Skipf("SKIPPED LOUDLY: the article's script %ssteps-printed.js is missing (%v); the check needs ../shared beside the checkout", articleScripts, err)
+	}
+	ours, err := os.ReadFile("../../examples/k6/steps.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ours), strings.TrimSpace(string(printed))) {
+		t.Errorf("examples/k6/steps.js does not contain the article's printed body (%ssteps-printed.js) verbatim", articleScripts)
 	}
 }
