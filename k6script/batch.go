@@ -42,6 +42,7 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 	var arr []any
 	out := rt.NewObject()
 	for _, it := range items {
+		v.callMethod = it.call.Method
 		v.record(it.name, &it.rep)
 		res := v.response(&it.call, &it.rep)
 		if isArray {

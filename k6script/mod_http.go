@@ -53,6 +53,7 @@ func httpModule(v *vu) *goja.Object {
 func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	call, name, jar := v.buildCall(method, u, body, params)
 	rep := v.s.caller.Do(v.ctx, call, jar, v.conns)
+	v.callMethod = call.Method
 	v.record(name, &rep)
 	return v.response(&call, &rep)
 }

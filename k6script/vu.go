@@ -43,6 +43,7 @@ type vu struct {
 	envOwn     map[string]string // what the script itself set in __ENV
 	group      string            // the current group path, "::a::b"
 	iterInTest int64             // k6/execution scenario.iterationInTest
+	callMethod string            // the method of the request being recorded
 }
 
 // errStopped interrupts a runtime when the run stops.
@@ -212,6 +213,9 @@ func (v *vu) record(name string, rep *request.Reply) {
 		smp.Latency += lag
 		smp.SendLag = lag
 	}
+	if v.s.out != nil {
+		v.s.out.request(&smp, v.callMethod, rep.URL, v.group, rep.Proto, errorCode(rep))
+	}
 	if v.pendingN > 0 {
 		v.shard.Record(v.pending)
 	}
@@ -226,6 +230,9 @@ func (v *vu) record(name string, rep *request.Reply) {
 func (v *vu) flush(end time.Time) {
 	if v.pendingN == 0 || v.shard == nil {
 		return
+	}
+	if v.s.out != nil {
+		v.s.out.iteration(v.st.Scenario, end, end.Sub(v.st.Called))
 	}
 	if v.st.Intended.IsZero() {
 		iv := v.st.Interval

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 // scriptFlags are knee run's flags for a k6 script, spelt as k6 spells them.
 type scriptFlags struct {
+	csvOut     string // --out csv=FILE
 	env        []string
 	iterations int64
 	stage      []string
@@ -101,7 +103,21 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	var csvOut *k6script.CSVOutput
+	if f.script.csvOut != "" {
+		file, err := os.Create(f.script.csvOut)
+		if err != nil {
+			return usageErr(fmt.Errorf("--out csv=%s: %w", f.script.csvOut, err))
+		}
+		csvOut = k6script.NewCSVOutput(file)
+		s.SetOutput(csvOut)
+	}
 	res, err := runner.ExecuteScript(a.ctx, s, plan, opt)
+	if csvOut != nil {
+		if cerr := csvOut.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("--out csv=%s: %w", f.script.csvOut, cerr)
+		}
+	}
 	if res == nil {
 		return usageErr(err)
 	}
@@ -212,4 +228,26 @@ func printChecks(w io.Writer, res *runner.ScriptResult) {
 	if res.IterationErrors > 0 {
 		fmt.Fprintf(w, "iteration errors: %d; the first: %s\n", res.IterationErrors, res.FirstError)
 	}
+}
+
+// splitOuts reads the --out values: csv=FILE is k6's CSV output (scripts
+// only), anything else the directory under which the run directory is made.
+func splitOuts(f *runFlags, script bool) error {
+	f.out = "runs"
+	for _, o := range f.outs {
+		kind, file, ok := strings.Cut(o, "=")
+		switch {
+		case !ok:
+			f.out = o
+		case kind == "csv" && file != "" && script:
+			f.script.csvOut = file
+		case kind == "csv" && file != "":
+			return fmt.Errorf("--out %s: k6 outputs are written for k6 scripts (knee run script.js); a scenario's run directory imports as it is", o)
+		case kind == "json" || kind == "cloud" || kind == "influxdb" || kind == "experimental-prometheus-rw":
+			return fmt.Errorf("--out %s: knee writes k6's csv output only; use --out csv=FILE (the run directory holds every latency)", o)
+		default:
+			return fmt.Errorf("--out %q: give a directory, or csv=FILE with a k6 script", o)
+		}
+	}
+	return nil
 }

@@ -137,3 +137,64 @@ func TestScriptBadInputExitsTwo(t *testing.T) {
 		t.Errorf("--rate with a script: exit %d, %q; want 2 and the flag named", code, stderr)
 	}
 }
+
+// --out csv=FILE writes k6's CSV beside the run directory; knee analyze of
+// the CSV (k6's http_req_duration: service time) gives back the run's
+// request count and its service-time percentiles.
+func TestScriptCSVOutputRoundTrip(t *testing.T) {
+	srv, _ := countingServer(t)
+	dir := t.TempDir()
+	script := writeJS(t, `import http from 'k6/http';
+export const options = { vus: 2, iterations: 60 };
+export default function () {
+  http.get(__ENV.BASE + '/a', { tags: { name: 'a' } });
+  http.get(__ENV.BASE + '/broken', { tags: { name: 'b' } });
+}
+`)
+	csvPath := filepath.Join(dir, "k6.csv")
+	runExport := filepath.Join(dir, "run.json")
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", filepath.Join(dir, "runs"), "--out", "csv="+csvPath,
+		"--summary-export", runExport, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	var run struct {
+		Requests int64 `json:"requests"`
+		Errors   int64 `json:"errors"`
+		Service  struct {
+			P50 float64 `json:"p50"`
+			P99 float64 `json:"p99"`
+			Max float64 `json:"max"`
+		} `json:"service_ms"`
+	}
+	readJSON(t, runExport, &run)
+	aExport := filepath.Join(dir, "a.json")
+	code, aout, stderr := runKnee(t, "analyze", csvPath, "--summary-export", aExport)
+	if code != 0 {
+		t.Fatalf("knee analyze %s: exit %d\n%s\n%s", csvPath, code, aout, stderr)
+	}
+	var imp struct {
+		Requests int64 `json:"requests"`
+		Errors   int64 `json:"errors"`
+		Latency  struct {
+			P50 float64 `json:"p50"`
+			P99 float64 `json:"p99"`
+			Max float64 `json:"max"`
+		} `json:"latency_ms"`
+	}
+	readJSON(t, aExport, &imp)
+	if run.Requests != 120 || imp.Requests != run.Requests {
+		t.Errorf("requests: run %d, imported %d; want 120 in both", run.Requests, imp.Requests)
+	}
+	if run.Errors != 60 || imp.Errors != run.Errors {
+		t.Errorf("errors: run %d, imported %d; want the 60 500s in both", run.Errors, imp.Errors)
+	}
+	if imp.Latency.P50 != run.Service.P50 || imp.Latency.P99 != run.Service.P99 || imp.Latency.Max != run.Service.Max {
+		t.Errorf("imported http_req_duration p50/p99/max %v/%v/%v ms; want the run's service time %v/%v/%v ms",
+			imp.Latency.P50, imp.Latency.P99, imp.Latency.Max, run.Service.P50, run.Service.P99, run.Service.Max)
+	}
+	code, _, stderr = runKnee(t, "run", "--url", srv.URL, "--duration", "1s", "--vus", "1", "--out", "csv="+csvPath)
+	if code != 2 || !strings.Contains(stderr, "k6 outputs are written for k6 scripts") {
+		t.Errorf("--out csv= without a script: exit %d, %q; want 2 and why", code, stderr)
+	}
+}
