@@ -60,7 +60,7 @@ type Script struct {
 	iterInTest sync.Map     // scenario -> *atomic.Int64, for k6/execution
 	sharedData sync.Map     // SharedArray name -> *sharedEntry
 	executors  map[string]string
-	out        *CSVOutput // k6's --out csv, or nil
+	out        *Output // k6's --out csv or json, or nil
 	con        *console
 
 	vus      sync.Map // load's VU id -> *vu

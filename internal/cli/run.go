@@ -86,7 +86,7 @@ omission can be detected and corrected by knee analyze.`,
 	fl.DurationVar(&f.sc.GracefulStop, "graceful-stop", 0, "how long in-flight requests may finish after the end (default 30s)")
 	fl.StringArrayVar(&f.sc.Thresholds, "threshold", nil, "pass/fail criterion, e.g. 'p(95)<200ms', 'errors<1%' (exit 99 when one fails)")
 
-	fl.StringArrayVar(&f.outs, "out", nil, "directory under which the run directory is created (default runs); with a k6 script also csv=FILE, k6's CSV output (repeatable)")
+	fl.StringArrayVar(&f.outs, "out", nil, "directory under which the run directory is created (default runs); with a k6 script also csv=FILE or json=FILE, k6's outputs (repeatable)")
 	fl.StringVar(&f.summaryExport, "summary-export", "", "write the end-of-run summary as JSON to this file")
 	fl.DurationVar(&f.interval, "interval", runner.DefaultInterval, "histogram interval (one line per interval in latency.hlog)")
 	fl.DurationVar(&f.sendLagLimit, "send-lag-limit", analyze.DefaultSendLagLimit, "send-lag p99 above which the generator is reported as the limit")

@@ -20,6 +20,7 @@ import (
 // scriptFlags are knee run's flags for a k6 script, spelt as k6 spells them.
 type scriptFlags struct {
 	csvOut     string // --out csv=FILE
+	jsonOut    string // --out json=FILE
 	env        []string
 	iterations int64
 	stage      []string
@@ -103,19 +104,27 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	var csvOut *k6script.CSVOutput
-	if f.script.csvOut != "" {
-		file, err := os.Create(f.script.csvOut)
-		if err != nil {
-			return usageErr(fmt.Errorf("--out csv=%s: %w", f.script.csvOut, err))
+	if f.script.csvOut != "" && f.script.jsonOut != "" {
+		return usagef("--out csv= and --out json=: give one k6 output")
+	}
+	var k6Out *k6script.Output
+	outName := "csv=" + f.script.csvOut
+	if f.script.csvOut != "" || f.script.jsonOut != "" {
+		path, mk := f.script.csvOut, k6script.NewCSVOutput
+		if f.script.jsonOut != "" {
+			path, mk, outName = f.script.jsonOut, k6script.NewJSONOutput, "json="+f.script.jsonOut
 		}
-		csvOut = k6script.NewCSVOutput(file)
-		s.SetOutput(csvOut)
+		file, err := os.Create(path)
+		if err != nil {
+			return usageErr(fmt.Errorf("--out %s: %w", outName, err))
+		}
+		k6Out = mk(file)
+		s.SetOutput(k6Out)
 	}
 	res, err := runner.ExecuteScript(a.ctx, s, plan, opt)
-	if csvOut != nil {
-		if cerr := csvOut.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("--out csv=%s: %w", f.script.csvOut, cerr)
+	if k6Out != nil {
+		if cerr := k6Out.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("--out %s: %w", outName, cerr)
 		}
 	}
 	if res == nil {
@@ -239,14 +248,16 @@ func splitOuts(f *runFlags, script bool) error {
 		switch {
 		case !ok:
 			f.out = o
-		case kind == "csv" && file != "" && script:
-			f.script.csvOut = file
-		case kind == "csv" && file != "":
+		case (kind == "csv" || kind == "json") && file != "" && !script:
 			return fmt.Errorf("--out %s: k6 outputs are written for k6 scripts (knee run script.js); a scenario's run directory imports as it is", o)
-		case kind == "json" || kind == "cloud" || kind == "influxdb" || kind == "experimental-prometheus-rw":
-			return fmt.Errorf("--out %s: knee writes k6's csv output only; use --out csv=FILE (the run directory holds every latency)", o)
+		case kind == "csv" && file != "":
+			f.script.csvOut = file
+		case kind == "json" && file != "":
+			f.script.jsonOut = file
+		case kind == "cloud" || kind == "influxdb" || kind == "experimental-prometheus-rw" || kind == "statsd":
+			return fmt.Errorf("--out %s: knee writes k6's csv and json outputs only; use --out csv=FILE or json=FILE (the run directory holds every latency)", o)
 		default:
-			return fmt.Errorf("--out %q: give a directory, or csv=FILE with a k6 script", o)
+			return fmt.Errorf("--out %q: give a directory, or csv=FILE / json=FILE with a k6 script", o)
 		}
 	}
 	return nil

@@ -138,10 +138,10 @@ func TestScriptBadInputExitsTwo(t *testing.T) {
 	}
 }
 
-// --out csv=FILE writes k6's CSV beside the run directory; knee analyze of
-// the CSV (k6's http_req_duration: service time) gives back the run's
-// request count and its service-time percentiles.
-func TestScriptCSVOutputRoundTrip(t *testing.T) {
+// --out csv=FILE (json=FILE) writes k6's CSV (JSON lines) beside the run
+// directory; knee analyze of it (k6's http_req_duration: service time)
+// gives back the run's request count, errors and service-time percentiles.
+func TestScriptK6OutputRoundTrip(t *testing.T) {
 	srv, _ := countingServer(t)
 	dir := t.TempDir()
 	script := writeJS(t, `import http from 'k6/http';
@@ -151,9 +151,20 @@ export default function () {
   http.get(__ENV.BASE + '/broken', { tags: { name: 'b' } });
 }
 `)
-	csvPath := filepath.Join(dir, "k6.csv")
+	for _, format := range []string{"csv", "json"} {
+		t.Run(format, func(t *testing.T) { k6OutputRoundTrip(t, srv.URL, script, format) })
+	}
+	code, _, stderr := runKnee(t, "run", "--url", srv.URL, "--duration", "1s", "--vus", "1", "--out", "csv="+filepath.Join(dir, "x.csv"))
+	if code != 2 || !strings.Contains(stderr, "k6 outputs are written for k6 scripts") {
+		t.Errorf("--out csv= without a script: exit %d, %q; want 2 and why", code, stderr)
+	}
+}
+
+func k6OutputRoundTrip(t *testing.T, base, script, format string) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "k6."+format)
 	runExport := filepath.Join(dir, "run.json")
-	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", filepath.Join(dir, "runs"), "--out", "csv="+csvPath,
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+base, "--out", filepath.Join(dir, "runs"), "--out", format+"="+csvPath,
 		"--summary-export", runExport, "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
@@ -192,9 +203,5 @@ export default function () {
 	if imp.Latency.P50 != run.Service.P50 || imp.Latency.P99 != run.Service.P99 || imp.Latency.Max != run.Service.Max {
 		t.Errorf("imported http_req_duration p50/p99/max %v/%v/%v ms; want the run's service time %v/%v/%v ms",
 			imp.Latency.P50, imp.Latency.P99, imp.Latency.Max, run.Service.P50, run.Service.P99, run.Service.Max)
-	}
-	code, _, stderr = runKnee(t, "run", "--url", srv.URL, "--duration", "1s", "--vus", "1", "--out", "csv="+csvPath)
-	if code != 2 || !strings.Contains(stderr, "k6 outputs are written for k6 scripts") {
-		t.Errorf("--out csv= without a script: exit %d, %q; want 2 and why", code, stderr)
 	}
 }
