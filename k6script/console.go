@@ -77,3 +77,16 @@ func (c *console) line(level, msg string) {
 	c.n++
 	fmt.Fprintf(c.w, "%s: %s\n", level, msg)
 }
+
+// close says how many lines the last window dropped.
+func (c *console) close() {
+	if c.w == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dropped > 0 {
+		fmt.Fprintf(c.w, "console: %d lines not shown (more than %d a second)\n", c.dropped, consoleBurst)
+		c.dropped = 0
+	}
+}

@@ -16,6 +16,20 @@
 // iteration interval is recorded once per iteration, so coordinated
 // omission is detected and corrected as for any closed run.
 //
+// Modules: k6 (check, sleep, group, fail), k6/http (the request functions,
+// batch, cookies, Response with timings and json(selector)), k6/metrics,
+// k6/data (SharedArray), k6/execution, k6/encoding; console.* (rate-limited)
+// and open() in the init code. k6/ws, browser, gRPC, experimental modules,
+// extensions, remote imports and handleSummary fail in Load, naming the
+// place and what to do instead.
+//
+// Known differences from k6: knee's errors (and so http_req_failed
+// thresholds) count 5xx and transport failures, not 4xx; group durations
+// are not recorded and requests are not tagged with their group (checks
+// are); res.json's selector is a dotted path ("a.b.0", "items.#"), not all
+// of gjson; shared-iterations and per-vu-iterations run as constant-vus
+// with a shared iteration count, alone in their script.
+//
 // Entry points: Load reads and checks a script (every problem before the
 // test starts, as file:line:col); Script.Plan maps its options onto
 // scenario.Config; Script.Iteration gives each scenario's load.Iteration.

@@ -246,8 +246,11 @@ func (s *Script) IterationErrors() (int64, string) { return s.errs.get() }
 // VUsInitialised counts the VU runtimes made (the init code's runs).
 func (s *Script) VUsInitialised() int64 { return s.vuInits.Load() }
 
-// Close releases the connections.
-func (s *Script) Close() { s.caller.Close() }
+// Close releases the connections and says what console output was dropped.
+func (s *Script) Close() {
+	s.caller.Close()
+	s.con.close()
+}
 
 // iterErrors counts exceptions thrown by iterations and keeps the first.
 type iterErrors struct {

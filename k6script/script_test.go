@@ -269,3 +269,28 @@ export default function () { http.get(__ENV.BASE + '/'); }`, map[string]string{"
 		t.Errorf("send lag %v, latency %v, service %v; want the 30 ms init (Date.now has 1 ms steps) in the lag and latency = service + lag", smp.SendLag, smp.Latency, smp.Service)
 	}
 }
+
+// console.* goes to Stderr, at most 20 lines a second; the rest are counted.
+func TestConsoleIsRateLimited(t *testing.T) {
+	var buf strings.Builder
+	path := writeScript(t, "s.js", map[string]string{"s.js": `export default function () {
+  for (let i = 0; i < 100; i++) console.log('line', i, { vu: __VU });
+  console.error(new Error('boom'));
+}`})
+	s, err := Load(path, Config{Stderr: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := s.Iteration("c", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	it.DoRecord(context.Background(), load.Start{Scenario: "c", VU: 1, Called: time.Now()}, &samples{})
+	s.Close()
+	out := buf.String()
+	if got := strings.Count(out, "log: line "); got != 20 {
+		t.Errorf("%d log lines shown; want the first 20 of 100", got)
+	}
+	for _, want := range []string{`log: line 0 {"vu":1}`, "console: 81 lines not shown (more than 20 a second)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("console output lacks %q:\n%s", want, out)
+		}
+	}
+}
