@@ -205,3 +205,111 @@ func k6OutputRoundTrip(t *testing.T, base, script, format string) {
 			imp.Latency.P50, imp.Latency.P99, imp.Latency.Max, run.Service.P50, run.Service.P99, run.Service.Max)
 	}
 }
+
+// loginServer: POST /login with user and pass (form) answers
+// {"token": "tok-USER"} and a session cookie; GET /profile wants
+// "Authorization: Bearer tok-USER" and the cookie.
+func loginServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var profiles atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/login":
+			if r.Method != http.MethodPost || r.ParseForm() != nil || r.PostForm.Get("pass") != "pw-"+r.PostForm.Get("user") {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: "session", Value: "s-" + r.PostForm.Get("user"), Path: "/"})
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"token":"tok-` + r.PostForm.Get("user") + `","user":{"roles":["reader","writer"]}}`))
+		case "/profile":
+			user := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer tok-")
+			ck, err := r.Cookie("session")
+			if err != nil || ck.Value != "s-"+user || user == "" {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			profiles.Add(1)
+			w.Write([]byte(`{"name":"` + user + `"}`))
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &profiles
+}
+
+// A login flow as teams write it: users from a CSV through SharedArray,
+// POST the credentials, the token from res.json('token') in a header on the
+// next request, the session cookie kept by the VU's jar, checks, a custom
+// Trend with a threshold, k6/execution and k6/encoding.
+func TestScriptLoginFlow(t *testing.T) {
+	srv, profiles := loginServer(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "users.csv"), []byte("user,pass\nann,pw-ann\nbob,pw-bob\ncid,pw-cid\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "flow.js"), []byte(`import http from 'k6/http';
+import { check, group, fail } from 'k6';
+import { SharedArray } from 'k6/data';
+import { Trend, Counter, Rate } from 'k6/metrics';
+import exec from 'k6/execution';
+import encoding from 'k6/encoding';
+import { pick } from './lib/pick.js';
+
+const users = new SharedArray('users', () => open('./users.csv').split('\n').slice(1).filter((l) => l).map((l) => {
+  const [user, pass] = l.split(',');
+  return { user, pass };
+}));
+const loginTime = new Trend('login_time', true);
+const logins = new Counter('logins');
+const roles = new Rate('has_writer_role');
+
+export const options = {
+  vus: 3,
+  iterations: 9,
+  thresholds: {
+    login_time: ['p(95)<60000', 'max>=0'],
+    logins: ['count==9'],
+    checks: ['rate==1'],
+    'http_req_duration{name:POST /login}': ['p(99)<60000'],
+  },
+};
+
+export default function () {
+  const u = pick(users, exec.scenario.iterationInTest);
+  group('login', () => {
+    const res = http.post(__ENV.BASE + '/login', { user: u.user, pass: u.pass }, { tags: { name: 'POST /login' } });
+    loginTime.add(res.timings.duration);
+    logins.add(1);
+    roles.add(res.json('user.roles.1') === 'writer');
+    if (!check(res, { 'logged in': (r) => r.status === 200 && r.json('token') === 'tok-' + u.user })) {
+      fail('login failed for ' + u.user);
+    }
+    const profile = http.get(__ENV.BASE + '/profile', { headers: { Authorization: 'Bearer ' + res.json('token') }, tags: { name: 'GET /profile' } });
+    check(profile, {
+      'profile 200': (r) => r.status === 200,
+      'profile is mine': (r) => r.json().name === u.user,
+      'b64 round trip': () => encoding.b64decode(encoding.b64encode(u.user), 'std', 's') === u.user,
+    });
+  });
+}
+`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "lib"), 0o755)
+	os.WriteFile(filepath.Join(dir, "lib", "pick.js"), []byte("export function pick(list, i) { return list[i % list.length]; }\n"), 0o644)
+	code, out, stderr := runKnee(t, "run", filepath.Join(dir, "flow.js"), "-e", "BASE="+srv.URL, "--out", t.TempDir(), "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if got := profiles.Load(); got != 9 {
+		t.Errorf("%d authorised profile requests; want 9 (one per iteration)", got)
+	}
+	for _, want := range []string{
+		"checks: 100.00% of 36 passed", "::login :: logged in", "9 passed, 0 failed",
+		"logins               9 (9 adds)", "has_writer_role      100.00% of 9", "login_time", "(9 values)",
+		"PASS  login_time: p(95)<60000", "PASS  logins: count==9", "PASS  checks: rate==1",
+		"PASS  http_req_duration{name:POST /login}: p(99)<60000",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
