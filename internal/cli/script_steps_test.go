@@ -11,7 +11,8 @@ import (
 // The repository's steps.js (the article's steps.js with its head written
 // the way pause.js is) against a target of known capacity (8 workers × 32
 // ms = 250 req/s), then knee curve of the run directory: the knee falls
-// between 200 and 300 req/s, as for knee steps' own runs. Three steps, not
+// between 200 and 300 req/s, as for knee steps' own runs, and knee curve of
+// the run's k6 CSV output (--out csv=) finds the same knee. Three steps, not
 // knee steps' test's four: the target shares this process's CPU, and at
 // 400 req/s the queue holds over a thousand VUs whose runtimes (0.8 ms of
 // init code each) starve it on a 2-core machine.
@@ -24,7 +25,7 @@ func TestStepsScriptThenCurveFindTheKnee(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runKnee(t, "run", "../../examples/k6/steps.js", "-e", "BASE_URL="+srv.URL,
 		"-e", "START=100", "-e", "STEP=100", "-e", "STEPS=3", "-e", "STEP_DURATION=3s",
-		"--out", filepath.Join(out, "runs"), "--quiet")
+		"--out", filepath.Join(out, "runs"), "--out", "csv="+filepath.Join(out, "steps.csv"), "--quiet")
 	if code != 0 {
 		t.Fatalf("knee run steps.js: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -48,6 +49,20 @@ func TestStepsScriptThenCurveFindTheKnee(t *testing.T) {
 	}
 	if r := e.Steps[2].Rate; r > 250*1.05 {
 		t.Errorf("at 300 req/s offered %g completed, above the 250 req/s capacity", r)
+	}
+
+	// The same run's k6 CSV output (--out csv=) finds the same knee.
+	csvExport := filepath.Join(out, "curve-csv.json")
+	code, stdout, stderr = runKnee(t, "curve", filepath.Join(out, "steps.csv"), "--start", "100", "--step", "100", "--steps", "3",
+		"--step-duration", "3s", "--warmup", "1s", "--plots", filepath.Join(out, "plots"), "--summary-export", csvExport)
+	if code != 0 {
+		t.Fatalf("knee curve steps.csv: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Logf("knee curve steps.csv:\n%s", stdout)
+	c := readCurveExport(t, csvExport)
+	if c.Knee.LastHealthy != e.Knee.LastHealthy || c.Knee.FirstUnhealthy != e.Knee.FirstUnhealthy {
+		t.Errorf("knee of steps.csv between %g and %g; the run directory's between %g and %g",
+			c.Knee.LastHealthy, c.Knee.FirstUnhealthy, e.Knee.LastHealthy, e.Knee.FirstUnhealthy)
 	}
 }
 
