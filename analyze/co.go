@@ -148,6 +148,14 @@ func throughputSignal(r *rundir.Dir, lat *record.Histogram, opt COOptions) (COSi
 	case opt.VUs > 0:
 		period := opt.ExpectedInterval
 		basis = fmt.Sprintf("%d VUs / interval %s", opt.VUs, humanDuration(period))
+		perIteration := 1.0
+		if iv := r.Merged(opt.Select.Of(record.Interval), 0, 0); period <= 0 && opt.Think == 0 && iv.Count() > 0 {
+			// No think known (a script sleeps inside its iteration): the
+			// recorded iteration interval is the period, and an iteration
+			// may send several requests.
+			period, perIteration = iv.Percentile(50), float64(lat.Count())/float64(iv.Count())
+			basis = fmt.Sprintf("%d VUs × %.2g requests per iteration / median iteration interval %s", opt.VUs, perIteration, humanDuration(period))
+		}
 		if period <= 0 {
 			period = lat.Percentile(50) + opt.Think
 			basis = fmt.Sprintf("%d VUs / (median %s + think %s)",
@@ -156,7 +164,7 @@ func throughputSignal(r *rundir.Dir, lat *record.Histogram, opt COOptions) (COSi
 		if period <= 0 {
 			return COSignal{}, false
 		}
-		expected = float64(opt.VUs) / period.Seconds()
+		expected = float64(opt.VUs) * perIteration / period.Seconds()
 	default:
 		return COSignal{}, false
 	}

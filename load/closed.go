@@ -78,6 +78,7 @@ func (l *loops) vu(s *scenarioRun, id uint64, iterCtx, end context.Context, endA
 	shard := s.runner.rec.Shard()
 	timer := newStoppedTimer()
 	defer timer.Stop()
+	self, _ := s.it.(SelfRecording)
 	var prev time.Time
 	for iter := uint64(0); ; iter++ {
 		// Two lock-free checks: a select over both channels would lock
@@ -98,15 +99,23 @@ func (l *loops) vu(s *scenarioRun, id uint64, iterCtx, end context.Context, endA
 		}
 		s.live.busy.Add(1)
 		s.live.started.Add(1)
-		res := stamp(s.it.Do(iterCtx, id, iter), called, time.Now())
-		s.live.busy.Add(-1)
-		service := res.Done.Sub(res.Sent)
-		interval := service + l.think
-		if iter > 0 {
-			interval = called.Sub(prev)
+		if self != nil {
+			st := Start{Scenario: s.name, VU: id, Iter: iter, Called: called}
+			if iter > 0 {
+				st.Interval = called.Sub(prev)
+			}
+			self.DoRecord(iterCtx, st, shard)
+		} else {
+			res := stamp(s.it.Do(iterCtx, id, iter), called, time.Now())
+			service := res.Done.Sub(res.Sent)
+			interval := service + l.think
+			if iter > 0 {
+				interval = called.Sub(prev)
+			}
+			shard.Record(Sample{Scenario: s.name, Result: res, Latency: service, Service: service, Interval: interval})
 		}
+		s.live.busy.Add(-1)
 		prev = called
-		shard.Record(Sample{Scenario: s.name, Result: res, Latency: service, Service: service, Interval: interval})
 		if l.think > 0 {
 			timer.Reset(l.think)
 			select {

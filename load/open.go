@@ -90,9 +90,17 @@ func (a *arrivals) vu(s *scenarioRun, id uint64, jobs chan job, ready func()) {
 	if ready != nil {
 		ready()
 	}
+	self, _ := s.it.(SelfRecording)
 	var iter uint64
 	for j := range jobs {
 		called := time.Now()
+		if self != nil {
+			self.DoRecord(a.iterCtx, Start{Scenario: s.name, VU: id, Iter: iter, Intended: j.intended, Called: called}, shard)
+			iter++
+			s.live.busy.Add(-1)
+			a.idle <- jobs
+			continue
+		}
 		res := stamp(s.it.Do(a.iterCtx, id, iter), called, time.Now())
 		shard.Record(Sample{
 			Scenario: s.name,

@@ -57,6 +57,15 @@ type Options struct {
 	// OnInterval, if set, is given every interval as it is written, with
 	// its wall-clock end (live outputs such as prometheus-rw). It must not block.
 	OnInterval func(meta *rundir.Meta, end time.Time, snap record.IntervalSnapshot)
+	// Iterations, when set, gives each scenario's iteration instead of a
+	// request.Sender built from its Requests (a k6 script's VUs).
+	Iterations func(scenario.Scenario) load.Iteration
+	// Completed is a cause of ctx's cancellation that means the run is
+	// complete (a script's iteration count was reached), not interrupted.
+	Completed error
+	// AfterLoad, when set, is called once the load has stopped; its notes
+	// go into run.json.
+	AfterLoad func() []string
 }
 
 // Result is what a run left behind.
@@ -103,7 +112,7 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 		}
 		opt.Notes = append(opt.Notes, notes...)
 	}
-	scs, senders, err := build(cfg)
+	scs, senders, err := build(cfg, opt.Iterations)
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +151,12 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 			p.StartOffset = e.t0.Sub(p.StartAt)
 		}
 	}
+	if opt.Completed != nil && errors.Is(runErr, opt.Completed) {
+		runErr = nil
+	}
+	if opt.AfterLoad != nil {
+		e.meta.Notes = append(e.meta.Notes, opt.AfterLoad()...)
+	}
 
 	if !opt.SkipEnvironment {
 		if err := hostinfo.Finish(context.WithoutCancel(ctx), hostOpts, &e.meta.Env); err != nil {
@@ -152,10 +167,14 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 }
 
 // build turns every scenario into a load.Scenario driven by a request.Sender.
-func build(cfg *scenario.Config) ([]load.Scenario, []*request.Sender, error) {
+func build(cfg *scenario.Config, iterations func(scenario.Scenario) load.Iteration) ([]load.Scenario, []*request.Sender, error) {
 	var scs []load.Scenario
 	var senders []*request.Sender
 	for _, sc := range cfg.Scenarios {
+		if iterations != nil {
+			scs = append(scs, sc.Load(iterations(sc)))
+			continue
+		}
 		s, err := request.NewSender(sc.Requests, cfg.SenderOptions())
 		if err != nil {
 			for _, o := range senders {

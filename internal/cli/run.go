@@ -35,12 +35,14 @@ type runFlags struct {
 	repeatPause   time.Duration
 	junit         string
 	split         splitFlags
+	script        scriptFlags // a k6 script's flags (runscript.go)
+	outs          []string    // --out values: the run directory's parent, k6 outputs, prometheus-rw (splitOuts)
 }
 
 func (a *app) runCommand() *cobra.Command {
 	var f runFlags
 	c := &cobra.Command{
-		Use:   "run [scenario.yaml | -]",
+		Use:   "run [scenario.yaml | script.js | -]",
 		Short: "Generate load (open or closed model) and record it into a run directory",
 		Long: `knee run generates load with one of k6's executors and records every latency in
 HdrHistograms, written every interval to a run directory (run.json, latency.hlog,
@@ -64,6 +66,9 @@ omission can be detected and corrected by knee analyze.`,
   knee run - < scenario.yaml                 # the scenario from standard input`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := splitOuts(&f, len(args) == 1 && isScript(args[0])); err != nil {
+				return usageErr(err)
+			}
 			return a.doRun(c, args, f)
 		},
 	}
@@ -87,8 +92,7 @@ omission can be detected and corrected by knee analyze.`,
 	fl.DurationVar(&f.sc.GracefulStop, "graceful-stop", 0, "how long in-flight requests may finish after the end (default 30s)")
 	fl.StringArrayVar(&f.sc.Thresholds, "threshold", nil, "pass/fail criterion, e.g. 'p(95)<200ms', 'errors<1%' (exit 99 when one fails)")
 
-	f.out = "runs"
-	fl.Var(outFlag{&f.out, &f.split.promRW}, "out", "directory under which the run directory is created; prometheus-rw=URL pushes every interval to Prometheus too (repeatable)")
+	fl.StringArrayVar(&f.outs, "out", nil, "directory under which the run directory is created (default runs); prometheus-rw=URL pushes every interval to Prometheus too; with a k6 script also csv=FILE or json=FILE, k6's outputs (repeatable)")
 	fl.StringVar(&f.summaryExport, "summary-export", "", "write the end-of-run summary as JSON to this file")
 	fl.StringVar(&f.junit, "junit", "", "write the thresholds as JUnit XML to this file (one test case per threshold)")
 	fl.DurationVar(&f.interval, "interval", runner.DefaultInterval, "histogram interval (one line per interval in latency.hlog)")
@@ -101,10 +105,14 @@ omission can be detected and corrected by knee analyze.`,
 	fl.IntVar(&f.repeat, "repeat", 1, "run the same test N times, each into its own run directory, and report median and range (N >= 3 for a firm result)")
 	fl.DurationVar(&f.repeatPause, "repeat-pause", 5*time.Second, "pause between repetitions, so one run's tail does not land in the next")
 	registerSplitFlags(fl, &f.split)
+	registerScriptFlags(fl, &f.script)
 	return c
 }
 
 func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
+	if len(args) == 1 && isScript(args[0]) {
+		return a.doRunScript(c, args[0], f)
+	}
 	cfg, err := a.loadConfig(c, args, f.sc)
 	if err != nil {
 		return usageErr(err)

@@ -73,33 +73,6 @@ func (f splitFlags) parse() (runner.Split, error) {
 	return sp, nil
 }
 
-// outFlag is knee run's --out: a directory, or prometheus-rw=URL (repeatable).
-type outFlag struct {
-	dir  *string
-	urls *[]string
-}
-
-func (o outFlag) String() string {
-	if o.dir == nil {
-		return ""
-	}
-	return *o.dir
-}
-
-func (o outFlag) Set(v string) error {
-	if u, ok := strings.CutPrefix(v, "prometheus-rw="); ok {
-		if u == "" {
-			return fmt.Errorf("prometheus-rw=URL: give the remote-write URL, e.g. prometheus-rw=http://127.0.0.1:9090/api/v1/write")
-		}
-		*o.urls = append(*o.urls, u)
-		return nil
-	}
-	*o.dir = v
-	return nil
-}
-
-func (o outFlag) Type() string { return "string" }
-
 // liveOutputs pushes every interval to each prometheus-rw URL; the returned
 // function sends what is left and reports what was pushed.
 func (a *app) liveOutputs(opt *runner.Options, urls []string) func() {

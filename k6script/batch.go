@@ -1,0 +1,76 @@
+package k6script
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/dop251/goja"
+
+	"github.com/knee-dev/knee/request"
+)
+
+// batch is http.batch: the requests go out in parallel (through the shared
+// transport, since the VU's own connections carry one request at a time);
+// the JavaScript waits, and each reply is recorded on the VU's goroutine.
+// It returns an array or an object of Responses, as it was given.
+func (v *vu) batch(reqs goja.Value) goja.Value {
+	rt := v.rt
+	o, ok := reqs.(*goja.Object)
+	if !ok {
+		panic(rt.NewGoError(fmt.Errorf("http.batch: give an array or an object of requests")))
+	}
+	type item struct {
+		key  string
+		call request.Call
+		name string
+		jar  http.CookieJar
+		rep  request.Reply
+	}
+	var items []*item
+	for _, key := range o.Keys() {
+		c, name, jar := v.batchCall(o.Get(key))
+		items = append(items, &item{key: key, call: c, name: name, jar: jar})
+	}
+	var wg sync.WaitGroup
+	for _, it := range items {
+		wg.Go(func() { it.rep = v.s.caller.Do(v.ctx, it.call, it.jar, nil) })
+	}
+	wg.Wait()
+	isArray := o.ClassName() == "Array"
+	var arr []any
+	out := rt.NewObject()
+	for _, it := range items {
+		v.callMethod = it.call.Method
+		v.record(it.name, &it.rep)
+		res := v.response(&it.call, &it.rep)
+		if isArray {
+			arr = append(arr, res)
+		} else {
+			must(out.Set(it.key, res))
+		}
+	}
+	if isArray {
+		return rt.NewArray(arr...)
+	}
+	return out
+}
+
+// batchCall reads one batch entry: a URL string, [method, url, body,
+// params], or {method, url, body, params}.
+func (v *vu) batchCall(e goja.Value) (request.Call, string, http.CookieJar) {
+	o, ok := e.(*goja.Object)
+	if !ok {
+		return v.buildCall(http.MethodGet, e, nil, nil)
+	}
+	if o.ClassName() == "Array" {
+		method := strings.ToUpper(o.Get("0").String())
+		return v.buildCall(method, o.Get("1"), o.Get("2"), o.Get("3"))
+	}
+	method := http.MethodGet
+	if m := o.Get("method"); m != nil && !goja.IsUndefined(m) {
+		method = strings.ToUpper(m.String())
+	}
+	return v.buildCall(method, o.Get("url"), o.Get("body"), o.Get("params"))
+}

@@ -1,0 +1,68 @@
+package k6script
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Checks counts every check's passes and fails, in the order the checks
+// were first seen (k6's per-check ✓/✗ lines and its checks rate).
+type Checks struct {
+	mu    sync.Mutex
+	byKey map[string]*checkCount
+	order []*checkCount
+}
+
+type checkCount struct {
+	name         string
+	group        string
+	pass, failed atomic.Int64
+}
+
+// CheckResult is one check's totals.
+type CheckResult struct {
+	Name   string `json:"name"`
+	Group  string `json:"group,omitempty"`
+	Passes int64  `json:"passes"`
+	Fails  int64  `json:"fails"`
+}
+
+func newChecks() *Checks { return &Checks{byKey: map[string]*checkCount{}} }
+
+func (c *Checks) get(group, name string) *checkCount {
+	key := group + "\x00" + name
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cc, ok := c.byKey[key]
+	if !ok {
+		cc = &checkCount{name: name, group: group}
+		c.byKey[key] = cc
+		c.order = append(c.order, cc)
+	}
+	return cc
+}
+
+// Results are every check's totals in first-seen order.
+func (c *Checks) Results() []CheckResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]CheckResult, 0, len(c.order))
+	for _, cc := range c.order {
+		out = append(out, CheckResult{Name: cc.name, Group: cc.group, Passes: cc.pass.Load(), Fails: cc.failed.Load()})
+	}
+	return out
+}
+
+// Rate is k6's checks metric: the fraction of check evaluations that
+// passed, and how many there were.
+func (c *Checks) Rate() (rate float64, total int64) {
+	var pass int64
+	for _, r := range c.Results() {
+		pass += r.Passes
+		total += r.Passes + r.Fails
+	}
+	if total == 0 {
+		return 0, 0
+	}
+	return float64(pass) / float64(total), total
+}

@@ -1,0 +1,111 @@
+package k6script
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// jarObject is k6's CookieJar: http.cookieJar() (the VU's own, used by
+// every request without a jar param) and new http.CookieJar().
+type jarObject struct {
+	jar *cookiejar.Jar
+	obj *goja.Object
+}
+
+func newJar() *cookiejar.Jar {
+	j, _ := cookiejar.New(nil) // nil options never fail
+	return j
+}
+
+// jarFor wraps j in its JavaScript object (once per jar).
+func (v *vu) jarObject(j *jarObject) *goja.Object {
+	if j.obj != nil {
+		return j.obj
+	}
+	rt := v.rt
+	o := rt.NewObject()
+	must(o.Set("set", func(rawURL, name, value string, opts goja.Value) {
+		u := v.mustURL(rawURL)
+		ck := &http.Cookie{Name: name, Value: value}
+		if o, ok := opts.(*goja.Object); ok {
+			if d := o.Get("domain"); d != nil && !goja.IsUndefined(d) {
+				ck.Domain = d.String()
+			}
+			if p := o.Get("path"); p != nil && !goja.IsUndefined(p) {
+				ck.Path = p.String()
+			}
+			if e := o.Get("expires"); e != nil && !goja.IsUndefined(e) {
+				if t, err := time.Parse(time.RFC1123, e.String()); err == nil {
+					ck.Expires = t
+				}
+			}
+			if m := o.Get("max_age"); m != nil && !goja.IsUndefined(m) {
+				ck.MaxAge = int(m.ToInteger())
+			}
+			ck.Secure = o.Get("secure") != nil && o.Get("secure").ToBoolean()
+			ck.HttpOnly = o.Get("http_only") != nil && o.Get("http_only").ToBoolean()
+		}
+		j.jar.SetCookies(u, []*http.Cookie{ck})
+	}))
+	must(o.Set("cookiesForURL", func(rawURL string) *goja.Object {
+		out := rt.NewObject()
+		for _, ck := range j.jar.Cookies(v.mustURL(rawURL)) {
+			prev, _ := out.Get(ck.Name).Export().([]any)
+			must(out.Set(ck.Name, append(prev, ck.Value)))
+		}
+		return out
+	}))
+	must(o.Set("delete", func(rawURL, name string) {
+		j.jar.SetCookies(v.mustURL(rawURL), []*http.Cookie{{Name: name, MaxAge: -1}})
+	}))
+	must(o.Set("clear", func(rawURL string) {
+		u := v.mustURL(rawURL)
+		for _, ck := range j.jar.Cookies(u) {
+			j.jar.SetCookies(u, []*http.Cookie{{Name: ck.Name, MaxAge: -1}})
+		}
+	}))
+	j.obj = o
+	v.jars[o] = j
+	return o
+}
+
+func (v *vu) mustURL(raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		panic(v.rt.NewGoError(fmt.Errorf("%q is not an absolute URL", raw)))
+	}
+	return u
+}
+
+// vuJar is the VU's own jar.
+func (v *vu) vuJar() *jarObject {
+	if v.jar == nil {
+		v.jar = &jarObject{jar: newJar()}
+	}
+	return v.jar
+}
+
+// cookieParams reads params.cookies: {name: value} or {name: {value, replace}}.
+func cookieParams(c goja.Value) []*http.Cookie {
+	o, ok := c.(*goja.Object)
+	if !ok {
+		return nil
+	}
+	var out []*http.Cookie
+	for _, name := range o.Keys() {
+		val := o.Get(name)
+		if vo, ok := val.(*goja.Object); ok && vo.ClassName() == "Object" {
+			val = vo.Get("value")
+		}
+		if val == nil || goja.IsUndefined(val) {
+			continue
+		}
+		out = append(out, &http.Cookie{Name: name, Value: val.String()})
+	}
+	return out
+}

@@ -1,0 +1,36 @@
+// Package k6script runs k6 scripts unchanged on knee's load engine.
+//
+// A script and its local imports are bundled into one CommonJS program with
+// esbuild (k6 modules stay external), compiled once with goja, and run in
+// one goja runtime per VU: each VU runs the init code once, as k6 does, then
+// calls the exported function of its scenario once per iteration. The k6
+// modules (mod_*.go, one file per module) are Go objects the program
+// requires; HTTP goes through package request's Caller, synchronously on
+// the VU's goroutine.
+//
+// Timing is knee's, not k6's: the iteration records its own samples
+// (load.SelfRecording). In the open model every request of an iteration is
+// charged the iteration's start lag, so its latency counts from when it
+// would have been sent had the iteration started on time; its service time
+// (k6's http_req_duration) is recorded too. In the closed model each VU's
+// iteration interval is recorded once per iteration, so coordinated
+// omission is detected and corrected as for any closed run.
+//
+// Modules: k6 (check, sleep, group, fail), k6/http (the request functions,
+// batch, cookies, Response with timings and json(selector)), k6/metrics,
+// k6/data (SharedArray), k6/execution, k6/encoding; console.* (rate-limited)
+// and open() in the init code. k6/ws, browser, gRPC, experimental modules,
+// extensions, remote imports and handleSummary fail in Load, naming the
+// place and what to do instead.
+//
+// Known differences from k6: knee's errors (and so http_req_failed
+// thresholds) count 5xx and transport failures, not 4xx; group durations
+// are not recorded and requests are not tagged with their group (checks
+// are); res.json's selector is a dotted path ("a.b.0", "items.#"), not all
+// of gjson; shared-iterations and per-vu-iterations run as constant-vus
+// with a shared iteration count, alone in their script.
+//
+// Entry points: Load reads and checks a script (every problem before the
+// test starts, as file:line:col); Script.Plan maps its options onto
+// scenario.Config; Script.Iteration gives each scenario's load.Iteration.
+package k6script

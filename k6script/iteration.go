@@ -1,0 +1,85 @@
+package k6script
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/knee-dev/knee/load"
+)
+
+// Iteration returns the load.Iteration of one scenario of plan: each call
+// runs the scenario's exec function once in the calling VU's runtime.
+// onDone, when the scenario has an iteration count, is called once that
+// many iterations have finished (the caller then ends the run).
+func (s *Script) Iteration(name string, sp ScenarioPlan, onDone func()) load.Iteration {
+	it := &iteration{s: s, scenario: name, exec: sp.Exec, env: sp.Env, limit: sp.Iterations, onDone: onDone, done: make(chan struct{})}
+	return it
+}
+
+// iteration is one scenario's work; it implements load.SelfRecording.
+type iteration struct {
+	s        *Script
+	scenario string
+	exec     string
+	env      map[string]string
+
+	// iteration count (shared-iterations, per-vu-iterations)
+	limit    int64
+	claimed  atomic.Int64
+	finished atomic.Int64
+	onDone   func()
+	done     chan struct{}
+	doneOnce sync.Once
+}
+
+var _ load.SelfRecording = (*iteration)(nil)
+
+// DoRecord runs one iteration; its requests record themselves into shard.
+func (it *iteration) DoRecord(ctx context.Context, st load.Start, shard load.ShardSink) {
+	if it.limit > 0 && it.claimed.Add(1) > it.limit {
+		// Every iteration is taken: wait for the run to end instead of spinning.
+		select {
+		case <-it.done:
+		case <-ctx.Done():
+		}
+		return
+	}
+	v, fresh, err := it.s.vuFor(st.VU)
+	if err != nil {
+		it.s.errs.add(err.Error())
+		it.finish()
+		return
+	}
+	if fresh && !st.Intended.IsZero() {
+		// A VU made now ran its init code first: its requests went out that
+		// much later than due, and are charged for it as any start lag.
+		st.Called = time.Now()
+	}
+	v.iterate(ctx, it.exec, it.env, st, shard)
+	it.finish()
+}
+
+func (it *iteration) finish() {
+	if it.limit > 0 && it.finished.Add(1) == it.limit {
+		it.doneOnce.Do(func() {
+			close(it.done)
+			if it.onDone != nil {
+				it.onDone()
+			}
+		})
+	}
+}
+
+// Do runs one iteration for an executor that does not know
+// load.SelfRecording: its last request is the Result, the others are lost.
+func (it *iteration) Do(ctx context.Context, vu, iter uint64) load.Result {
+	var last lastSample
+	it.DoRecord(ctx, load.Start{Scenario: it.scenario, VU: vu, Iter: iter, Called: time.Now()}, &last)
+	return last.s.Result
+}
+
+type lastSample struct{ s load.Sample }
+
+func (l *lastSample) Record(s load.Sample) { l.s = s }

@@ -1,0 +1,363 @@
+package k6script
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/knee-dev/knee/request"
+)
+
+// k6's default number of redirects followed.
+const defaultMaxRedirects = 10
+
+// httpModule is "k6/http": the request functions, sent through the
+// script's request.Caller on the VU's goroutine.
+func httpModule(v *vu) *goja.Object {
+	rt := v.rt
+	o := rt.NewObject()
+	send := func(method string, u, body, params goja.Value) goja.Value {
+		return v.httpRequest(method, u, body, params)
+	}
+	noBody := func(method string) func(call goja.FunctionCall) goja.Value {
+		return func(call goja.FunctionCall) goja.Value {
+			return send(method, call.Argument(0), nil, call.Argument(1))
+		}
+	}
+	withBody := func(method string) func(call goja.FunctionCall) goja.Value {
+		return func(call goja.FunctionCall) goja.Value {
+			return send(method, call.Argument(0), call.Argument(1), call.Argument(2))
+		}
+	}
+	must(o.Set("get", noBody(http.MethodGet)))
+	must(o.Set("head", noBody(http.MethodHead)))
+	must(o.Set("post", withBody(http.MethodPost)))
+	must(o.Set("put", withBody(http.MethodPut)))
+	must(o.Set("patch", withBody(http.MethodPatch)))
+	must(o.Set("del", withBody(http.MethodDelete)))
+	must(o.Set("options", withBody(http.MethodOptions)))
+	must(o.Set("cookieJar", func() *goja.Object { return v.jarObject(v.vuJar()) }))
+	must(o.Set("CookieJar", func(goja.ConstructorCall) *goja.Object { return v.jarObject(&jarObject{jar: newJar()}) }))
+	must(o.Set("batch", func(reqs goja.Value) goja.Value { return v.batch(reqs) }))
+	must(o.Set("request", func(call goja.FunctionCall) goja.Value {
+		return send(strings.ToUpper(call.Argument(0).String()), call.Argument(1), call.Argument(2), call.Argument(3))
+	}))
+	return o
+}
+
+// httpRequest sends one request and returns k6's Response object.
+func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
+	call, name, jar := v.buildCall(method, u, body, params)
+	rep := v.s.caller.Do(v.ctx, call, jar, v.conns)
+	v.callMethod = call.Method
+	v.record(name, &rep)
+	return v.response(&call, &rep)
+}
+
+// buildCall reads a request's arguments into a Call, its name tag and its jar.
+func (v *vu) buildCall(method string, u, body, params goja.Value) (request.Call, string, http.CookieJar) {
+	rt := v.rt
+	if v.init {
+		panic(rt.NewGoError(fmt.Errorf("http.%s in the init code: k6 allows requests only in functions (default, setup, teardown); move it into setup()", strings.ToLower(method))))
+	}
+	if u == nil || goja.IsUndefined(u) || goja.IsNull(u) {
+		panic(rt.NewGoError(fmt.Errorf("http.%s: no URL given", strings.ToLower(method))))
+	}
+	call := request.Call{Method: method, URL: u.String(), Header: http.Header{}, MaxRedirects: defaultMaxRedirects,
+		Discard: v.s.Options.DiscardResponseBodies}
+	if v.s.Options.MaxRedirects != nil {
+		call.MaxRedirects = *v.s.Options.MaxRedirects
+	}
+	if v.s.Options.UserAgent != nil {
+		call.Header.Set("User-Agent", *v.s.Options.UserAgent)
+	} else {
+		call.Header.Set("User-Agent", "knee (k6 script)")
+	}
+	name := call.URL
+	jar := v.vuJar()
+	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {
+		name = v.applyParams(p, &call, name)
+		if jo, ok := p.Get("jar").(*goja.Object); ok {
+			if j, ok := v.jars[jo]; ok {
+				jar = j
+			}
+		}
+		call.Cookies = cookieParams(p.Get("cookies"))
+	}
+	if body != nil && !goja.IsUndefined(body) && !goja.IsNull(body) {
+		call.Body = v.requestBody(body, call.Header)
+	}
+	return call, name, jar.jar
+}
+
+// applyParams reads k6's params: headers, tags (name), timeout,
+// responseType, redirects. It returns the request's name tag.
+func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) string {
+	if h, ok := p.Get("headers").(*goja.Object); ok {
+		for _, k := range h.Keys() {
+			call.Header.Set(k, h.Get(k).String())
+		}
+	}
+	if t, ok := p.Get("tags").(*goja.Object); ok {
+		if n := t.Get("name"); n != nil && !goja.IsUndefined(n) {
+			name = n.String()
+		}
+	}
+	if t := p.Get("timeout"); t != nil && !goja.IsUndefined(t) {
+		call.Timeout = v.durationValue(t, "timeout")
+	}
+	if r := p.Get("redirects"); r != nil && !goja.IsUndefined(r) {
+		call.MaxRedirects = int(r.ToInteger())
+	}
+	if r := p.Get("responseType"); r != nil && !goja.IsUndefined(r) {
+		switch r.String() {
+		case "none":
+			call.Discard = true
+		case "text", "binary":
+			call.Discard = false
+		default:
+			panic(v.rt.NewGoError(fmt.Errorf("responseType %q: use text, binary or none", r.String())))
+		}
+	}
+	return name
+}
+
+// durationValue reads a k6 duration param: a string ("10s") or milliseconds.
+func (v *vu) durationValue(val goja.Value, what string) time.Duration {
+	if s, ok := val.Export().(string); ok {
+		d, err := ParseDuration(s)
+		if err != nil {
+			panic(v.rt.NewGoError(fmt.Errorf("%s: %w", what, err)))
+		}
+		return d
+	}
+	return time.Duration(val.ToFloat() * float64(time.Millisecond))
+}
+
+// requestBody is a string, an ArrayBuffer, or an object sent form-encoded.
+func (v *vu) requestBody(body goja.Value, h http.Header) []byte {
+	switch b := body.Export().(type) {
+	case string:
+		return []byte(b)
+	case goja.ArrayBuffer:
+		return b.Bytes()
+	case []byte:
+		return b
+	case map[string]any:
+		form := url.Values{}
+		for k, val := range b {
+			form.Set(k, fmt.Sprint(val))
+		}
+		if h.Get("Content-Type") == "" {
+			h.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		return []byte(form.Encode())
+	}
+	return []byte(body.String())
+}
+
+// errorCode is k6's error_code: 0, 1000+status for HTTP errors, or a
+// network error's code.
+func errorCode(rep *request.Reply) int {
+	if rep.Err == nil {
+		if rep.Status >= 400 {
+			return 1000 + rep.Status
+		}
+		return 0
+	}
+	switch rep.ErrClass {
+	case request.ClassTimeout:
+		return 1050
+	case request.ClassDNS:
+		return 1100
+	case request.ClassRefused:
+		return 1212
+	case request.ClassReset:
+		return 1220
+	case request.ClassTLS:
+		return 1300
+	}
+	return 1000
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// response builds k6's Response object. It is a dynamic object whose
+// properties are made when first read: most scripts read one or two of
+// them, and building them all cost as much CPU as the request itself.
+func (v *vu) response(call *request.Call, rep *request.Reply) goja.Value {
+	r := &responseObject{v: v, call: call, rep: *rep}
+	return v.rt.NewDynamicObject(r)
+}
+
+// responseKeys are a Response's properties, in k6's order.
+var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "error", "error_code", "request", "json"}
+
+type responseObject struct {
+	v    *vu
+	call *request.Call
+	rep  request.Reply
+	own  map[string]goja.Value // made or set properties
+}
+
+func (r *responseObject) Get(key string) goja.Value {
+	if val, ok := r.own[key]; ok {
+		return val
+	}
+	val := r.make(key)
+	if val == nil {
+		return nil
+	}
+	switch key {
+	case "headers", "timings", "request", "json", "body":
+		// Objects keep their identity between reads (res.headers === res.headers).
+		if r.own == nil {
+			r.own = map[string]goja.Value{}
+		}
+		r.own[key] = val
+	}
+	return val
+}
+
+func (r *responseObject) make(key string) goja.Value {
+	rt, rep := r.v.rt, &r.rep
+	switch key {
+	case "status":
+		return rt.ToValue(rep.Status)
+	case "status_text":
+		return rt.ToValue(statusText(rep))
+	case "proto":
+		return rt.ToValue(rep.Proto)
+	case "url":
+		return rt.ToValue(rep.URL)
+	case "error":
+		return rt.ToValue(errorText(rep.Err))
+	case "error_code":
+		return rt.ToValue(errorCode(rep))
+	case "body":
+		if r.call.Discard || rep.Body == nil && rep.Err != nil {
+			return goja.Null()
+		}
+		return rt.ToValue(string(rep.Body))
+	case "headers":
+		hdr := rt.NewObject()
+		for k, vals := range rep.Header {
+			must(hdr.Set(k, strings.Join(vals, ", ")))
+		}
+		return hdr
+	case "timings":
+		t := rt.NewObject()
+		tm := rep.Timings
+		must(t.Set("blocked", ms(tm.Blocked)))
+		must(t.Set("connecting", ms(tm.Connecting)))
+		must(t.Set("tls_handshaking", ms(tm.TLSHandshaking)))
+		must(t.Set("sending", ms(tm.Sending)))
+		must(t.Set("waiting", ms(tm.Waiting)))
+		must(t.Set("receiving", ms(tm.Receiving)))
+		must(t.Set("duration", ms(tm.Duration)))
+		return t
+	case "request":
+		req := rt.NewObject()
+		must(req.Set("method", r.call.Method))
+		must(req.Set("url", r.call.URL))
+		must(req.Set("body", string(r.call.Body)))
+		return req
+	case "json":
+		return rt.ToValue(r.json)
+	}
+	return nil
+}
+
+// json is res.json(selector): the body parsed once, then the selector's part.
+func (r *responseObject) json(call goja.FunctionCall) goja.Value {
+	rt := r.v.rt
+	parsed, ok := r.own["\x00parsed"]
+	if !ok {
+		b := r.Get("body")
+		if goja.IsNull(b) {
+			panic(rt.NewGoError(fmt.Errorf("res.json(): the response has no body (responseType none or discardResponseBodies)")))
+		}
+		parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
+		val, err := parse(goja.Undefined(), b)
+		if err != nil {
+			panic(err)
+		}
+		parsed = val
+		if r.own == nil {
+			r.own = map[string]goja.Value{}
+		}
+		r.own["\x00parsed"] = val
+	}
+	sel := call.Argument(0)
+	if goja.IsUndefined(sel) || sel.String() == "" {
+		return parsed
+	}
+	return selectPath(parsed, sel.String())
+}
+
+func (r *responseObject) Set(key string, val goja.Value) bool {
+	if r.own == nil {
+		r.own = map[string]goja.Value{}
+	}
+	r.own[key] = val
+	return true
+}
+
+func (r *responseObject) Has(key string) bool {
+	if _, ok := r.own[key]; ok {
+		return true
+	}
+	for _, k := range responseKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *responseObject) Delete(key string) bool {
+	if r.own == nil {
+		r.own = map[string]goja.Value{}
+	}
+	r.own[key] = goja.Undefined()
+	return true
+}
+
+func (r *responseObject) Keys() []string {
+	keys := append([]string(nil), responseKeys...)
+	for k := range r.own {
+		if k != "\x00parsed" && !r.Has(k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+func statusText(rep *request.Reply) string {
+	if rep.Status == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d %s", rep.Status, http.StatusText(rep.Status))
+}
+
+// selectPath follows a dotted path ("user.tokens.0.value", "items.#" for a
+// length), the common part of k6's selector syntax; undefined when absent.
+func selectPath(val goja.Value, path string) goja.Value {
+	for _, part := range strings.Split(path, ".") {
+		o, ok := val.(*goja.Object)
+		if !ok {
+			return goja.Undefined()
+		}
+		if part == "#" {
+			return o.Get("length")
+		}
+		if val = o.Get(part); val == nil {
+			return goja.Undefined()
+		}
+	}
+	return val
+}

@@ -1,0 +1,70 @@
+package k6script
+
+import (
+	"errors"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// k6Module is "k6": check, sleep, group, fail.
+func k6Module(v *vu) *goja.Object {
+	rt := v.rt
+	o := rt.NewObject()
+	must(o.Set("check", func(call goja.FunctionCall) goja.Value {
+		val := call.Argument(0)
+		sets, ok := call.Argument(1).(*goja.Object)
+		if !ok {
+			return rt.ToValue(true)
+		}
+		all := true
+		for _, name := range sets.Keys() {
+			cond := sets.Get(name)
+			pass := cond.ToBoolean()
+			if fn, isFn := goja.AssertFunction(cond); isFn {
+				r, err := fn(goja.Undefined(), val)
+				if err != nil {
+					panic(err)
+				}
+				pass = r.ToBoolean()
+			}
+			cc := v.s.Checks.get(v.group, name)
+			if pass {
+				cc.pass.Add(1)
+			} else {
+				cc.failed.Add(1)
+				all = false
+			}
+		}
+		return rt.ToValue(all)
+	}))
+	must(o.Set("sleep", func(secs float64) {
+		if !(secs > 0) {
+			return
+		}
+		t := time.NewTimer(time.Duration(secs * float64(time.Second)))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-v.ctx.Done():
+		}
+	}))
+	must(o.Set("group", func(name string, fn goja.Callable) goja.Value {
+		prev := v.group
+		if prev == "" {
+			v.group = "::" + name
+		} else {
+			v.group = prev + "::" + name
+		}
+		defer func() { v.group = prev }()
+		r, err := fn(goja.Undefined())
+		if err != nil {
+			panic(err)
+		}
+		return r
+	}))
+	must(o.Set("fail", func(msg string) {
+		panic(rt.NewGoError(errors.New(msg)))
+	}))
+	return o
+}

@@ -1,0 +1,56 @@
+package k6script
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dop251/goja"
+)
+
+// module builds one k6 module's exports for one VU. Each lives in its own
+// file (mod_*.go); adding a module is a new file and a line in modules.
+type module func(v *vu) *goja.Object
+
+// modules are the k6 modules knee provides, by import path.
+func modules() map[string]module {
+	return map[string]module{
+		"k6":           k6Module,
+		"k6/http":      httpModule,
+		"k6/metrics":   metricsModule,
+		"k6/encoding":  encodingModule,
+		"k6/execution": executionModule,
+		"k6/data":      dataModule,
+	}
+}
+
+func knownModule(name string) bool {
+	_, ok := modules()[name]
+	return ok
+}
+
+func moduleNames() []string {
+	var names []string
+	for n := range modules() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// unsupported says why a k6 module is not run and what to do instead.
+func unsupported(path string) (string, bool) {
+	switch {
+	case path == "k6/ws" || strings.HasPrefix(path, "k6/experimental/websockets"):
+		return fmt.Sprintf("%q: WebSockets are not supported by knee, which measures HTTP request latency; test the WebSocket endpoint with k6 itself and the HTTP API with knee", path), true
+	case path == "k6/browser" || path == "k6/experimental/browser":
+		return fmt.Sprintf("%q: browser tests are not supported by knee; run them with k6 and the API load with knee", path), true
+	case path == "k6/net/grpc" || strings.HasPrefix(path, "k6/experimental/grpc"):
+		return fmt.Sprintf("%q: gRPC is not supported by knee; test a gRPC service with k6 or ghz", path), true
+	case strings.HasPrefix(path, "k6/experimental/"):
+		return fmt.Sprintf("%q: k6's experimental modules are not supported by knee; remove the import, or run the script with k6", path), true
+	case strings.HasPrefix(path, "k6/x/"):
+		return fmt.Sprintf("%q: k6 extensions (xk6) are not supported by knee; run the script with a k6 build that has the extension", path), true
+	}
+	return "", false
+}

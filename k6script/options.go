@@ -1,0 +1,420 @@
+package k6script
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/request"
+	"github.com/knee-dev/knee/scenario"
+)
+
+// Options are the parts of a k6 script's exported options knee reads.
+// Options k6 has and knee does not use are ignored, as k6 ignores unknown ones.
+type Options struct {
+	VUs                   *int64                     `json:"vus"`
+	Duration              *Duration                  `json:"duration"`
+	Iterations            *int64                     `json:"iterations"`
+	Stages                []StageOption              `json:"stages"`
+	Scenarios             map[string]ScenarioOption  `json:"-"`
+	ScenarioNames         []string                   `json:"-"` // sorted
+	Thresholds            map[string]ThresholdOption `json:"thresholds"`
+	DiscardResponseBodies bool                       `json:"discardResponseBodies"`
+	MaxRedirects          *int                       `json:"maxRedirects"`
+	InsecureSkipTLSVerify bool                       `json:"insecureSkipTLSVerify"`
+	UserAgent             *string                    `json:"userAgent"`
+	SetupTimeout          *Duration                  `json:"setupTimeout"`
+	TeardownTimeout       *Duration                  `json:"teardownTimeout"`
+}
+
+// ScenarioOption is one entry of options.scenarios.
+type ScenarioOption struct {
+	Executor         string            `json:"executor"`
+	StartTime        *Duration         `json:"startTime"`
+	GracefulStop     *Duration         `json:"gracefulStop"`
+	GracefulRampDown *Duration         `json:"gracefulRampDown"`
+	Exec             string            `json:"exec"`
+	Env              map[string]string `json:"env"`
+	Tags             map[string]string `json:"tags"`
+	Duration         *Duration         `json:"duration"`
+	MaxDuration      *Duration         `json:"maxDuration"`
+	TimeUnit         *Duration         `json:"timeUnit"`
+	Rate             *float64          `json:"rate"`
+	StartRate        *float64          `json:"startRate"`
+	VUs              *int64            `json:"vus"`
+	StartVUs         *int64            `json:"startVUs"`
+	PreAllocatedVUs  *int64            `json:"preAllocatedVUs"`
+	MaxVUs           *int64            `json:"maxVUs"`
+	Iterations       *int64            `json:"iterations"`
+	Stages           []StageOption     `json:"stages"`
+}
+
+// StageOption is one {duration, target} stage.
+type StageOption struct {
+	Duration Duration `json:"duration"`
+	Target   float64  `json:"target"`
+}
+
+// ThresholdOption is a metric's thresholds: strings, or objects with a
+// threshold (abortOnFail is not supported and said so).
+type ThresholdOption []string
+
+// UnmarshalJSON takes ["p(95)<200"] or [{threshold: "p(95)<200", abortOnFail: true}] or one string.
+func (t *ThresholdOption) UnmarshalJSON(b []byte) error {
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*t = ThresholdOption{one}
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return errors.New("write a metric's thresholds as a list of strings, e.g. ['p(95)<200']")
+	}
+	for _, r := range raw {
+		var s string
+		if json.Unmarshal(r, &s) == nil {
+			*t = append(*t, s)
+			continue
+		}
+		var o struct {
+			Threshold   string `json:"threshold"`
+			AbortOnFail bool   `json:"abortOnFail"`
+		}
+		if err := json.Unmarshal(r, &o); err != nil || o.Threshold == "" {
+			return errors.New("a threshold is a string such as 'p(95)<200' or {threshold: 'p(95)<200'}")
+		}
+		if o.AbortOnFail {
+			return fmt.Errorf("threshold %q: abortOnFail is not supported by knee (thresholds are judged on the whole run); remove abortOnFail", o.Threshold)
+		}
+		*t = append(*t, o.Threshold)
+	}
+	return nil
+}
+
+// Duration is a k6 duration: a string such as "1m30s" or "2d", or a number of milliseconds.
+type Duration time.Duration
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var ms float64
+	if json.Unmarshal(b, &ms) == nil {
+		if ms < 0 || math.IsNaN(ms) || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+			return fmt.Errorf("duration %v ms is out of range", ms)
+		}
+		*d = Duration(ms * float64(time.Millisecond))
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errors.New(`a duration is a string such as "30s" or "1m30s", or a number of milliseconds`)
+	}
+	v, err := ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// ParseDuration reads k6's duration syntax: Go's, plus days ("1d12h") and
+// a bare number of seconds.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f < 0 || f > math.MaxInt64/float64(time.Second) {
+			return 0, fmt.Errorf("duration %q is out of range", s)
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i > 0 {
+		n, err := strconv.Atoi(s[:i])
+		if err != nil || n < 0 || n > 10000 {
+			return 0, fmt.Errorf("duration %q: write it as 30s, 1m30s, 2h or 1d", s)
+		}
+		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
+		if s == "" {
+			return days, nil
+		}
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("duration %q: write it as 30s, 1m30s, 2h or 1d", s)
+	}
+	return days + v, nil
+}
+
+// DecodeOptions reads options as JSON (JSON.stringify of the script's
+// exported options). Unknown options are ignored, as k6 does; unknown keys
+// inside a scenario are errors, since a misspelt one would silently change
+// the load.
+func DecodeOptions(b []byte) (Options, error) {
+	var o Options
+	if len(bytes.TrimSpace(b)) == 0 || string(bytes.TrimSpace(b)) == "null" {
+		return o, nil
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return o, fmt.Errorf("options: %w", cleanJSONErr(err))
+	}
+	var raw struct {
+		Scenarios map[string]json.RawMessage `json:"scenarios"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return o, fmt.Errorf("options.scenarios: %w", cleanJSONErr(err))
+	}
+	if raw.Scenarios == nil {
+		return o, nil
+	}
+	o.Scenarios = map[string]ScenarioOption{}
+	for name, r := range raw.Scenarios {
+		dec := json.NewDecoder(bytes.NewReader(r))
+		dec.DisallowUnknownFields()
+		var sc ScenarioOption
+		if err := dec.Decode(&sc); err != nil {
+			return o, fmt.Errorf("options.scenarios.%s: %w", name, cleanJSONErr(err))
+		}
+		o.Scenarios[name] = sc
+		o.ScenarioNames = append(o.ScenarioNames, name)
+	}
+	sort.Strings(o.ScenarioNames)
+	return o, nil
+}
+
+func cleanJSONErr(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%s is a %s, not a %s", te.Field, te.Value, te.Type)
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// Overrides are the command line's execution options (--vus, --duration,
+// --iterations, --stage), which outrank the script's as in k6: any of
+// duration, iterations or stages replaces the script's scenarios and
+// shortcuts; --vus replaces the script's vus.
+type Overrides struct {
+	VUs        *int64
+	Duration   *time.Duration
+	Iterations *int64
+	Stages     []load.Stage
+}
+
+// Plan is what the script will run: knee's scenarios, and per scenario
+// what the executors cannot say (exec function, env, iteration limit).
+type Plan struct {
+	Config *scenario.Config
+	// Scenarios, by name.
+	Scenarios map[string]ScenarioPlan
+	// Thresholds in k6's form, metric -> expressions.
+	Thresholds map[string][]string
+	Notes      []string
+}
+
+// ScenarioPlan is the script-side part of one scenario.
+type ScenarioPlan struct {
+	Exec     string            // the exported function each iteration calls
+	Executor string            // k6's executor name, as the script gave it
+	Env      map[string]string // added to __ENV
+	// Iterations, when > 0, ends the run once that many iterations have
+	// finished (k6's shared-iterations and per-vu-iterations).
+	Iterations int64
+}
+
+// Default durations, as k6 has them.
+const (
+	defaultMaxDuration  = 10 * time.Minute
+	defaultGracefulStop = 30 * time.Second
+)
+
+// Plan applies ov to o with k6's precedence and maps the result onto
+// knee's scenarios. source names the script in errors.
+func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
+	if ov.Duration != nil || ov.Iterations != nil || ov.Stages != nil {
+		o.Duration, o.Iterations, o.Stages, o.Scenarios, o.ScenarioNames = nil, nil, nil, nil, nil
+		o.Duration, o.Iterations = durationPtr(ov.Duration), ov.Iterations
+		if ov.Stages != nil {
+			for _, st := range ov.Stages {
+				o.Stages = append(o.Stages, StageOption{Duration: Duration(st.Duration), Target: st.Target})
+			}
+		}
+	}
+	if ov.VUs != nil {
+		o.VUs = ov.VUs
+	}
+	p := &Plan{
+		Config:     &scenario.Config{Source: source, HTTP: request.TransportOptions{Insecure: o.InsecureSkipTLSVerify}},
+		Scenarios:  map[string]ScenarioPlan{},
+		Thresholds: map[string][]string{},
+	}
+	for m, ts := range o.Thresholds {
+		p.Thresholds[m] = ts
+	}
+	if len(o.Scenarios) > 0 {
+		if o.Duration != nil || o.Iterations != nil || len(o.Stages) > 0 {
+			return nil, fmt.Errorf("%s: options: scenarios and the duration/iterations/stages shortcuts are both set; keep one (k6 refuses this too)", source)
+		}
+		if o.VUs != nil {
+			p.Notes = append(p.Notes, "options.vus is ignored: the scenarios set their own VUs")
+		}
+		var errs []error
+		for _, name := range o.ScenarioNames {
+			if err := p.add(name, o.Scenarios[name]); err != nil {
+				errs = append(errs, fmt.Errorf("%s: options.scenarios.%s: %w", source, name, err))
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+	} else if err := p.add("default", o.shortcut()); err != nil {
+		return nil, fmt.Errorf("%s: options: %w", source, err)
+	}
+	if len(p.Config.Scenarios) > 1 {
+		for name, sp := range p.Scenarios {
+			if sp.Iterations > 0 {
+				return nil, fmt.Errorf("%s: options.scenarios.%s: an iteration-count executor runs only as the script's one scenario in knee; give it its own run, or use constant-vus with a duration", source, name)
+			}
+		}
+	}
+	// The executors' own checks; scenario.Config.Validate would ask for
+	// request templates, which a script does not have.
+	var errs []error
+	for _, sc := range p.Config.Scenarios {
+		for _, err := range sc.Executor.Validate() {
+			errs = append(errs, fmt.Errorf("%s: options.scenarios.%s: %w", source, sc.Name, err))
+		}
+		if sc.StartTime < 0 || sc.GracefulStop < 0 {
+			errs = append(errs, fmt.Errorf("%s: options.scenarios.%s: startTime and gracefulStop must not be negative", source, sc.Name))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func durationPtr(d *time.Duration) *Duration {
+	if d == nil {
+		return nil
+	}
+	v := Duration(*d)
+	return &v
+}
+
+// shortcut is the scenario k6 derives from vus/duration/iterations/stages.
+func (o Options) shortcut() ScenarioOption {
+	vus := int64(1)
+	if o.VUs != nil {
+		vus = *o.VUs
+	}
+	switch {
+	case o.Iterations != nil:
+		sc := ScenarioOption{Executor: "shared-iterations", VUs: &vus, Iterations: o.Iterations}
+		if o.Duration != nil {
+			sc.MaxDuration = o.Duration
+		}
+		return sc
+	case o.Duration != nil:
+		return ScenarioOption{Executor: "constant-vus", VUs: &vus, Duration: o.Duration}
+	case len(o.Stages) > 0:
+		return ScenarioOption{Executor: "ramping-vus", StartVUs: &vus, Stages: o.Stages}
+	}
+	one := int64(1)
+	return ScenarioOption{Executor: "per-vu-iterations", VUs: &vus, Iterations: &one}
+}
+
+// add maps one k6 scenario onto knee's.
+func (p *Plan) add(name string, sc ScenarioOption) error {
+	out := scenario.Scenario{Name: name, GracefulStop: defaultGracefulStop, Tags: sc.Tags}
+	if sc.StartTime != nil {
+		out.StartTime = time.Duration(*sc.StartTime)
+	}
+	if sc.GracefulStop != nil {
+		out.GracefulStop = time.Duration(*sc.GracefulStop)
+	}
+	sp := ScenarioPlan{Exec: sc.Exec, Env: sc.Env, Executor: sc.Executor}
+	if sp.Exec == "" {
+		sp.Exec = "default"
+	}
+	dur := func() time.Duration {
+		if sc.Duration == nil {
+			return 0
+		}
+		return time.Duration(*sc.Duration)
+	}
+	unit := func() time.Duration {
+		if sc.TimeUnit == nil {
+			return time.Second
+		}
+		return time.Duration(*sc.TimeUnit)
+	}
+	switch sc.Executor {
+	case scenario.ConstantArrivalRate:
+		out.Executor = load.ConstantArrivalRate{Rate: f64(sc.Rate), TimeUnit: unit(), Duration: dur(),
+			PreAllocatedVUs: intOf(sc.PreAllocatedVUs, 0), MaxVUs: intOf(sc.MaxVUs, 0)}
+	case scenario.RampingArrivalRate:
+		out.Executor = load.RampingArrivalRate{StartRate: f64(sc.StartRate), TimeUnit: unit(), Stages: stages(sc.Stages),
+			PreAllocatedVUs: intOf(sc.PreAllocatedVUs, 0), MaxVUs: intOf(sc.MaxVUs, 0)}
+	case scenario.ConstantVUs:
+		out.Executor = load.ConstantVUs{VUs: intOf(sc.VUs, 1), Duration: dur()}
+	case scenario.RampingVUs:
+		out.Executor = load.RampingVUs{StartVUs: intOf(sc.StartVUs, 1), Stages: stages(sc.Stages)}
+	case "shared-iterations", "per-vu-iterations":
+		vus, iters := intOf(sc.VUs, 1), int64(intOf(sc.Iterations, 1))
+		if sc.Executor == "per-vu-iterations" {
+			iters *= int64(vus)
+			p.Notes = append(p.Notes, fmt.Sprintf("scenario %s: per-vu-iterations runs as %d iterations shared by %d VUs", name, iters, vus))
+		}
+		if iters <= 0 || vus <= 0 {
+			return fmt.Errorf("vus (%d) and iterations (%d) must be at least 1", vus, iters)
+		}
+		maxDur := defaultMaxDuration
+		if sc.MaxDuration != nil {
+			maxDur = time.Duration(*sc.MaxDuration)
+		}
+		out.Executor = load.ConstantVUs{VUs: vus, Duration: maxDur}
+		sp.Iterations = iters
+	case "externally-controlled":
+		return errors.New("the externally-controlled executor is not supported by knee; use constant-vus or ramping-vus")
+	case "":
+		return fmt.Errorf("no executor; set executor to one of %s", strings.Join(scenario.Executors, ", "))
+	default:
+		return fmt.Errorf("executor %q is not one knee knows; use one of %s, shared-iterations or per-vu-iterations", sc.Executor, strings.Join(scenario.Executors, ", "))
+	}
+	p.Config.Scenarios = append(p.Config.Scenarios, out)
+	p.Scenarios[name] = sp
+	return nil
+}
+
+func f64(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func intOf(p *int64, def int) int {
+	switch {
+	case p == nil:
+		return def
+	case *p > math.MaxInt32:
+		return math.MaxInt32
+	case *p < math.MinInt32:
+		return math.MinInt32
+	}
+	return int(*p)
+}
+
+func stages(in []StageOption) []load.Stage {
+	out := make([]load.Stage, 0, len(in))
+	for _, st := range in {
+		out = append(out, load.Stage{Duration: time.Duration(st.Duration), Target: st.Target})
+	}
+	return out
+}

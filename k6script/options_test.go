@@ -1,0 +1,137 @@
+package k6script
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/load"
+)
+
+func i64(n int64) *int64 { return &n }
+
+func TestPlanShortcutsAndPrecedence(t *testing.T) {
+	d := func(s string) *time.Duration { v, _ := time.ParseDuration(s); return &v }
+	cases := []struct {
+		name  string
+		opts  string
+		ov    Overrides
+		want  load.Executor
+		iters int64
+	}{
+		{"no options: 1 VU, 1 iteration", `{}`, Overrides{}, load.ConstantVUs{VUs: 1, Duration: 10 * time.Minute}, 1},
+		{"vus and duration", `{"vus": 5, "duration": "30s"}`, Overrides{}, load.ConstantVUs{VUs: 5, Duration: 30 * time.Second}, 0},
+		{"duration in ms", `{"vus": 2, "duration": 1500}`, Overrides{}, load.ConstantVUs{VUs: 2, Duration: 1500 * time.Millisecond}, 0},
+		{"iterations shared by vus", `{"vus": 3, "iterations": 10}`, Overrides{}, load.ConstantVUs{VUs: 3, Duration: 10 * time.Minute}, 10},
+		{"stages start at vus", `{"stages": [{"duration": "10s", "target": 5}, {"duration": "1d", "target": 0}]}`, Overrides{},
+			load.RampingVUs{StartVUs: 1, Stages: []load.Stage{{Duration: 10 * time.Second, Target: 5}, {Duration: 24 * time.Hour}}}, 0},
+		{"--vus replaces the script's vus only", `{"vus": 5, "duration": "30s"}`, Overrides{VUs: i64(7)}, load.ConstantVUs{VUs: 7, Duration: 30 * time.Second}, 0},
+		{"--duration replaces the script's scenarios", `{"scenarios": {"a": {"executor": "constant-arrival-rate", "rate": 10, "duration": "1m", "preAllocatedVUs": 2}}}`,
+			Overrides{Duration: d("5s"), VUs: i64(4)}, load.ConstantVUs{VUs: 4, Duration: 5 * time.Second}, 0},
+		{"--iterations replaces the script's duration", `{"vus": 2, "duration": "1m"}`, Overrides{Iterations: i64(3)}, load.ConstantVUs{VUs: 2, Duration: 10 * time.Minute}, 3},
+		{"--stage replaces the script's iterations", `{"iterations": 9}`, Overrides{Stages: []load.Stage{{Duration: time.Second, Target: 2}}},
+			load.RampingVUs{StartVUs: 1, Stages: []load.Stage{{Duration: time.Second, Target: 2}}}, 0},
+		{"per-vu-iterations", `{"scenarios": {"p": {"executor": "per-vu-iterations", "vus": 4, "iterations": 3, "maxDuration": "20s"}}}`, Overrides{},
+			load.ConstantVUs{VUs: 4, Duration: 20 * time.Second}, 12},
+		{"constant-arrival-rate", `{"scenarios": {"open": {"executor": "constant-arrival-rate", "rate": 200, "timeUnit": "1s", "duration": "60s", "preAllocatedVUs": 50, "maxVUs": 2000}}}`, Overrides{},
+			load.ConstantArrivalRate{Rate: 200, TimeUnit: time.Second, Duration: time.Minute, PreAllocatedVUs: 50, MaxVUs: 2000}, 0},
+		{"ramping-arrival-rate", `{"scenarios": {"s": {"executor": "ramping-arrival-rate", "startRate": 100, "timeUnit": "1m", "preAllocatedVUs": 5, "stages": [{"target": 200, "duration": "1s"}]}}}`, Overrides{},
+			load.RampingArrivalRate{StartRate: 100, TimeUnit: time.Minute, PreAllocatedVUs: 5, Stages: []load.Stage{{Duration: time.Second, Target: 200}}}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o, err := DecodeOptions([]byte(c.opts))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := o.Plan("s.js", c.ov)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Config.Scenarios) != 1 {
+				t.Fatalf("%d scenarios; want 1", len(p.Config.Scenarios))
+			}
+			sc := p.Config.Scenarios[0]
+			if got := sc.Executor; !equalExecutor(got, c.want) {
+				t.Errorf("executor %#v; want %#v", got, c.want)
+			}
+			if got := p.Scenarios[sc.Name].Iterations; got != c.iters {
+				t.Errorf("iteration count %d; want %d", got, c.iters)
+			}
+			if sc.GracefulStop != 30*time.Second {
+				t.Errorf("gracefulStop %v; want k6's default 30s", sc.GracefulStop)
+			}
+		})
+	}
+}
+
+func equalExecutor(a, b load.Executor) bool {
+	return strings.TrimSpace(fmtExec(a)) == strings.TrimSpace(fmtExec(b))
+}
+
+func fmtExec(e load.Executor) string { return strings.ReplaceAll(sprint(e), " ", "") }
+
+func TestPlanScenarioFields(t *testing.T) {
+	o, err := DecodeOptions([]byte(`{"scenarios": {
+		"b": {"executor": "constant-vus", "vus": 2, "duration": "10s", "exec": "browse", "startTime": "5s", "gracefulStop": "2s", "env": {"X": "1"}, "tags": {"t": "v"}},
+		"a": {"executor": "ramping-vus", "stages": [{"duration": "3s", "target": 4}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := o.Plan("s.js", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Config.Scenarios) != 2 || p.Config.Scenarios[0].Name != "a" || p.Config.Scenarios[1].Name != "b" {
+		t.Fatalf("scenarios %+v; want a then b", p.Config.Scenarios)
+	}
+	b := p.Config.Scenarios[1]
+	if b.StartTime != 5*time.Second || b.GracefulStop != 2*time.Second || b.Tags["t"] != "v" {
+		t.Errorf("b: startTime %v gracefulStop %v tags %v", b.StartTime, b.GracefulStop, b.Tags)
+	}
+	if sp := p.Scenarios["b"]; sp.Exec != "browse" || sp.Env["X"] != "1" {
+		t.Errorf("b's plan %+v; want exec browse, env X=1", sp)
+	}
+	if sp := p.Scenarios["a"]; sp.Exec != "default" {
+		t.Errorf("a's exec %q; want default", sp.Exec)
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	cases := []struct{ opts, want string }{
+		{`{"scenarios": {"x": {"executor": "constant-vus", "vus": 1, "duraton": "1s"}}}`, `unknown field "duraton"`},
+		{`{"scenarios": {"x": {"executor": "warp-speed"}}}`, `executor "warp-speed" is not one knee knows`},
+		{`{"scenarios": {"x": {"executor": "externally-controlled"}}}`, "externally-controlled executor is not supported"},
+		{`{"scenarios": {"x": {"vus": 1}}}`, "no executor"},
+		{`{"scenarios": {"x": {"executor": "constant-arrival-rate", "duration": "1s", "preAllocatedVUs": 1}}}`, "rate is 0"},
+		{`{"duration": "1s", "scenarios": {"x": {"executor": "constant-vus", "duration": "1s"}}}`, "scenarios and the duration/iterations/stages shortcuts"},
+		{`{"scenarios": {"x": {"executor": "shared-iterations"}, "y": {"executor": "constant-vus", "duration": "1s"}}}`, "iteration-count executor runs only as the script's one scenario"},
+		{`{"duration": "soon"}`, `duration "soon"`},
+		{`{"vus": "many"}`, "vus is a string"},
+		{`{"thresholds": {"http_req_duration": [{"threshold": "p(95)<1", "abortOnFail": true}]}}`, "abortOnFail is not supported"},
+	}
+	for _, c := range cases {
+		o, err := DecodeOptions([]byte(c.opts))
+		if err == nil {
+			_, err = o.Plan("s.js", Overrides{})
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v; want one containing %q", c.opts, err, c.want)
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30s": 30 * time.Second, "1m30s": 90 * time.Second, "1d": 24 * time.Hour,
+		"1d2h": 26 * time.Hour, "2.5": 2500 * time.Millisecond, "500ms": 500 * time.Millisecond} {
+		got, err := ParseDuration(in)
+		if err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "-1s", "1x", "d", "-3"} {
+		if _, err := ParseDuration(bad); err == nil {
+			t.Errorf("ParseDuration(%q) succeeded; want an error", bad)
+		}
+	}
+}

@@ -1,0 +1,300 @@
+package k6script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+
+	"github.com/knee-dev/knee/request"
+)
+
+// ScriptError is a problem of the script itself — syntax, an exception in
+// its init code, an unsupported API, bad options — found before the test
+// starts. Msg names the file, line and column where known.
+type ScriptError struct{ Msg string }
+
+func (e *ScriptError) Error() string { return e.Msg }
+
+// Config is what Load needs besides the script.
+type Config struct {
+	// Env is __ENV's own entries (-e KEY=VALUE); they outrank Getenv.
+	Env map[string]string
+	// Getenv, when set, answers __ENV lookups of keys Env lacks (the
+	// process environment, as k6 includes it by default).
+	Getenv func(string) string
+	// Stderr receives console output; nil discards it.
+	Stderr Writer
+}
+
+// Writer is where console output goes.
+type Writer interface {
+	Write([]byte) (int, error)
+}
+
+// Script is a loaded k6 script. After Load it is safe for concurrent use.
+type Script struct {
+	Path    string
+	Options Options
+
+	dir     string
+	prog    *goja.Program
+	cfg     Config
+	exports map[string]bool // exported names that are functions
+	caller  *request.Caller
+	files   sync.Map // open() cache: path -> []byte
+
+	Checks  *Checks
+	metrics *Metrics
+	errs    iterErrors
+
+	iterations atomic.Int64 // iterations finished, every scenario
+	iterInTest sync.Map     // scenario -> *atomic.Int64, for k6/execution
+	sharedData sync.Map     // SharedArray name -> *sharedEntry
+	executors  map[string]string
+	out        *Output // k6's --out csv or json, or nil
+	con        *console
+
+	vus      sync.Map // load's VU id -> *vu
+	pool     chan *vu
+	vuInits  atomic.Int64
+	setupRaw string // JSON of setup()'s result; "" when none
+}
+
+// Load bundles, compiles and initialises the script once (as VU 0) to read
+// its options. Every problem of the script is a *ScriptError.
+func Load(path string, cfg Config) (*Script, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, unwrapPath(err))}
+	}
+	b, err := bundle(path)
+	if err != nil {
+		return nil, err
+	}
+	ast, err := goja.Parse(path, b.code, parser.WithSourceMapLoader(func(string) ([]byte, error) { return b.sourceMap, nil }))
+	if err != nil {
+		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, err)}
+	}
+	prog, err := goja.CompileAST(ast, false)
+	if err != nil {
+		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, err)}
+	}
+	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), exports: map[string]bool{}}
+	s.con = newConsole(cfg.Stderr)
+	s.caller = request.NewCaller(request.TransportOptions{})
+	v, err := s.newVU(0)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range v.exports.Keys() {
+		if _, ok := goja.AssertFunction(v.exports.Get(k)); ok {
+			s.exports[k] = true
+		}
+	}
+	if s.exports["handleSummary"] {
+		return nil, &ScriptError{Msg: fmt.Sprintf("%s: handleSummary is not supported by knee: its summary is written by knee report from the run directory (knee report DIR --format markdown|html); remove handleSummary", locate(path, "handleSummary"))}
+	}
+	if opts := v.exports.Get("options"); opts != nil && !goja.IsUndefined(opts) && !goja.IsNull(opts) {
+		raw, err := v.stringify(opts)
+		if err != nil {
+			return nil, &ScriptError{Msg: fmt.Sprintf("%s: options: %v", locate(path, "options"), err)}
+		}
+		o, err := DecodeOptions([]byte(raw))
+		if err != nil {
+			return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", locate(path, "options"), err)}
+		}
+		s.Options = o
+		if o.InsecureSkipTLSVerify {
+			s.caller.Close()
+			s.caller = request.NewCaller(request.TransportOptions{Insecure: true})
+		}
+	}
+	return s, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// locate is path:line:col of the first "name" in the script's own text, or
+// path when it is not found (it may come from an imported file).
+func locate(path, name string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return path
+	}
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
+	loc := re.FindIndex(b)
+	if loc == nil {
+		return path
+	}
+	line := 1 + strings.Count(string(b[:loc[0]]), "\n")
+	col := loc[0] - strings.LastIndexByte(string(b[:loc[0]]), '\n')
+	return fmt.Sprintf("%s:%d:%d", path, line, col)
+}
+
+// Plan maps the script's options, with the command line's overrides, onto
+// knee's scenarios. Every scenario's exec function must be exported.
+func (s *Script) Plan(ov Overrides) (*Plan, error) {
+	p, err := s.Options.Plan(s.Path, ov)
+	if err != nil {
+		return nil, &ScriptError{Msg: err.Error()}
+	}
+	s.executors = map[string]string{}
+	for _, sc := range p.Config.Scenarios {
+		s.executors[sc.Name] = p.Scenarios[sc.Name].Executor
+		exec := p.Scenarios[sc.Name].Exec
+		if !s.exports[exec] {
+			what := fmt.Sprintf("the script exports no function %q", exec)
+			if exec == "default" {
+				what = "the script has no default function; add export default function () { ... }"
+			}
+			return nil, &ScriptError{Msg: fmt.Sprintf("%s: scenario %s: %s", s.Path, sc.Name, what)}
+		}
+	}
+	return p, nil
+}
+
+// Prepare initialises n VU runtimes before the test starts, so the first
+// iterations do not pay for the init code (k6 initialises its VUs first too).
+// VUs beyond them are initialised when first used.
+func (s *Script) Prepare(n int) error {
+	s.pool = make(chan *vu, n)
+	for i := 0; i < n; i++ {
+		v, err := s.newVU(0)
+		if err != nil {
+			return err
+		}
+		s.pool <- v
+	}
+	return nil
+}
+
+// vuFor returns load's VU id's runtime, taking a prepared one or making
+// one (fresh) when the id is new.
+func (s *Script) vuFor(id uint64) (v *vu, fresh bool, err error) {
+	if x, ok := s.vus.Load(id); ok {
+		return x.(*vu), false, nil
+	}
+	select {
+	case v = <-s.pool:
+	default:
+		if v, err = s.newVU(id); err != nil {
+			return nil, false, err
+		}
+		fresh = true
+	}
+	v.setID(id)
+	s.vus.Store(id, v)
+	return v, fresh, nil
+}
+
+// Setup runs the script's setup() (if any) and keeps its result for every
+// VU's default function, as JSON as k6 passes it.
+func (s *Script) Setup(ctx context.Context) error {
+	if !s.exports["setup"] {
+		return nil
+	}
+	v, err := s.newVU(0)
+	if err != nil {
+		return err
+	}
+	res, err := v.callPlain(ctx, "setup", nil)
+	if err != nil {
+		return &ScriptError{Msg: "setup(): " + err.Error()}
+	}
+	if res != nil && !goja.IsUndefined(res) {
+		b, err := v.stringify(res)
+		if err != nil {
+			return &ScriptError{Msg: "setup(): its result cannot be passed to the VUs as JSON: " + err.Error()}
+		}
+		s.setupRaw = b
+	}
+	return nil
+}
+
+// Teardown runs the script's teardown(data) (if any).
+func (s *Script) Teardown(ctx context.Context) error {
+	if !s.exports["teardown"] {
+		return nil
+	}
+	v, err := s.newVU(0)
+	if err != nil {
+		return err
+	}
+	if _, err := v.callPlain(ctx, "teardown", v.setupData()); err != nil {
+		return fmt.Errorf("teardown(): %w", err)
+	}
+	return nil
+}
+
+// IterationErrors is how many iterations ended in an exception, and the first one's message.
+func (s *Script) IterationErrors() (int64, string) { return s.errs.get() }
+
+// VUsInitialised counts the VU runtimes made (the init code's runs).
+func (s *Script) VUsInitialised() int64 { return s.vuInits.Load() }
+
+// Close releases the connections and says what console output was dropped.
+func (s *Script) Close() {
+	s.caller.Close()
+	s.con.close()
+}
+
+// iterErrors counts exceptions thrown by iterations and keeps the first.
+type iterErrors struct {
+	n     atomic.Int64
+	mu    sync.Mutex
+	first string
+}
+
+func (e *iterErrors) add(msg string) {
+	if e.n.Add(1) == 1 {
+		e.mu.Lock()
+		e.first = msg
+		e.mu.Unlock()
+	}
+}
+
+func (e *iterErrors) get() (int64, string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.n.Load(), e.first
+}
+
+// Metrics are the script's custom metrics (k6/metrics).
+func (s *Script) Metrics() []MetricResult { return s.metrics.Results() }
+
+type sharedEntry struct {
+	once sync.Once
+	raw  string
+	err  error
+}
+
+// shared runs make once per SharedArray name and keeps its JSON.
+func (s *Script) shared(name string, make func() (string, error)) (string, error) {
+	e, _ := s.sharedData.LoadOrStore(name, &sharedEntry{})
+	se := e.(*sharedEntry)
+	se.once.Do(func() { se.raw, se.err = make() })
+	return se.raw, se.err
+}
+
+// executorOf is the k6 executor name of a scenario, for k6/execution.
+func (s *Script) executorOf(scenario string) string { return s.executors[scenario] }
+
+// iterationCounter counts a scenario's iterations across its VUs.
+func (s *Script) iterationCounter(scenario string) *atomic.Int64 {
+	c, _ := s.iterInTest.LoadOrStore(scenario, &atomic.Int64{})
+	return c.(*atomic.Int64)
+}

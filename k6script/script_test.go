@@ -1,0 +1,296 @@
+package k6script
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/load"
+)
+
+// writeScript writes files (name -> source) into a fresh directory and
+// returns the path of the first name given as main.
+func writeScript(t *testing.T, main string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, main)
+}
+
+func TestLoadErrorsNameFileLineColumn(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"syntax error", map[string]string{"s.js": "export default function () {\n  let x = ;\n}\n"}, []string{"s.js:2:11", "Unexpected"}},
+		{"syntax error in an import", map[string]string{"s.js": "import { f } from './lib/f.js';\nexport default function () { f(); }\n",
+			"lib/f.js": "export function f() {\n\n  return )\n}\n"}, []string{filepath.Join("lib", "f.js") + ":3:10"}},
+		{"WebSockets", map[string]string{"s.js": "import http from 'k6/http';\nimport ws from 'k6/ws';\nexport default function () {}\n"},
+			[]string{"s.js:2:16", `"k6/ws"`, "WebSockets are not supported", "with k6 itself"}},
+		{"gRPC", map[string]string{"s.js": "import grpc from 'k6/net/grpc';\nexport default function () {}\n"}, []string{"s.js:1:18", "gRPC is not supported"}},
+		{"browser", map[string]string{"s.js": "import { browser } from 'k6/browser';\nexport default function () {}\n"}, []string{"s.js:1:25", "browser tests are not supported"}},
+		{"experimental", map[string]string{"s.js": "import x from 'k6/experimental/redis';\nexport default function () {}\n"}, []string{"s.js:1:15", "experimental modules are not supported"}},
+		{"remote import", map[string]string{"s.js": "import { x } from 'https://jslib.k6.io/x/1.0/index.js';\nexport default function () {}\n"},
+			[]string{"s.js:1:19", "knee does not download scripts", "relative path"}},
+		{"unknown k6 module", map[string]string{"s.js": "import x from 'k6/nonsense';\nexport default function () {}\n"}, []string{"s.js:1:15", `"k6/nonsense" is not one knee provides`}},
+		{"handleSummary", map[string]string{"s.js": "export default function () {}\n\nexport function handleSummary(data) { return {}; }\n"},
+			[]string{"s.js:3:17", "handleSummary is not supported", "knee report"}},
+		{"init exception", map[string]string{"s.js": "const a = 1;\nnull.boom;\nexport default function () {}\n"}, []string{"s.js:2:", "TypeError"}},
+		{"http in init", map[string]string{"s.js": "import http from 'k6/http';\nhttp.get('http://127.0.0.1:1/');\nexport default function () {}\n"},
+			[]string{"s.js:2:", "init code", "setup()"}},
+		{"open a missing file", map[string]string{"s.js": "const d = open('./users.csv');\nexport default function () {}\n"}, []string{"s.js:1:", "users.csv", "no such file"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeScript(t, "s.js", c.files)
+			_, err := Load(path, Config{})
+			var se *ScriptError
+			if !errors.As(err, &se) {
+				t.Fatalf("Load: %v (%T); want a *ScriptError", err, err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestPlanNeedsTheExecFunction(t *testing.T) {
+	path := writeScript(t, "s.js", map[string]string{"s.js": "export const options = {scenarios: {a: {executor: 'constant-vus', duration: '1s', exec: 'nope'}}};\nexport default function () {}\n"})
+	s, err := Load(path, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Plan(Overrides{}); err == nil || !strings.Contains(err.Error(), `no function "nope"`) {
+		t.Errorf("Plan: %v; want the missing exec function named", err)
+	}
+	path = writeScript(t, "s.js", map[string]string{"s.js": "export function x() {}\n"})
+	s, err = Load(path, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Plan(Overrides{}); err == nil || !strings.Contains(err.Error(), "no default function") {
+		t.Errorf("Plan: %v; want the missing default function named", err)
+	}
+}
+
+// samples records what an iteration recorded.
+type samples struct {
+	mu  sync.Mutex
+	all []load.Sample
+}
+
+func (s *samples) Record(x load.Sample) { s.mu.Lock(); s.all = append(s.all, x); s.mu.Unlock() }
+
+func okServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("X-Method", r.Method)
+		switch r.URL.Path {
+		case "/slow":
+			time.Sleep(20 * time.Millisecond)
+		case "/json":
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"token":"t-123","user":{"roles":["a","b"]},"echo":` + quote(string(body)) + `,"ct":` + quote(r.Header.Get("Content-Type")) + `,"auth":` + quote(r.Header.Get("Authorization")) + `}`))
+			return
+		case "/missing":
+			w.WriteHeader(http.StatusNotFound)
+		}
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
+
+func loadScript(t *testing.T, src string, env map[string]string) *Script {
+	t.Helper()
+	path := writeScript(t, "s.js", map[string]string{"s.js": src})
+	s, err := Load(path, Config{Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// The open model: every request of an iteration is charged the
+// iteration's start lag. An iteration that started 50 ms late sends two
+// requests; each one's latency is its service time plus exactly 50 ms.
+func TestOpenModelChargesTheStartLag(t *testing.T) {
+	srv := okServer(t)
+	s := loadScript(t, `import http from 'k6/http';
+import { sleep } from 'k6';
+export default function () {
+  http.get(__ENV.BASE + '/slow', { tags: { name: 'first' } });
+  sleep(0.03);
+  http.get(__ENV.BASE + '/', { tags: { name: 'second' } });
+}`, map[string]string{"BASE": srv.URL})
+	if err := s.Prepare(1); err != nil { // the VU is ready, as load's pre-allocated ones are
+		t.Fatal(err)
+	}
+	it := s.Iteration("open", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	var got samples
+	called := time.Now()
+	lag := 50 * time.Millisecond
+	it.DoRecord(context.Background(), load.Start{Scenario: "open", VU: 1, Intended: called.Add(-lag), Called: called}, &got)
+	if len(got.all) != 2 {
+		t.Fatalf("%d samples; want 2", len(got.all))
+	}
+	for i, name := range []string{"first", "second"} {
+		smp := got.all[i]
+		if smp.Name != name || smp.Status != 200 || smp.Scenario != "open" {
+			t.Errorf("sample %d: name %q status %d scenario %q; want %q 200 open", i, smp.Name, smp.Status, smp.Scenario, name)
+		}
+		if smp.Service != smp.Done.Sub(smp.Sent) || smp.Service <= 0 {
+			t.Errorf("sample %d: service %v; want Done-Sent %v", i, smp.Service, smp.Done.Sub(smp.Sent))
+		}
+		if smp.Latency != smp.Service+lag || smp.SendLag != lag {
+			t.Errorf("sample %d: latency %v send lag %v; want service %v + %v and %v", i, smp.Latency, smp.SendLag, smp.Service, lag, lag)
+		}
+		if smp.Interval != 0 {
+			t.Errorf("sample %d: interval %v in the open model; want 0", i, smp.Interval)
+		}
+	}
+	if got.all[0].Service < 20*time.Millisecond {
+		t.Errorf("first service %v; the target held it 20 ms", got.all[0].Service)
+	}
+	if got.all[1].Sent.Sub(got.all[0].Done) < 30*time.Millisecond {
+		t.Errorf("second request sent %v after the first; the script slept 30 ms", got.all[1].Sent.Sub(got.all[0].Done))
+	}
+}
+
+// The closed model: one interval per iteration, on its last request; a
+// VU's first iteration's interval is the iteration's own duration.
+func TestClosedModelRecordsOneIntervalPerIteration(t *testing.T) {
+	srv := okServer(t)
+	s := loadScript(t, `import http from 'k6/http';
+import { sleep } from 'k6';
+export default function () {
+  http.get(__ENV.BASE + '/');
+  http.get(__ENV.BASE + '/');
+  sleep(0.05);
+}`, map[string]string{"BASE": srv.URL})
+	it := s.Iteration("closed", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	var first samples
+	called := time.Now()
+	it.DoRecord(context.Background(), load.Start{Scenario: "closed", VU: 1, Called: called}, &first)
+	ended := time.Now()
+	if len(first.all) != 2 {
+		t.Fatalf("%d samples; want 2", len(first.all))
+	}
+	if first.all[0].Interval != 0 {
+		t.Errorf("first request's interval %v; want 0 (one interval per iteration)", first.all[0].Interval)
+	}
+	iv := first.all[1].Interval
+	if iv < 50*time.Millisecond || iv > ended.Sub(called) {
+		t.Errorf("first iteration's interval %v; want its duration, between the 50 ms sleep and %v", iv, ended.Sub(called))
+	}
+	for _, smp := range first.all {
+		if smp.Latency != smp.Service || smp.SendLag != 0 {
+			t.Errorf("closed latency %v service %v send lag %v; want latency = service, no send lag", smp.Latency, smp.Service, smp.SendLag)
+		}
+	}
+	var next samples
+	it.DoRecord(context.Background(), load.Start{Scenario: "closed", VU: 1, Iter: 1, Called: time.Now(), Interval: 123 * time.Millisecond}, &next)
+	if len(next.all) != 2 || next.all[0].Interval != 0 || next.all[1].Interval != 123*time.Millisecond {
+		t.Errorf("second iteration's intervals %v, %v; want 0 and the executor's 123ms", next.all[0].Interval, next.all[1].Interval)
+	}
+}
+
+// A runtime error is counted as an iteration error with its place kept;
+// the requests sent before it are still recorded.
+func TestIterationErrorCountedWithPlace(t *testing.T) {
+	srv := okServer(t)
+	s := loadScript(t, `import http from 'k6/http';
+export default function () {
+  http.get(__ENV.BASE + '/');
+  if (__ITER > 0) {
+    undefinedFunction();
+  }
+}`, map[string]string{"BASE": srv.URL})
+	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	var got samples
+	for i := uint64(0); i < 3; i++ {
+		it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Iter: i, Called: time.Now()}, &got)
+	}
+	n, first := s.IterationErrors()
+	if n != 2 {
+		t.Errorf("%d iteration errors; want 2", n)
+	}
+	if !strings.Contains(first, "s.js:5:") || !strings.Contains(first, "undefinedFunction") {
+		t.Errorf("first error %q; want s.js:5 and the name", first)
+	}
+	if len(got.all) != 3 {
+		t.Errorf("%d samples; want the 3 requests sent before the errors", len(got.all))
+	}
+}
+
+// A VU made during the run (beyond the prepared ones) runs its init code
+// first; its requests are charged that delay as start lag.
+func TestFreshVUInitChargedAsStartLag(t *testing.T) {
+	srv := okServer(t)
+	s := loadScript(t, `import http from 'k6/http';
+const start = Date.now();
+while (Date.now() - start < 30) {} // a slow init: 30 ms
+export default function () { http.get(__ENV.BASE + '/'); }`, map[string]string{"BASE": srv.URL})
+	it := s.Iteration("open", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	var got samples
+	now := time.Now()
+	it.DoRecord(context.Background(), load.Start{Scenario: "open", VU: 7, Intended: now, Called: now}, &got)
+	if len(got.all) != 1 {
+		t.Fatalf("%d samples; want 1", len(got.all))
+	}
+	smp := got.all[0]
+	if smp.SendLag < 25*time.Millisecond || smp.Latency != smp.Service+smp.SendLag {
+		t.Errorf("send lag %v, latency %v, service %v; want the 30 ms init (Date.now has 1 ms steps) in the lag and latency = service + lag", smp.SendLag, smp.Latency, smp.Service)
+	}
+}
+
+// console.* goes to Stderr, at most 20 lines a second; the rest are counted.
+func TestConsoleIsRateLimited(t *testing.T) {
+	var buf strings.Builder
+	path := writeScript(t, "s.js", map[string]string{"s.js": `export default function () {
+  for (let i = 0; i < 100; i++) console.log('line', i, { vu: __VU });
+  console.error(new Error('boom'));
+}`})
+	s, err := Load(path, Config{Stderr: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := s.Iteration("c", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	it.DoRecord(context.Background(), load.Start{Scenario: "c", VU: 1, Called: time.Now()}, &samples{})
+	s.Close()
+	out := buf.String()
+	if got := strings.Count(out, "log: line "); got != 20 {
+		t.Errorf("%d log lines shown; want the first 20 of 100", got)
+	}
+	for _, want := range []string{`log: line 0 {"vu":1}`, "console: 81 lines not shown (more than 20 a second)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("console output lacks %q:\n%s", want, out)
+		}
+	}
+}

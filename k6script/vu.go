@@ -1,0 +1,348 @@
+package k6script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/request"
+)
+
+// vu is one VU's runtime and what its current iteration needs. Only the
+// VU's own goroutine touches it.
+type vu struct {
+	s       *Script
+	id      uint64
+	rt      *goja.Runtime
+	exports *goja.Object
+	fns     map[string]goja.Callable
+	data    goja.Value // setup()'s result, parsed once per VU
+	dataSet bool
+	init    bool // running the init code: open() is allowed
+	conns   *request.Conns
+	jar     *jarObject                  // the VU's own cookie jar
+	jars    map[*goja.Object]*jarObject // jar objects by their JavaScript object
+	watched <-chan struct{}             // the context whose end interrupts rt
+	unwatch func() bool
+
+	// the iteration in progress
+	ctx        context.Context
+	st         load.Start
+	shard      load.ShardSink
+	pending    load.Sample
+	pendingN   int // samples of this iteration recorded or pending
+	last       load.Result
+	env        map[string]string // the scenario's env, added to __ENV
+	envOwn     map[string]string // what the script itself set in __ENV
+	group      string            // the current group path, "::a::b"
+	iterInTest int64             // k6/execution scenario.iterationInTest
+	callMethod string            // the method of the request being recorded
+}
+
+// errStopped interrupts a runtime when the run stops.
+var errStopped = errors.New("the run stopped")
+
+// newVU makes a runtime and runs the init code in it.
+func (s *Script) newVU(id uint64) (*vu, error) {
+	s.vuInits.Add(1)
+	rt := goja.New()
+	v := &vu{s: s, id: id, rt: rt, fns: map[string]goja.Callable{}, ctx: context.Background(), init: true, conns: request.NewConns(), jars: map[*goja.Object]*jarObject{}}
+	g := rt.GlobalObject()
+	must(g.Set("__VU", id))
+	must(g.Set("__ITER", 0))
+	must(g.Set("__ENV", rt.NewDynamicObject(&envObject{v: v})))
+	must(g.Set("console", s.con.object(v)))
+	must(g.Set("open", v.open))
+	mod := rt.NewObject()
+	exports := rt.NewObject()
+	must(mod.Set("exports", exports))
+	must(g.Set("module", mod))
+	must(g.Set("exports", exports))
+	loaded := map[string]*goja.Object{}
+	must(g.Set("require", func(name string) *goja.Object {
+		if o, ok := loaded[name]; ok {
+			return o
+		}
+		m, ok := modules()[name]
+		if !ok {
+			panic(rt.NewGoError(fmt.Errorf("module %q is not one knee provides", name)))
+		}
+		o := m(v)
+		loaded[name] = o
+		return o
+	}))
+	if _, err := rt.RunProgram(s.prog); err != nil {
+		return nil, &ScriptError{Msg: "init: " + jsError(err)}
+	}
+	v.init = false
+	ex, _ := mod.Get("exports").(*goja.Object)
+	if ex == nil {
+		ex = rt.NewObject()
+	}
+	v.exports = ex
+	for _, k := range ex.Keys() {
+		if fn, ok := goja.AssertFunction(ex.Get(k)); ok {
+			v.fns[k] = fn
+		}
+	}
+	return v, nil
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err) // only a frozen global object fails, which a new runtime never has
+	}
+}
+
+// setID gives a pooled runtime the id load chose for it.
+func (v *vu) setID(id uint64) {
+	v.id = id
+	must(v.rt.Set("__VU", id))
+}
+
+// jsError is an exception's message with the script's file:line:col.
+func jsError(err error) string {
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		msg := ex.Value().String()
+		if frames := ex.Stack(); len(frames) > 0 {
+			for _, f := range frames {
+				p := f.Position()
+				if p.Filename != "" && p.Line > 0 {
+					return fmt.Sprintf("%s:%d:%d: %s", p.Filename, p.Line, p.Column, msg)
+				}
+			}
+		}
+		return msg
+	}
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		return "interrupted: " + fmt.Sprint(ie.Value())
+	}
+	return err.Error()
+}
+
+// setupData is setup()'s result in this runtime (undefined when none).
+func (v *vu) setupData() goja.Value {
+	if !v.dataSet {
+		v.dataSet = true
+		v.data = goja.Undefined()
+		if v.s.setupRaw != "" {
+			parse, _ := goja.AssertFunction(v.rt.Get("JSON").ToObject(v.rt).Get("parse"))
+			if d, err := parse(goja.Undefined(), v.rt.ToValue(v.s.setupRaw)); err == nil {
+				v.data = d
+			}
+		}
+	}
+	return v.data
+}
+
+// callPlain calls an exported function outside any iteration (setup, teardown).
+func (v *vu) callPlain(ctx context.Context, name string, arg goja.Value) (goja.Value, error) {
+	fn := v.fns[name]
+	v.ctx, v.shard = ctx, nil
+	stop := context.AfterFunc(ctx, func() { v.rt.Interrupt(errStopped) })
+	defer stop()
+	args := []goja.Value{}
+	if arg != nil {
+		args = append(args, arg)
+	}
+	res, err := fn(goja.Undefined(), args...)
+	if err != nil {
+		return nil, errors.New(jsError(err))
+	}
+	return res, nil
+}
+
+// iterate runs one iteration of exec and records its requests into shard.
+func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st load.Start, shard load.ShardSink) {
+	v.ctx, v.st, v.shard, v.env = ctx, st, shard, env
+	v.pendingN = 0
+	v.last = load.Result{}
+	must(v.rt.Set("__ITER", st.Iter))
+	v.iterInTest = v.s.iterationCounter(st.Scenario).Add(1) - 1
+	defer v.s.iterations.Add(1)
+	v.watch(ctx)
+	_, err := v.fns[exec](goja.Undefined(), v.setupData())
+	if err != nil && ctx.Err() == nil {
+		msg := jsError(err)
+		v.s.errs.add(msg)
+		v.s.con.errorf("iteration error (VU %d, iteration %d): %s", v.id, st.Iter, msg)
+	}
+	v.flush(time.Now())
+}
+
+// watch interrupts the runtime when ctx ends. A VU's iterations share one
+// context, so it is watched once, not once per iteration.
+func (v *vu) watch(ctx context.Context) {
+	done := ctx.Done()
+	if done == v.watched {
+		return
+	}
+	if v.unwatch != nil {
+		v.unwatch()
+	}
+	v.rt.ClearInterrupt()
+	v.watched, v.unwatch = done, nil
+	if done != nil {
+		v.unwatch = context.AfterFunc(ctx, func() { v.rt.Interrupt(errStopped) })
+	}
+}
+
+// record takes one request's reply: in the open model it is charged the
+// iteration's start lag; each sample waits until the next one (or the
+// iteration's end), so the last one of an iteration can carry the closed
+// model's interval.
+func (v *vu) record(name string, rep *request.Reply) {
+	if v.shard == nil { // setup or teardown: not part of the test's numbers
+		return
+	}
+	res := load.Result{Name: name, Status: rep.Status, ErrClass: rep.ErrClass, Err: rep.Err,
+		BytesIn: rep.BytesIn, BytesOut: rep.BytesOut, Sent: rep.Sent, Done: rep.Done}
+	smp := load.Sample{Scenario: v.st.Scenario, Result: res, Service: rep.Done.Sub(rep.Sent)}
+	smp.Latency = smp.Service
+	if !v.st.Intended.IsZero() {
+		lag := max(v.st.Called.Sub(v.st.Intended), 0)
+		smp.Latency += lag
+		smp.SendLag = lag
+	}
+	if v.s.out != nil {
+		v.s.out.request(&smp, v.callMethod, rep.URL, v.group, rep.Proto, errorCode(rep))
+	}
+	if v.pendingN > 0 {
+		v.shard.Record(v.pending)
+	}
+	v.pending = smp
+	v.pendingN++
+	v.last = res
+}
+
+// flush records the iteration's last sample with the closed model's
+// interval: since the VU's previous iteration start, or, for its first
+// iteration, the iteration's own duration (its requests and sleeps).
+func (v *vu) flush(end time.Time) {
+	if v.pendingN == 0 || v.shard == nil {
+		return
+	}
+	if v.s.out != nil {
+		v.s.out.iteration(v.st.Scenario, end, end.Sub(v.st.Called))
+	}
+	if v.st.Intended.IsZero() {
+		iv := v.st.Interval
+		if iv <= 0 {
+			iv = end.Sub(v.st.Called)
+		}
+		v.pending.Interval = iv
+	}
+	v.shard.Record(v.pending)
+	v.pendingN = 0
+}
+
+// open reads a file relative to the script, in the init code only (as k6).
+func (v *vu) open(name string, mode goja.Value) goja.Value {
+	if !v.init {
+		panic(v.rt.NewGoError(errors.New("open() works only in the init code (outside any function), as in k6; read the file at the top of the script")))
+	}
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(v.s.dir, p)
+	}
+	var b []byte
+	if c, ok := v.s.files.Load(p); ok {
+		b = c.([]byte)
+	} else {
+		var err error
+		if b, err = os.ReadFile(p); err != nil {
+			panic(v.rt.NewGoError(fmt.Errorf("open(%q): %w", name, unwrapPath(err))))
+		}
+		v.s.files.Store(p, b)
+	}
+	if mode != nil && !goja.IsUndefined(mode) && mode.String() == "b" {
+		return v.rt.ToValue(v.rt.NewArrayBuffer(append([]byte(nil), b...)))
+	}
+	return v.rt.ToValue(string(b))
+}
+
+// envObject is __ENV: the -e entries, the scenario's env, then the
+// process environment.
+type envObject struct{ v *vu }
+
+func (e *envObject) Get(key string) goja.Value {
+	if val, ok := e.lookup(key); ok {
+		return e.v.rt.ToValue(val)
+	}
+	return goja.Undefined()
+}
+
+func (e *envObject) lookup(key string) (string, bool) {
+	if val, ok := e.v.envOwn[key]; ok {
+		return val, true
+	}
+	if val, ok := e.v.env[key]; ok {
+		return val, true
+	}
+	if val, ok := e.v.s.cfg.Env[key]; ok {
+		return val, true
+	}
+	if e.v.s.cfg.Getenv != nil {
+		if val := e.v.s.cfg.Getenv(key); val != "" {
+			return val, true
+		}
+	}
+	return "", false
+}
+
+func (e *envObject) Set(key string, val goja.Value) bool {
+	if e.v.envOwn == nil {
+		e.v.envOwn = map[string]string{}
+	}
+	e.v.envOwn[key] = val.String()
+	return true
+}
+
+func (e *envObject) Has(key string) bool { _, ok := e.lookup(key); return ok }
+
+func (e *envObject) Delete(key string) bool { delete(e.v.envOwn, key); return true }
+
+func (e *envObject) Keys() []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, m := range []map[string]string{e.v.envOwn, e.v.env, e.v.s.cfg.Env} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// errorText is a Go error's text for the script (k6's res.error).
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return strings.TrimSpace(err.Error())
+}
+
+// stringify is JSON.stringify(val) in this runtime; a getter that throws
+// or a cycle is an error, not a panic.
+func (v *vu) stringify(val goja.Value) (string, error) {
+	fn, _ := goja.AssertFunction(v.rt.Get("JSON").ToObject(v.rt).Get("stringify"))
+	out, err := fn(goja.Undefined(), val)
+	if err != nil {
+		return "", errors.New(jsError(err))
+	}
+	if goja.IsUndefined(out) {
+		return "", nil
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,250 @@
+package request
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"time"
+)
+
+// Call is one fully rendered request, as a script builds it at run time
+// (package k6script): no templates, no weights.
+type Call struct {
+	Method  string
+	URL     string
+	Header  http.Header
+	Body    []byte
+	Timeout time.Duration // 0 means DefaultTimeout
+	// MaxRedirects is how many redirects to follow; 0 follows none.
+	MaxRedirects int
+	// Discard drops the response body (counted, not kept).
+	Discard bool
+	// Cookies are sent with every request of the call, besides the jar's.
+	Cookies []*http.Cookie
+}
+
+// Timings are k6's phases of one request (k6's Response.timings), measured
+// with net/http's client trace. Duration is Sending+Waiting+Receiving, the
+// service time.
+type Timings struct {
+	Blocked, Connecting, TLSHandshaking, Sending, Waiting, Receiving, Duration time.Duration
+}
+
+// Reply is what a Call got back. Err is nil for any HTTP status.
+type Reply struct {
+	Status   int
+	Proto    string
+	URL      string // the final URL, after redirects
+	Header   http.Header
+	Body     []byte // nil when the Call discarded it
+	BytesIn  int64
+	BytesOut int64
+	Timings  Timings
+	Sent     time.Time // the first byte of the request is about to be written
+	Done     time.Time // the whole response was read
+	Err      error
+	ErrClass string // see Classify; "" when Err is nil
+}
+
+// Caller sends Calls through one transport (request.NewTransport), shared
+// by every VU of a script. It is safe for concurrent use.
+type Caller struct {
+	rt    http.RoundTripper
+	owned *http.Transport
+}
+
+// NewCaller returns a Caller over a transport built from o.
+func NewCaller(o TransportOptions) *Caller {
+	t := NewTransport(o)
+	return &Caller{rt: t, owned: t}
+}
+
+// Close closes the idle connections of the Caller's transport.
+func (c *Caller) Close() {
+	if c.owned != nil {
+		c.owned.CloseIdleConnections()
+	}
+}
+
+// Do sends call, following up to call.MaxRedirects redirects, and reads the
+// whole response. Sent and Done bound the last request of the redirect
+// chain's send and its response's end; the service time is Done-Sent of the
+// first request to the last response (what k6 counts as one request's
+// duration is per hop; here the chain is one Reply). jar, when not nil,
+// gives and takes the cookies. conns, when not nil, are the calling VU's
+// own connections: plain http:// requests go through them, on the caller's
+// goroutine; the rest through the shared net/http transport.
+func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar, conns *Conns) Reply {
+	timeout := call.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	method := call.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	u, err := url.Parse(call.URL)
+	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
+		err = fmt.Errorf("unsupported protocol scheme %q; use an absolute http:// or https:// URL", u.Scheme)
+	}
+	if err != nil {
+		now := time.Now()
+		return Reply{URL: call.URL, Sent: now, Done: now, Err: err, ErrClass: ClassOther}
+	}
+	body := call.Body
+	var rep Reply
+	for hop := 0; ; hop++ {
+		var r Reply
+		if authority, ok := leanAuthority(u); ok && conns != nil && validCallHeaders(call.Header) {
+			r = conns.once(ctx, authority, method, u, call.Header, body, call.Discard, jar, call.Cookies, timeout)
+		} else {
+			rctx, cancel := context.WithTimeout(ctx, timeout)
+			r = c.once(rctx, method, u, call.Header, body, call.Discard, jar, call.Cookies)
+			cancel()
+		}
+		if hop == 0 {
+			rep.Sent = r.Sent
+		} else {
+			r.Sent = rep.Sent
+			r.BytesOut += rep.BytesOut
+			r.BytesIn += rep.BytesIn
+		}
+		rep = r
+		if rep.Err != nil {
+			if ctx.Err() != nil {
+				rep.Err = fmt.Errorf("%w: %w", ErrInterrupted, rep.Err)
+				rep.ErrClass = ClassOther
+			}
+			return rep
+		}
+		loc := rep.Header.Get("Location")
+		if hop >= call.MaxRedirects || loc == "" || !isRedirect(rep.Status) {
+			return rep
+		}
+		next, err := u.Parse(loc)
+		if err != nil {
+			return rep
+		}
+		u = next
+		if rep.Status == http.StatusSeeOther || ((rep.Status == http.StatusMovedPermanently || rep.Status == http.StatusFound) && method == http.MethodPost) {
+			method, body = http.MethodGet, nil
+		}
+	}
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case 301, 302, 303, 307, 308:
+		return true
+	}
+	return false
+}
+
+// once sends one request and reads its response.
+func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Header, body []byte, discard bool, jar http.CookieJar, extra []*http.Cookie) Reply {
+	rep := Reply{URL: u.String()}
+	var (
+		start              = time.Now()
+		gotConn, connStart time.Time
+		tlsStart, tlsDone  time.Time
+		wrote, firstByte   time.Time
+		connectDone        time.Time
+	)
+	trace := &httptrace.ClientTrace{
+		GetConn:              func(string) { start = time.Now() },
+		ConnectStart:         func(string, string) { connStart = time.Now() },
+		ConnectDone:          func(string, string, error) { connectDone = time.Now() },
+		TLSHandshakeStart:    func() { tlsStart = time.Now() },
+		TLSHandshakeDone:     func(tls.ConnectionState, error) { tlsDone = time.Now() },
+		GotConn:              func(httptrace.GotConnInfo) { gotConn = time.Now() },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { wrote = time.Now() },
+		GotFirstResponseByte: func() { firstByte = time.Now() },
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		rep.Sent = time.Now()
+		rep.Done = rep.Sent
+		rep.Err, rep.ErrClass = err, ClassOther
+		return rep
+	}
+	if len(body) == 0 {
+		req.Body, req.GetBody = http.NoBody, nil
+		req.ContentLength = 0
+	}
+	for k, vs := range h {
+		if http.CanonicalHeaderKey(k) == "Host" && len(vs) > 0 {
+			req.Host = vs[0]
+			continue
+		}
+		req.Header[k] = vs
+	}
+	if jar != nil {
+		for _, ck := range jar.Cookies(u) {
+			req.AddCookie(ck)
+		}
+	}
+	for _, ck := range extra {
+		req.AddCookie(ck)
+	}
+	rep.BytesOut = int64(len(body))
+	rep.Sent = time.Now()
+	resp, err := c.rt.RoundTrip(req)
+	if err == nil {
+		var n int64
+		if discard {
+			n, err = io.Copy(io.Discard, resp.Body)
+		} else {
+			var buf bytes.Buffer
+			n, err = buf.ReadFrom(resp.Body)
+			rep.Body = buf.Bytes()
+		}
+		rep.BytesIn = n
+		if cerr := resp.Body.Close(); err == nil {
+			err = cerr
+		}
+		rep.Status, rep.Proto, rep.Header = resp.StatusCode, resp.Proto, resp.Header
+		if jar != nil {
+			if cks := resp.Cookies(); len(cks) > 0 {
+				jar.SetCookies(u, cks)
+			}
+		}
+	}
+	rep.Done = time.Now()
+	if err != nil {
+		rep.Err, rep.ErrClass = err, Classify(err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			rep.ErrClass = ClassTimeout
+		}
+	}
+	t := &rep.Timings
+	if !gotConn.IsZero() {
+		t.Blocked = gotConn.Sub(start)
+		if !connStart.IsZero() && !connectDone.IsZero() {
+			t.Connecting = connectDone.Sub(connStart)
+			t.Blocked -= t.Connecting
+		}
+		if !tlsStart.IsZero() && !tlsDone.IsZero() {
+			t.TLSHandshaking = tlsDone.Sub(tlsStart)
+			t.Blocked -= t.TLSHandshaking
+		}
+		t.Blocked = max(t.Blocked, 0)
+	}
+	if !wrote.IsZero() && !gotConn.IsZero() {
+		t.Sending = wrote.Sub(gotConn)
+	}
+	if !firstByte.IsZero() && !wrote.IsZero() {
+		t.Waiting = firstByte.Sub(wrote)
+		t.Receiving = rep.Done.Sub(firstByte)
+	}
+	t.Duration = t.Sending + t.Waiting + t.Receiving
+	if t.Duration == 0 {
+		t.Duration = rep.Done.Sub(rep.Sent)
+	}
+	return rep
+}

@@ -1,0 +1,275 @@
+package request
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// Conns are one VU's own keep-alive connections for plain http:// Calls:
+// the request is written and the response read on the VU's goroutine,
+// without net/http's per-connection goroutines. Not safe for concurrent
+// use: each VU has its own.
+type Conns struct {
+	idle   map[string]*callConn // by authority (host:port)
+	out    []byte
+	dialer net.Dialer
+}
+
+// NewConns returns an empty set of connections.
+func NewConns() *Conns {
+	return &Conns{idle: map[string]*callConn{}, dialer: net.Dialer{KeepAlive: 30 * time.Second}}
+}
+
+// Close closes every idle connection.
+func (cs *Conns) Close() {
+	for k, c := range cs.idle {
+		c.close()
+		delete(cs.idle, k)
+	}
+}
+
+type callConn struct {
+	conn net.Conn
+	br   *bufio.Reader
+	// One context.AfterFunc per connection and context (a VU's iterations
+	// share one), not per request: it marks the connection and fails its
+	// pending reads and writes.
+	done        <-chan struct{}
+	unwatch     func() bool
+	interrupted atomic.Bool
+}
+
+// watch makes ctx's end interrupt c; false when ctx already has.
+func (c *callConn) watch(ctx context.Context) bool {
+	done := ctx.Done()
+	if done == c.done {
+		return !c.interrupted.Load()
+	}
+	if c.unwatch != nil && !c.unwatch() {
+		return false
+	}
+	c.done, c.unwatch = done, nil
+	if done != nil {
+		c.unwatch = context.AfterFunc(ctx, func() {
+			c.interrupted.Store(true)
+			c.conn.SetDeadline(time.Unix(1, 0)) //nolint:errcheck // the connection is given up
+		})
+	}
+	return ctx.Err() == nil
+}
+
+func (c *callConn) close() {
+	if c.unwatch != nil {
+		c.unwatch()
+	}
+	c.conn.Close()
+}
+
+// leanAuthority is u's host:port when a VU connection can send to it.
+func leanAuthority(u *url.URL) (string, bool) {
+	if u.Scheme != "http" || u.Host == "" || u.User != nil {
+		return "", false
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(host, port), true
+}
+
+// once sends one request on a connection of cs and reads its response.
+func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL, h http.Header, body []byte, discard bool, jar http.CookieJar, extra []*http.Cookie, timeout time.Duration) Reply {
+	rep := Reply{URL: u.String()}
+	start := time.Now()
+	deadline := start.Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	out := cs.render(method, u, h, body, jar, extra)
+	rep.BytesOut = int64(len(body))
+	var cookies []*http.Cookie
+	for attempt := 0; ; attempt++ {
+		c, reused := cs.idle[authority], true
+		delete(cs.idle, authority)
+		var t Timings
+		if c == nil {
+			reused = false
+			dctx, cancel := context.WithDeadline(ctx, deadline)
+			connStart := time.Now()
+			conn, err := cs.dialer.DialContext(dctx, "tcp", authority)
+			cancel()
+			t.Connecting = time.Since(connStart)
+			if err != nil {
+				rep.Sent, rep.Done = connStart, time.Now()
+				rep.Err, rep.ErrClass = err, Classify(err)
+				rep.Timings = t
+				return rep
+			}
+			c = &callConn{conn: conn, br: bufio.NewReaderSize(conn, 4096)}
+		}
+		err := c.conn.SetDeadline(deadline)
+		if !c.watch(ctx) {
+			err = context.Cause(ctx)
+		}
+		rep.Sent = time.Now()
+		if err == nil {
+			_, err = c.conn.Write(out)
+		}
+		wrote := time.Now()
+		var resp *http.Response
+		var firstByte time.Time
+		started := false
+		if err == nil {
+			if _, err = c.br.Peek(1); err == nil {
+				started = true
+				firstByte = time.Now()
+				resp, err = http.ReadResponse(c.br, &http.Request{Method: method, URL: u})
+			}
+		}
+		keep := false
+		if err == nil {
+			var n int64
+			if discard {
+				n, err = io.Copy(io.Discard, resp.Body)
+			} else {
+				var buf bytes.Buffer
+				n, err = buf.ReadFrom(resp.Body)
+				rep.Body = buf.Bytes()
+			}
+			resp.Body.Close()
+			rep.BytesIn = n
+			rep.Status, rep.Proto, rep.Header = resp.StatusCode, resp.Proto, resp.Header
+			keep = err == nil && !resp.Close && resp.ProtoAtLeast(1, 1)
+			cookies = resp.Cookies()
+		}
+		rep.Done = time.Now()
+		if err != nil || !keep || c.interrupted.Load() {
+			c.close()
+		} else {
+			cs.idle[authority] = c
+		}
+		if err != nil && reused && !started && attempt == 0 && ctx.Err() == nil && !timedOut(err) {
+			continue // the server closed the idle connection: once more on a new one
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%w: %w", context.Cause(ctx), err)
+			}
+			rep.Err, rep.ErrClass = err, Classify(err)
+			if errors.Is(err, context.DeadlineExceeded) {
+				rep.ErrClass = ClassTimeout
+			}
+		}
+		t.Sending = wrote.Sub(rep.Sent)
+		if !firstByte.IsZero() {
+			t.Waiting = firstByte.Sub(wrote)
+			t.Receiving = rep.Done.Sub(firstByte)
+		}
+		t.Duration = t.Sending + t.Waiting + t.Receiving
+		if t.Duration == 0 {
+			t.Duration = rep.Done.Sub(rep.Sent)
+		}
+		rep.Timings = t
+		if jar != nil && len(cookies) > 0 {
+			jar.SetCookies(u, cookies)
+		}
+		return rep
+	}
+}
+
+// render writes the request as sent: request line, Host, the headers, the
+// jar's cookies, Content-Length, body.
+func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, jar http.CookieJar, extra []*http.Cookie) []byte {
+	var cks []*http.Cookie
+	if jar != nil {
+		cks = jar.Cookies(u)
+	}
+	cks = append(cks, extra...)
+	b := cs.out[:0]
+	b = append(b, method...)
+	b = append(b, ' ')
+	b = append(b, u.RequestURI()...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	host := u.Host
+	if hv := h.Get("Host"); hv != "" {
+		host = hv
+	}
+	b = append(b, host...)
+	b = append(b, "\r\n"...)
+	for k, vs := range h {
+		if k == "Host" || k == "Content-Length" || k == "Cookie" && len(cks) > 0 {
+			continue
+		}
+		for _, v := range vs {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	if len(cks) > 0 {
+		// One Cookie line (RFC 6265): the header's own pairs first.
+		b = append(b, "Cookie: "...)
+		hc := h.Get("Cookie")
+		b = append(b, hc...)
+		for i, ck := range cks {
+			if i > 0 || hc != "" {
+				b = append(b, "; "...)
+			}
+			b = append(b, ck.Name...)
+			b = append(b, '=')
+			b = append(b, ck.Value...)
+		}
+		b = append(b, "\r\n"...)
+	}
+	if len(body) > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
+		b = append(b, "Content-Length: "...)
+		b = strconv.AppendInt(b, int64(len(body)), 10)
+		b = append(b, "\r\n"...)
+	}
+	b = append(b, "\r\n"...)
+	b = append(b, body...)
+	cs.out = b
+	return b
+}
+
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// validCallHeaders reports whether every header name and value can be
+// written as they are (no CR or LF that would split the request).
+func validCallHeaders(h http.Header) bool {
+	for k, vs := range h {
+		if !printable(k) || k == "" || bytes.ContainsAny([]byte(k), ": ") {
+			return false
+		}
+		for _, v := range vs {
+			if !printable(v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// printable reports whether s has no control characters but tab.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if ch := s[i]; ch < ' ' && ch != '\t' || ch == 0x7f {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/knee-dev/knee/k6script"
+	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/scenario"
+)
+
+// ScriptResult is a script's run: the run directory's Result plus what only
+// the script knows (its checks, its iterations' exceptions).
+type ScriptResult struct {
+	*Result
+	Checks          []k6script.CheckResult
+	Metrics         []k6script.MetricResult
+	ChecksRate      float64
+	ChecksTotal     int64
+	IterationErrors int64
+	FirstError      string
+	TeardownError   string // teardown() threw; the run's numbers stand
+}
+
+// Files a script's run adds to the run directory: its checks' counts and
+// its custom metrics (k6/metrics) totals.
+const (
+	ChecksFile  = "checks.json"
+	MetricsFile = "metrics.json"
+)
+
+// errIterationsDone ends a run whose iteration count was reached: complete, not interrupted.
+var errIterationsDone = errors.New("every iteration of the script ran")
+
+// ExecuteScript runs a k6 script planned as plan (plan.Config carries the
+// faults and settings as for Execute): setup() first, then the load with one
+// runtime per VU, then teardown(). The checks are written to checks.json in
+// the run directory. An error before the load (setup, VU init) returns a
+// nil result.
+func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan, opt Options) (*ScriptResult, error) {
+	if err := s.Setup(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.Prepare(initialVUs(plan.Config)); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	opt.Notes = append(opt.Notes, plan.Notes...)
+	opt.Notes = append(opt.Notes, "k6 script "+s.Path+": latency counts from each iteration's intended start in the open model (every request is charged its iteration's start lag); service time is k6's http_req_duration")
+	opt.Iterations = func(sc scenario.Scenario) load.Iteration {
+		return s.Iteration(sc.Name, plan.Scenarios[sc.Name], func() { cancel(errIterationsDone) })
+	}
+	opt.Completed = errIterationsDone
+	opt.AfterLoad = func() []string {
+		var notes []string
+		if n, first := s.IterationErrors(); n > 0 {
+			notes = append(notes, fmt.Sprintf("%d iterations ended in an exception; the first: %s", n, first))
+		}
+		if rate, total := s.Checks.Rate(); total > 0 {
+			notes = append(notes, fmt.Sprintf("checks: %.2f%% of %d passed", 100*rate, total))
+		}
+		return notes
+	}
+	res, err := Execute(runCtx, plan.Config, opt)
+	if res == nil {
+		return nil, err
+	}
+	out := &ScriptResult{Result: res, Checks: s.Checks.Results(), Metrics: s.Metrics()}
+	out.ChecksRate, out.ChecksTotal = s.Checks.Rate()
+	out.IterationErrors, out.FirstError = s.IterationErrors()
+	if terr := s.Teardown(context.WithoutCancel(ctx)); terr != nil {
+		out.TeardownError = terr.Error()
+	}
+	for file, v := range map[string]any{ChecksFile: out.Checks, MetricsFile: out.Metrics} {
+		if b, jerr := json.MarshalIndent(v, "", "  "); jerr == nil {
+			if werr := os.WriteFile(filepath.Join(res.Dir, file), append(b, '\n'), 0o644); werr != nil && err == nil {
+				err = werr
+			}
+		}
+	}
+	return out, err
+}
+
+// initialVUs is how many VU runtimes to initialise before the test starts:
+// the pre-allocated VUs of the open model and the peak of the closed model.
+func initialVUs(cfg *scenario.Config) int {
+	n := 0
+	for _, sc := range cfg.Scenarios {
+		switch e := sc.Executor.(type) {
+		case load.ConstantArrivalRate:
+			n += e.PreAllocatedVUs
+		case load.RampingArrivalRate:
+			n += e.PreAllocatedVUs
+		default:
+			n += sc.Executor.PeakVUs()
+		}
+	}
+	return n
+}
