@@ -19,6 +19,9 @@ type Env struct {
 	Stderr     io.Writer
 	Getenv     func(string) string
 	IsTerminal bool // stdout is a terminal: live progress line instead of periodic lines
+	// Width is stdout's terminal width in columns, read at each call (the
+	// window may be resized); nil or 0: unknown, tables keep full width.
+	Width func() int
 	// Signals delivers interrupt requests (Ctrl-C, SIGTERM). Nil means none arrive.
 	Signals <-chan os.Signal
 	PID     int // this process, for messages
@@ -41,8 +44,21 @@ func OSEnv() Env {
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
 		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		Width:      terminalWidth(os.Stdout),
 		Signals:    sig,
 		Executable: exe,
 		PID:        os.Getpid(),
+	}
+}
+
+// terminalWidth reads the width of the terminal f is, at each call; 0 when
+// f is not a terminal.
+func terminalWidth(f *os.File) func() int {
+	return func() int {
+		w, _, err := term.GetSize(int(f.Fd()))
+		if err != nil {
+			return 0
+		}
+		return w
 	}
 }
