@@ -3,6 +3,9 @@ package use
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -80,5 +83,34 @@ func TestScanRefusesTooShort(t *testing.T) {
 				t.Errorf("Scan of %s ran", tc.d)
 			}
 		}
+	}
+}
+
+// A run's resources.jsonl read back: a missing file holds no samples; a bad
+// line is an error naming the file.
+func TestReadSamplesFile(t *testing.T) {
+	dir := t.TempDir()
+	if s, err := ReadSamplesFile(filepath.Join(dir, "resources.jsonl")); s != nil || err != nil {
+		t.Errorf("missing file: %v, %v; want no samples and no error", s, err)
+	}
+	want := Sample{At: time.Second, Probe: "count", Readings: []Reading{measured(HTTPServer, "hits", Info, 10, UnitPerSec)}}
+	var buf bytes.Buffer
+	if err := WriteSample(&buf, want); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.jsonl")
+	if err := os.WriteFile(good, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSamplesFile(good)
+	if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+		t.Errorf("read back %+v, %v; want %+v", got, err, want)
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, append(buf.Bytes(), "{not json\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSamplesFile(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("bad line: %v; want an error naming %s", err, bad)
 	}
 }
