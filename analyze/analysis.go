@@ -3,6 +3,7 @@ package analyze
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/knee-dev/knee/rundir"
@@ -18,6 +19,8 @@ type Options struct {
 	// CO is passed to DetectCO (its Select is Options.Select). A Think or
 	// ExpectedInterval asks for the correction even when run.json does not
 	// say the run is closed-model; ExpectedInterval is the correction's too.
+	// A Think is the think time of every scenario not known to be open that
+	// has none of its own (an import), which is then taken as closed.
 	CO         COOptions
 	Thresholds []Threshold
 
@@ -59,6 +62,9 @@ type Analysis struct {
 func Analyze(r *rundir.Dir, opt Options) (*Analysis, error) {
 	if r == nil {
 		return nil, errors.New("analyze: no run")
+	}
+	if opt.CO.Think > 0 {
+		r = withThink(r, opt.CO.Think)
 	}
 	a := &Analysis{
 		Summary:    Summarize(r, SummaryOptions{Select: opt.Select}),
@@ -104,4 +110,19 @@ func wantsCorrection(r *rundir.Dir, co COOptions) bool {
 		}
 	}
 	return false
+}
+
+// withThink is r as a closed-model run with the user's think time: every
+// scenario not known to be open and without a think time of its own gets
+// think. r itself is left as it is.
+func withThink(r *rundir.Dir, think time.Duration) *rundir.Dir {
+	c := *r
+	c.Meta.Scenarios = slices.Clone(r.Meta.Scenarios)
+	for i := range c.Meta.Scenarios {
+		if c.Meta.Scenarios[i].Think == 0 && c.Meta.Scenarios[i].Model != "open" {
+			c.Meta.Scenarios[i].Think = think
+			c.Meta.Scenarios[i].Model = "closed"
+		}
+	}
+	return &c
 }

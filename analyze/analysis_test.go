@@ -3,8 +3,11 @@ package analyze_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // Analyze is the one rule for every reader: a closed run is corrected, an
@@ -49,5 +52,30 @@ func TestAnalyze(t *testing.T) {
 
 	if _, err := analyze.Analyze(openStallRun(), analyze.Options{Plan: &analyze.StepPlan{Steps: -1}}); err == nil {
 		t.Error("an invalid plan was accepted")
+	}
+}
+
+// A think time given for data that does not say its model (an import)
+// makes it a closed run with that think: 20 latencies of 1 ms and one of
+// 1 s with 99 ms think give an expected interval of 1 + 99 = 100 ms, so the
+// 1 s value adds 900, 800, ..., 100 ms: 9 values, 30 in all. The run
+// itself is left as it was; without the think nothing is corrected.
+func TestAnalyzeThinkMakesAnImportClosed(t *testing.T) {
+	f := newFakeRun("", 1, rundir.Scenario{Name: "imported"})
+	f.add(0, key(record.Latency, "imported"), time.Millisecond, 20)
+	f.add(0, key(record.Latency, "imported"), time.Second, 1)
+	a, err := analyze.Analyze(f.r, analyze.Options{CO: analyze.COOptions{Think: 99 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Summary.Requests != 21 || a.Corrected == nil || a.Corrected.Requests != 30 {
+		t.Fatalf("raw %d requests, corrected %+v; want 21 and 30", a.Summary.Requests, a.Corrected)
+	}
+	if sc := f.r.Meta.Scenarios[0]; sc.Think != 0 || sc.Model != "" {
+		t.Errorf("the caller's run was changed: %+v", sc)
+	}
+	plain, err := analyze.Analyze(f.r, analyze.Options{})
+	if err != nil || plain.Correction != nil || plain.Corrected != nil {
+		t.Errorf("without a think: %v, correction %v; want none", err, plain.Correction)
 	}
 }

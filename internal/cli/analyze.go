@@ -110,9 +110,6 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 		return err
 	}
 	defer cleanup()
-	if f.think > 0 {
-		setThink(r, f.think)
-	}
 	opt := analyze.Options{
 		Select: analyze.Selector{Scenario: f.scenario, Name: f.name},
 		Window: f.window,
@@ -140,16 +137,6 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 		})
 	}
 	return nil
-}
-
-// setThink records the user's think time on every closed or unknown scenario of r.
-func setThink(r *rundir.Dir, think time.Duration) {
-	for i := range r.Meta.Scenarios {
-		if r.Meta.Scenarios[i].Think == 0 && r.Meta.Scenarios[i].Model != "open" {
-			r.Meta.Scenarios[i].Think = think
-			r.Meta.Scenarios[i].Model = "closed"
-		}
-	}
 }
 
 // openOrImport opens a run directory, or imports a file into one (a
