@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/use"
 )
@@ -21,7 +22,11 @@ type Options struct {
 	// say the run is closed-model; ExpectedInterval is the correction's too.
 	// A Think is the think time of every scenario not known to be open that
 	// has none of its own (an import), which is then taken as closed.
-	CO         COOptions
+	CO COOptions
+	// Server is the target's own latency record (a run directory or an
+	// import): its merged latency is compared with the client's
+	// (CO.ServerHistogram, when that is not given).
+	Server     *rundir.Dir
 	Thresholds []Threshold
 
 	// Plan makes the run a stepped one: nil is no curve; one given in part
@@ -73,6 +78,9 @@ func Analyze(r *rundir.Dir, opt Options) (*Analysis, error) {
 	}
 	co := opt.CO
 	co.Select = opt.Select
+	if opt.Server != nil && co.ServerHistogram == nil {
+		co.ServerHistogram = opt.Server.Merged(func(k record.Key) bool { return k.Metric == record.Latency }, 0, 0)
+	}
 	a.CO = DetectCO(r, co)
 	if wantsCorrection(r, opt.CO) {
 		switch c, err := Correct(r, opt.CO.ExpectedInterval); {

@@ -79,3 +79,31 @@ func TestAnalyzeThinkMakesAnImportClosed(t *testing.T) {
 		t.Errorf("without a think: %v, correction %v; want none", err, plain.Correction)
 	}
 }
+
+// The target's own record, given as a run, is merged and compared with the
+// client's: a server that saw 2 % of its requests take 5 s beside a client
+// whose p99 is 1 ms fires the server signal; without it there is none.
+func TestAnalyzeComparesTheServersRecord(t *testing.T) {
+	srv := newFakeRun("", 2, rundir.Scenario{Name: "server"})
+	srv.add(0, key(record.Latency, "server"), time.Millisecond, 49)
+	srv.add(1, key(record.Latency, "server"), time.Millisecond, 49)
+	srv.add(1, key(record.Latency, "server"), 5*time.Second, 2)
+	srv.add(1, key(record.Service, "server"), time.Hour, 1000) // not latency: left out
+	a, err := analyze.Analyze(closedStallRun(false), analyze.Options{Server: srv.r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := signal(t, a.CO, analyze.SignalServer)
+	if !s.Fired || !closeTo(s.Observed, 5000, 5000*0.01) {
+		t.Errorf("server signal %+v; want fired with the server's p99 at 5 s", s)
+	}
+	plain, err := analyze.Analyze(closedStallRun(false), analyze.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range plain.CO.Signals {
+		if sig.Name == analyze.SignalServer {
+			t.Errorf("a server signal without a server record: %+v", sig)
+		}
+	}
+}

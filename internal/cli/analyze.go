@@ -11,7 +11,6 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/importer"
-	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/rundir"
 )
@@ -121,7 +120,7 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 			return fmt.Errorf("--server: %w", err)
 		}
 		defer cleanupSrv()
-		opt.CO.ServerHistogram = srv.Merged(func(k record.Key) bool { return k.Metric == record.Latency }, 0, 0)
+		opt.Server = srv
 	}
 	an, err := analyze.Analyze(r, opt)
 	if err != nil {
