@@ -18,7 +18,7 @@ type Env struct {
 	Stdout     io.Writer
 	Stderr     io.Writer
 	Getenv     func(string) string
-	IsTerminal bool // stdout is a terminal: live progress line instead of periodic lines
+	IsTerminal bool // stdout is a terminal (the progress line asks of stderr: app.progressStream)
 	// Width is stdout's terminal width in columns, read at each call (the
 	// window may be resized); nil or 0: unknown, tables keep full width.
 	Width func() int

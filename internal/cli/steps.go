@@ -115,7 +115,7 @@ func (a *app) doSteps(f stepsFlags) error {
 		Plan: plan, Health: f.plan.health(),
 	}
 	if !f.quiet {
-		opt.Progress, opt.Live = a.env.Stderr, a.env.IsTerminal
+		opt.Progress, opt.Live = a.progressStream()
 	}
 	res, run, err := runner.Steps(a.ctx, cfg, opt)
 	if err != nil {
