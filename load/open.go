@@ -9,18 +9,20 @@ import (
 )
 
 func (c ConstantArrivalRate) newDriver() (driver, error) {
-	sched, err := schedule.NewConstant(c.Rate, c.TimeUnit, c.Duration)
+	whole, err := schedule.NewConstant(c.Rate, c.TimeUnit, c.Duration)
 	if err != nil {
 		return nil, err
 	}
+	sched := schedule.Segmented(whole, c.Share)
 	return &arrivals{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
 }
 
 func (c RampingArrivalRate) newDriver() (driver, error) {
-	sched, err := schedule.NewRamping(c.StartRate, c.TimeUnit, c.Stages)
+	whole, err := schedule.NewRamping(c.StartRate, c.TimeUnit, c.Stages)
 	if err != nil {
 		return nil, err
 	}
+	sched := schedule.Segmented(whole, c.Share)
 	return &arrivals{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
 }
 

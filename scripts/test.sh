@@ -10,6 +10,7 @@ need_apt=()
 command -v initdb >/dev/null 2>&1 || [ -x /usr/lib/postgresql/*/bin/initdb ] 2>/dev/null || need_apt+=(postgresql)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v tmux >/dev/null 2>&1 || need_apt+=(tmux) # the progress line in a real terminal
+command -v prometheus >/dev/null 2>&1 || need_apt+=(prometheus)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "test.sh: installing ${need_apt[*]} (apt-get)"

@@ -109,7 +109,7 @@ after the load ran); 2 bad input (flags, files); 99 a --threshold failed.`,
 	for _, add := range []func() *cobra.Command{
 		a.runCommand, a.analyzeCommand, a.importCommand, a.tailCommand,
 		a.labCommand, a.thawCommand, a.reportCommand, a.compareCommand,
-		a.stepsCommand, a.curveCommand, a.useCommand,
+		a.stepsCommand, a.curveCommand, a.useCommand, a.mergeCommand, a.k8sCommand,
 	} {
 		root.AddCommand(add())
 	}

@@ -34,6 +34,7 @@ type runFlags struct {
 	repeat        int
 	repeatPause   time.Duration
 	junit         string
+	split         splitFlags
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -86,7 +87,8 @@ omission can be detected and corrected by knee analyze.`,
 	fl.DurationVar(&f.sc.GracefulStop, "graceful-stop", 0, "how long in-flight requests may finish after the end (default 30s)")
 	fl.StringArrayVar(&f.sc.Thresholds, "threshold", nil, "pass/fail criterion, e.g. 'p(95)<200ms', 'errors<1%' (exit 99 when one fails)")
 
-	fl.StringVar(&f.out, "out", "runs", "directory under which the run directory is created")
+	f.out = "runs"
+	fl.Var(outFlag{&f.out, &f.split.promRW}, "out", "directory under which the run directory is created; prometheus-rw=URL pushes every interval to Prometheus too (repeatable)")
 	fl.StringVar(&f.summaryExport, "summary-export", "", "write the end-of-run summary as JSON to this file")
 	fl.StringVar(&f.junit, "junit", "", "write the thresholds as JUnit XML to this file (one test case per threshold)")
 	fl.DurationVar(&f.interval, "interval", runner.DefaultInterval, "histogram interval (one line per interval in latency.hlog)")
@@ -98,6 +100,7 @@ omission can be detected and corrected by knee analyze.`,
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the same test N times, each into its own run directory, and report median and range (N >= 3 for a firm result)")
 	fl.DurationVar(&f.repeatPause, "repeat-pause", 5*time.Second, "pause between repetitions, so one run's tail does not land in the next")
+	registerSplitFlags(fl, &f.split)
 	return c
 }
 
@@ -124,6 +127,7 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	defer a.liveOutputs(&opt, f.split.promRW)()
 	if f.repeat == 1 {
 		res, err := runner.Execute(a.ctx, cfg, opt)
 		if res == nil {
@@ -263,6 +267,10 @@ func (a *app) runOptions(f runFlags) (runner.Options, error) {
 	}
 	if f.interval <= 0 {
 		return opt, fmt.Errorf("--interval %s: must be positive, e.g. 1s", f.interval)
+	}
+	var err error
+	if opt.Split, err = f.split.parse(); err != nil {
+		return opt, err
 	}
 	if !f.quiet {
 		opt.Progress, opt.Live = a.progressStream()
