@@ -33,7 +33,10 @@ func TestImportDirections(t *testing.T) {
 		"fault":     {"load", "record"},
 		"report":    {"load", "runner", "lab", "importer"},
 		"runner":    {"report", "lab"}, // summaries and plots are printed and written by its callers
-		"cgroup":    {},                // checked below: no knee package at all
+		"merge":     {"load", "report", "runner"},
+		"promrw":    {"load", "rundir", "analyze", "report", "runner"},
+		"k8s":       {"runner", "record", "analyze", "report"},
+		"cgroup":    {}, // checked below: no knee package at all
 		"cmd/knee":  {"record", "rundir", "load", "lab", "runner"},
 		"bookstore": {}, // checked below: no knee package at all
 	}
