@@ -3,8 +3,10 @@ package analyze
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/use"
 )
@@ -18,7 +20,13 @@ type Options struct {
 	// CO is passed to DetectCO (its Select is Options.Select). A Think or
 	// ExpectedInterval asks for the correction even when run.json does not
 	// say the run is closed-model; ExpectedInterval is the correction's too.
-	CO         COOptions
+	// A Think is the think time of every scenario not known to be open that
+	// has none of its own (an import), which is then taken as closed.
+	CO COOptions
+	// Server is the target's own latency record (a run directory or an
+	// import): its merged latency is compared with the client's
+	// (CO.ServerHistogram, when that is not given).
+	Server     *rundir.Dir
 	Thresholds []Threshold
 
 	// Plan makes the run a stepped one: nil is no curve; one given in part
@@ -60,6 +68,9 @@ func Analyze(r *rundir.Dir, opt Options) (*Analysis, error) {
 	if r == nil {
 		return nil, errors.New("analyze: no run")
 	}
+	if opt.CO.Think > 0 {
+		r = withThink(r, opt.CO.Think)
+	}
 	a := &Analysis{
 		Summary:    Summarize(r, SummaryOptions{Select: opt.Select}),
 		Windows:    Windows(r, opt.Window, opt.Select.Keep),
@@ -67,6 +78,9 @@ func Analyze(r *rundir.Dir, opt Options) (*Analysis, error) {
 	}
 	co := opt.CO
 	co.Select = opt.Select
+	if opt.Server != nil && co.ServerHistogram == nil {
+		co.ServerHistogram = opt.Server.Merged(func(k record.Key) bool { return k.Metric == record.Latency }, 0, 0)
+	}
 	a.CO = DetectCO(r, co)
 	if wantsCorrection(r, opt.CO) {
 		switch c, err := Correct(r, opt.CO.ExpectedInterval); {
@@ -104,4 +118,19 @@ func wantsCorrection(r *rundir.Dir, co COOptions) bool {
 		}
 	}
 	return false
+}
+
+// withThink is r as a closed-model run with the user's think time: every
+// scenario not known to be open and without a think time of its own gets
+// think. r itself is left as it is.
+func withThink(r *rundir.Dir, think time.Duration) *rundir.Dir {
+	c := *r
+	c.Meta.Scenarios = slices.Clone(r.Meta.Scenarios)
+	for i := range c.Meta.Scenarios {
+		if c.Meta.Scenarios[i].Think == 0 && c.Meta.Scenarios[i].Model != "open" {
+			c.Meta.Scenarios[i].Think = think
+			c.Meta.Scenarios[i].Model = "closed"
+		}
+	}
+	return &c
 }

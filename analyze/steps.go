@@ -61,6 +61,23 @@ func ValidatePlan(p StepPlan) []error {
 	return errs
 }
 
+// ValidatePartialPlan is ValidatePlan for a plan ResolvePlan completes from
+// the run (knee curve's): with neither Start nor Steps the whole plan is
+// read from the run, so only the warmup is checked; with Start and no
+// Steps the count comes from the data and the rest is checked.
+func ValidatePartialPlan(p StepPlan) []error {
+	if p.Steps == 0 && p.Start == 0 {
+		if p.Warmup < 0 {
+			return []error{fmt.Errorf("--warmup %s: must not be negative", p.Warmup)}
+		}
+		return nil
+	}
+	if p.Steps == 0 {
+		p.Steps = 1 // counted from the data
+	}
+	return ValidatePlan(p)
+}
+
 // AnalyzeSteps reads a stepped run: the curve by plan (resolved by
 // ResolvePlan when given in part), then, when samples are given, the USE
 // table of the whole run and of each step's measured part, and the verdict

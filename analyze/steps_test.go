@@ -44,6 +44,33 @@ func TestValidatePlan(t *testing.T) {
 	}
 }
 
+// A plan knee curve completes from the run is checked for what was given.
+func TestValidatePartialPlan(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    analyze.StepPlan
+		want string // "" for valid
+	}{
+		{"all from the run", analyze.StepPlan{Warmup: 6 * time.Second}, ""},
+		{"all from the run, no warmup", analyze.StepPlan{}, ""},
+		{"all from the run, negative warmup", analyze.StepPlan{Warmup: -time.Second}, "--warmup -1s"},
+		{"count from the data", analyze.StepPlan{Start: 100, Step: 100, StepDuration: 8 * time.Second, Warmup: 2 * time.Second}, ""},
+		{"count from the data, warmup too long", analyze.StepPlan{Start: 100, Step: 100, StepDuration: 8 * time.Second, Warmup: 8 * time.Second}, "--warmup 8s"},
+		{"count from the data, no hold", analyze.StepPlan{Start: 100, Step: 100}, "--step-duration 0s"},
+		{"steps without a start", analyze.StepPlan{Steps: 3, StepDuration: 10 * time.Second}, "--start 0"},
+		{"whole", analyze.StepPlan{Start: 100, Step: 100, Steps: 3, StepDuration: 10 * time.Second, Jump: time.Second}, ""},
+		{"negative steps", analyze.StepPlan{Start: 100, Steps: -1, StepDuration: 10 * time.Second}, "--steps -1"},
+	} {
+		errs := analyze.ValidatePartialPlan(tc.p)
+		switch {
+		case tc.want == "" && len(errs) > 0:
+			t.Errorf("%s: %v, want valid", tc.name, errs)
+		case tc.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want)):
+			t.Errorf("%s: %v, want one error naming %q", tc.name, errs, tc.want)
+		}
+	}
+}
+
 // analyze reads run.json without importing scenario or load: its names for
 // the stepped executor and its jump must stay theirs.
 func TestStepsNamesAgreeWithScenario(t *testing.T) {

@@ -12,7 +12,9 @@ import (
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/bookstore"
 	"github.com/knee-dev/knee/fault"
+	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/request"
+	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
 	"github.com/knee-dev/knee/use"
 )
@@ -148,18 +150,25 @@ func bookstoreSteps(ctx context.Context, opt CurveOptions, serveArgs []string, w
 	}
 	say(opt.Progress, "\n== %d steps of %s from %g req/s by %g, warmup %s: about %s\n",
 		plan.Steps, plan.StepDuration, plan.Start, plan.Step, plan.Warmup, time.Duration(plan.Steps)*plan.Period())
-	res, err := RunSteps(ctx, cfg, StepsOptions{
-		Plan: plan, PreAllocatedVUs: opt.PreAllocatedVUs, MaxVUs: opt.MaxVUs,
-		Health: opt.Health, Thresholds: opt.Thresholds,
-		Probes: BookstoreProbes(t, caps.Hierarchy),
-		Dir:    opt.Out, TargetPID: t.PID,
-		Progress: opt.Progress, Live: opt.Live, Abort: opt.Abort, Getenv: opt.Getenv,
-		Notes: append([]string{what}, notes...),
+	res, run, err := runner.Steps(ctx, cfg, runner.StepsOptions{
+		Options: runner.Options{
+			Dir: opt.Out, TargetPID: t.PID, Probes: BookstoreProbes(t, caps.Hierarchy),
+			Progress: opt.Progress, Live: opt.Live, Abort: opt.Abort, Getenv: opt.Getenv,
+			Notes: append([]string{what}, notes...),
+		},
+		Plan: plan, Health: opt.Health, Thresholds: opt.Thresholds,
 	})
-	if res != nil {
-		res.Notes = append(notes, res.Notes...)
+	if err != nil {
+		return nil, err
 	}
+	res.Notes = append(notes, res.Notes...)
+	res.Plots, err = report.WriteStepPlots(res.Dir, run, res.CurveSummary)
 	return res, err
+}
+
+// stepsLoad is the scenario load of a lab plan.
+func stepsLoad(p analyze.StepPlan, preAllocatedVUs, maxVUs int) scenario.Steps {
+	return scenario.Steps{Start: p.Start, Step: p.Step, Count: p.Steps, Hold: p.StepDuration, PreAllocatedVUs: preAllocatedVUs, MaxVUs: maxVUs}
 }
 
 // BookstoreProbes read the Bookstore's resources: its CPU from its cgroup

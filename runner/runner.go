@@ -6,6 +6,8 @@
 // It is the one place where these meet, so load never imports record and the
 // CLI and the lab stay thin. The end-of-run summary is computed by reading the
 // run directory back (analyze.Summarize), the same path every import takes.
+// Steps is a stepped run (knee steps, the lab's curves) measured by
+// analyze.Analyze; printing and plots are its callers'.
 package runner
 
 import (

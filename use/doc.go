@@ -13,8 +13,10 @@
 // is a Reading marked not measured with why, never a zero; counters become
 // rates by the difference between two samples.
 //
-// A Sampler runs the probes every second and writes resources.jsonl;
-// ReadSamples reads it back. Summarize turns the samples of a time range
+// A Target (a PID or cgroup, a /metrics URL, a PostgreSQL DSN) builds and
+// checks the probes of what a user names. A Sampler runs the probes every
+// second and writes resources.jsonl; ReadSamples reads it back. Scan is
+// knee use: sample for a while, summarize, judge. Summarize turns the samples of a time range
 // into a Table, and Judge turns per-step tables, in order of offered rate,
 // into a Verdict: the resource that saturated first, its evidence, and why
 // every other resource is not the bottleneck.

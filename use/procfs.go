@@ -79,6 +79,18 @@ func (p procFS) pidStat(pid int) (pidStat, error) {
 	return pidStat{}, fmt.Errorf("process %d: %w", pid, err)
 }
 
+// exists checks that pid is a process a probe can read.
+func (p procFS) exists(pid int) error {
+	if pid <= 0 {
+		return fmt.Errorf("pid %d does not exist", pid)
+	}
+	_, err := p.pidStat(pid)
+	if errors.Is(err, errGone) {
+		return fmt.Errorf("pid %d does not exist", pid)
+	}
+	return err
+}
+
 // runnableThreads counts the threads of pid in state R.
 func (p procFS) runnableThreads(pid int) (int, error) {
 	fsys, err := p.fs()

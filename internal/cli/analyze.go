@@ -11,7 +11,6 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/importer"
-	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/rundir"
 )
@@ -110,9 +109,6 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 		return err
 	}
 	defer cleanup()
-	if f.think > 0 {
-		setThink(r, f.think)
-	}
 	opt := analyze.Options{
 		Select: analyze.Selector{Scenario: f.scenario, Name: f.name},
 		Window: f.window,
@@ -124,7 +120,7 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 			return fmt.Errorf("--server: %w", err)
 		}
 		defer cleanupSrv()
-		opt.CO.ServerHistogram = srv.Merged(func(k record.Key) bool { return k.Metric == record.Latency }, 0, 0)
+		opt.Server = srv
 	}
 	an, err := analyze.Analyze(r, opt)
 	if err != nil {
@@ -140,16 +136,6 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 		})
 	}
 	return nil
-}
-
-// setThink records the user's think time on every closed or unknown scenario of r.
-func setThink(r *rundir.Dir, think time.Duration) {
-	for i := range r.Meta.Scenarios {
-		if r.Meta.Scenarios[i].Think == 0 && r.Meta.Scenarios[i].Model != "open" {
-			r.Meta.Scenarios[i].Think = think
-			r.Meta.Scenarios[i].Model = "closed"
-		}
-	}
 }
 
 // openOrImport opens a run directory, or imports a file into one (a

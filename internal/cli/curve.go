@@ -59,15 +59,15 @@ table and the bottleneck verdict are printed too.`,
 func (a *app) doCurve(c *cobra.Command, path string, f curveFlags) error {
 	plan := f.plan.plan()
 	plan.Scenario = f.scenario
-	if err := checkCurvePlan(plan); err != nil {
-		return err
+	if errs := analyze.ValidatePartialPlan(plan); len(errs) > 0 {
+		return usageErr(errors.Join(errs...))
 	}
 	r, cleanup, err := a.openOrImport(path, f.imp, f.keep)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	samples, err := readResources(r)
+	samples, err := use.ReadSamplesFile(filepath.Join(r.Dir, rundir.ResourcesFile))
 	if err != nil {
 		return usageErr(err)
 	}
@@ -93,44 +93,4 @@ func (a *app) doCurve(c *cobra.Command, path string, f curveFlags) error {
 	}
 	res.Plots, err = report.WriteStepPlots(dir, r, res.CurveSummary)
 	return a.finishSteps(res, err, f.summaryExport)
-}
-
-// checkCurvePlan: with neither --start nor --steps the plan is read from
-// the run, so only the warmup is checked then; with --start and no --steps
-// the count comes from the data and the rest is checked.
-func checkCurvePlan(p analyze.StepPlan) error {
-	if p.Steps == 0 && p.Start == 0 {
-		if p.Warmup < 0 {
-			return usagef("--warmup %s: must not be negative", p.Warmup)
-		}
-		return nil
-	}
-	if p.Steps == 0 {
-		p.Steps = 1 // counted from the data
-	}
-	if errs := analyze.ValidatePlan(p); len(errs) > 0 {
-		return usageErr(errors.Join(errs...))
-	}
-	return nil
-}
-
-// readResources reads the run directory's resources.jsonl; a run without
-// one has no USE samples, which is not an error.
-func readResources(r *rundir.Dir) ([]use.Sample, error) {
-	if r.Dir == "" {
-		return nil, nil
-	}
-	f, err := os.Open(filepath.Join(r.Dir, rundir.ResourcesFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	s, err := use.ReadSamples(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name(), err)
-	}
-	return s, nil
 }

@@ -18,7 +18,14 @@ type Env struct {
 	Stdout     io.Writer
 	Stderr     io.Writer
 	Getenv     func(string) string
-	IsTerminal bool // stdout is a terminal (the progress line asks of stderr: app.progressStream)
+	IsTerminal bool // stdout is a terminal: tables fit its Width (the progress line asks of stderr)
+	// Width is stdout's terminal width in columns, read at each call (the
+	// window may be resized); nil or 0: unknown, tables keep full width.
+	Width func() int
+	// StderrIsTerminal: stderr is a terminal, so a run's progress line is
+	// live (rewritten in place, fitted to StderrWidth), whatever stdout is.
+	StderrIsTerminal bool
+	StderrWidth      func() int
 	// Signals delivers interrupt requests (Ctrl-C, SIGTERM). Nil means none arrive.
 	Signals <-chan os.Signal
 	PID     int // this process, for messages
@@ -35,14 +42,29 @@ func OSEnv() Env {
 		exe = os.Args[0]
 	}
 	return Env{
-		Args:       os.Args[1:],
-		Stdin:      os.Stdin,
-		Stdout:     os.Stdout,
-		Stderr:     os.Stderr,
-		Getenv:     os.Getenv,
-		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
-		Signals:    sig,
-		Executable: exe,
-		PID:        os.Getpid(),
+		Args:             os.Args[1:],
+		Stdin:            os.Stdin,
+		Stdout:           os.Stdout,
+		Stderr:           os.Stderr,
+		Getenv:           os.Getenv,
+		IsTerminal:       term.IsTerminal(int(os.Stdout.Fd())),
+		Width:            terminalWidth(os.Stdout),
+		StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+		StderrWidth:      terminalWidth(os.Stderr),
+		Signals:          sig,
+		Executable:       exe,
+		PID:              os.Getpid(),
+	}
+}
+
+// terminalWidth reads the width of the terminal f is, at each call; 0 when
+// f is not a terminal.
+func terminalWidth(f *os.File) func() int {
+	return func() int {
+		w, _, err := term.GetSize(int(f.Fd()))
+		if err != nil {
+			return 0
+		}
+		return w
 	}
 }

@@ -37,12 +37,6 @@ type runRepeatExport struct {
 	Repetitions analyze.RepetitionReport `json:"repetitions"`
 }
 
-// coRepeatExport is knee lab co --repeat's --summary-export.
-type coRepeatExport struct {
-	Repetitions []*lab.COResult                     `json:"repetitions"`
-	Spread      map[string]analyze.RepetitionReport `json:"spread"`
-}
-
 // JSONOutputs lists every JSON file knee writes, for the schema generator
 // (go generate ./internal/cli) and the tests that validate real outputs.
 func JSONOutputs() []JSONOutput {
@@ -52,9 +46,9 @@ func JSONOutputs() []JSONOutput {
 		{Name: "analyze", Title: "knee analyze export", Writers: "knee analyze --summary-export", Value: analysisExport{}, Versioned: true},
 		{Name: "steps", Title: "stepped test export", Writers: "knee steps, knee curve, knee lab curve --summary-export", Value: analyze.StepsResult{}, Versioned: true},
 		{Name: "compare", Title: "knee compare export", Writers: "knee compare --summary-export", Value: analyze.Comparison{}, Versioned: true},
-		{Name: "use", Title: "knee use export", Writers: "knee use --summary-export", Value: useExport{}, Versioned: true},
+		{Name: "use", Title: "knee use export", Writers: "knee use --summary-export", Value: use.ScanResult{}, Versioned: true},
 		{Name: "lab-co", Title: "knee lab co export", Writers: "knee lab co --summary-export", Value: lab.COResult{}, Versioned: true},
-		{Name: "lab-co-repeat", Title: "knee lab co repetitions", Writers: "knee lab co --repeat N --summary-export", Value: coRepeatExport{}, Versioned: true},
+		{Name: "lab-co-repeat", Title: "knee lab co repetitions", Writers: "knee lab co --repeat N --summary-export", Value: lab.CORepetitions{}, Versioned: true},
 		{Name: "run-json", Title: "run.json of a run directory", Writers: "every run directory (knee run, steps, import, lab)", Value: rundir.Meta{}},
 		{Name: "counters-line", Title: "a line of counters.jsonl", Writers: "every run directory", Value: rundir.IntervalCounters{}, Lines: true},
 		{Name: "resources-line", Title: "a line of resources.jsonl", Writers: "run directories with USE samples (knee steps, curve, lab)", Value: use.Sample{}, Lines: true},

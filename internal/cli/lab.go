@@ -14,7 +14,6 @@ import (
 	"github.com/knee-dev/knee/bookstore"
 	"github.com/knee-dev/knee/lab"
 	"github.com/knee-dev/knee/report"
-	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/scenario"
 )
 
@@ -99,43 +98,25 @@ way HdrHistogram does comes close to the open one.`,
 	return c
 }
 
-// repeatCO runs the experiment n times, resetting the target each time (a
-// fresh Bookstore re-seeds its database and starts with an empty cache), and
-// reports each measurement's median and range.
+// repeatCO runs the experiment n times (lab.RepeatCO), printing each
+// repetition as it goes, then each measurement's median and range.
 func (a *app) repeatCO(o lab.COOptions, n int, pause time.Duration, export string) error {
-	base := o.Out
-	var closed, corrected, open []rundir.Summary
-	var all []*lab.COResult
-	for i := 1; i <= n && a.ctx.Err() == nil; i++ {
-		if i > 1 {
-			select {
-			case <-a.ctx.Done():
-				continue
-			case <-time.After(pause):
-			}
-		}
-		fmt.Fprintf(a.env.Stdout, "\n== repetition %d of %d\n", i, n)
-		o.Out = filepath.Join(base, fmt.Sprintf("r%d", i))
-		res, err := lab.CO(a.ctx, o)
-		if err != nil {
-			return err
+	res, err := lab.RepeatCO(a.ctx, o, n, pause, func(i int, res *lab.COResult) {
+		if res == nil {
+			fmt.Fprintf(a.env.Stdout, "\n== repetition %d of %d\n", i, n)
+			return
 		}
 		a.printCO(res)
-		all = append(all, res)
-		closed, corrected, open = append(closed, res.Closed), append(corrected, res.ClosedCorrected), append(open, res.Open)
+	})
+	if err != nil {
+		return err
 	}
-	reps := map[string]analyze.RepetitionReport{}
-	for _, m := range []struct {
-		name string
-		ss   []rundir.Summary
-	}{{"Closed model", closed}, {"Closed model, corrected", corrected}, {"Open model", open}} {
-		rep := analyze.Repetitions(m.ss)
-		reps[m.name] = rep
-		fmt.Fprintf(a.env.Stdout, "\n%s ", m.name)
-		report.Repetitions(a.tables(), rep)
+	for _, name := range lab.COMeasurements() {
+		fmt.Fprintf(a.env.Stdout, "\n%s ", name)
+		report.Repetitions(a.tables(), res.Spread[name])
 	}
 	if export != "" {
-		return writeJSON(export, map[string]any{"repetitions": all, "spread": reps})
+		return writeJSON(export, res)
 	}
 	return nil
 }

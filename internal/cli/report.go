@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/report"
@@ -201,13 +200,11 @@ func sameRunKey(path string) string {
 // terminal's width when standard output is one, full width when it is a
 // file or a pipe.
 func (a *app) tables() io.Writer {
-	if !a.env.IsTerminal {
+	if !a.env.IsTerminal || a.env.Width == nil {
 		return a.env.Stdout
 	}
-	if f, ok := a.env.Stdout.(interface{ Fd() uintptr }); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
-			return report.Fit(a.env.Stdout, w)
-		}
+	if w := a.env.Width(); w > 0 {
+		return report.Fit(a.env.Stdout, w)
 	}
 	return a.env.Stdout
 }

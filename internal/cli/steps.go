@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -106,36 +105,24 @@ func (a *app) doSteps(f stepsFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	opt := runner.Options{
-		Dir: dir, TargetPID: f.probes.targetPID, TargetCommit: f.targetCommit,
-		Abort: a.abort.Done(), Getenv: a.env.Getenv,
-		Notes:     []string{"knee steps: a stepped test for the throughput-latency curve"},
-		Resources: true, Probes: probes,
+	opt := runner.StepsOptions{
+		Options: runner.Options{
+			Dir: dir, TargetPID: f.probes.targetPID, TargetCommit: f.targetCommit,
+			Abort: a.abort.Done(), Getenv: a.env.Getenv,
+			Notes:  []string{"knee steps: a stepped test for the throughput-latency curve"},
+			Probes: probes,
+		},
+		Plan: plan, Health: f.plan.health(),
 	}
 	if !f.quiet {
 		opt.Progress, opt.Live = a.progressStream()
 	}
-	res, err := runner.Execute(a.ctx, cfg, opt)
-	if res == nil {
+	res, run, err := runner.Steps(a.ctx, cfg, opt)
+	if err != nil {
 		return err
 	}
-	if err != nil {
-		return fmt.Errorf("stepped run (run directory %s): %w", res.Dir, err)
-	}
-	an, err := analyze.Analyze(res.Run, analyze.Options{Plan: &plan, Health: f.plan.health(), Samples: res.Resources})
-	if err == nil && an.Steps == nil {
-		err = an.NoSteps
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", res.Dir, err)
-	}
-	out := an.Steps
-	out.Dir, out.Summary = res.Dir, &res.Summary
-	if res.Summary.Interrupted {
-		out.Notes = append(out.Notes, "the run was interrupted: only the steps it reached are measured")
-	}
-	out.Plots, err = report.WriteStepPlots(res.Dir, res.Run, out.CurveSummary)
-	return a.finishSteps(out, err, f.summaryExport)
+	res.Plots, err = report.WriteStepPlots(res.Dir, run, res.CurveSummary)
+	return a.finishSteps(res, err, f.summaryExport)
 }
 
 // finishSteps prints a stepped run's result and exports it. A result that

@@ -73,7 +73,7 @@ func TestTablesFitTheTerminal(t *testing.T) {
 	}
 
 	tty, master := openPTY(t, 80)
-	code := Main(Env{Args: []string{"compare", a, "--vs", b}, Stdout: tty, Stderr: io.Discard, IsTerminal: true, Getenv: func(string) string { return "" }})
+	code := Main(Env{Args: []string{"compare", a, "--vs", b}, Stdout: tty, Stderr: io.Discard, IsTerminal: true, Width: terminalWidth(tty), Getenv: func(string) string { return "" }})
 	if code != 0 {
 		t.Fatalf("compare to a terminal: exit %d", code)
 	}

@@ -8,10 +8,11 @@ import (
 
 const module = "github.com/knee-dev/knee/"
 
-// The import rules of DESIGN.md, checked on every package's non-test files:
-// imports point one way, record alone touches hdrhistogram-go, the sample
-// target knows nothing of knee, analysis does no I/O of its own, and only
-// the CLI reaches the lab's experiments.
+// The import rules of ARCHITECTURE.md, checked on every package's non-test
+// files: imports point one way, record alone touches hdrhistogram-go, the
+// sample target and the cgroup reader know nothing of knee, analysis does
+// no I/O of its own, runner neither prints nor plots, and only the CLI
+// reaches the lab's experiments.
 func TestImportDirections(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", module+"...").Output()
 	if err != nil {
@@ -26,12 +27,16 @@ func TestImportDirections(t *testing.T) {
 		"load":      {"record", "rundir", "analyze", "report", "request", "net/http"},
 		"record":    {"load", "request", "report", "rundir", "analyze"},
 		"rundir":    {"load", "analyze", "report", "runner"},
-		"analyze":   {"os", "net/http", "load", "report", "runner"},
-		"importer":  {"load", "report", "runner"},
-		"use":       {"load", "analyze", "report"},
+		"analyze":   {"os", "net/http", "load", "report", "runner", "importer", "fault"},
+		"importer":  {"load", "report", "runner", "analyze"},
+		"use":       {"load", "analyze", "report", "runner"},
 		"fault":     {"load", "record"},
-		"report":    {"load", "runner", "lab"},
-		"runner":    {"report"}, // the summary is printed by its callers
+		"report":    {"load", "runner", "lab", "importer"},
+		"runner":    {"report", "lab"}, // summaries and plots are printed and written by its callers
+		"merge":     {"load", "report", "runner"},
+		"promrw":    {"load", "rundir", "analyze", "report", "runner"},
+		"k8s":       {"runner", "record", "analyze", "report"},
+		"cgroup":    {}, // checked below: no knee package at all
 		"cmd/knee":  {"record", "rundir", "load", "lab", "runner"},
 		"bookstore": {}, // checked below: no knee package at all
 	}
@@ -49,6 +54,9 @@ func TestImportDirections(t *testing.T) {
 			}
 			if pkg == "bookstore" && !strings.Contains(d, ".") && isKnee(imports, d) {
 				t.Errorf("bookstore imports knee's %s; the sample target must stand alone", d)
+			}
+			if pkg == "cgroup" && !strings.Contains(d, ".") && isKnee(imports, d) {
+				t.Errorf("cgroup imports knee's %s; the one cgroup reader sits below every other package", d)
 			}
 		}
 	}
