@@ -74,8 +74,8 @@ vars:
 	knee(0, "run", file, "--out", filepath.Join(root, "b"), "--summary-export", filepath.Join(root, "b.json"))
 
 	knee(0, "steps", "--start", "20", "--step", "20", "--steps", "2", "--step-duration", "2s", "--warmup", "500ms",
-		"--url", "http://" + host + "/s?token=STEPTOKEN001", "--redact-query", "token",
-		"--metrics", "http://m:METRICPASS01@" + host + "/metrics",
+		"--url", "http://"+host+"/s?token=STEPTOKEN001", "--redact-query", "token",
+		"--metrics", "http://m:METRICPASS01@"+host+"/metrics",
 		"--postgres", "postgres://knee:PGPASS000001@127.0.0.1:1/knee?connect_timeout=1",
 		"--out", filepath.Join(root, "c"), "--summary-export", filepath.Join(root, "c.json"))
 
