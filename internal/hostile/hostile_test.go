@@ -37,7 +37,7 @@ func buildKnee(t *testing.T) string {
 // in run.json, and never panics.
 func TestHostileTargets(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts 13 knee processes of about 4 s each")
+		t.Skip("starts 14 knee processes of about 4 s each")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("SKIPPED: peak RSS is read from Linux's ru_maxrss")
@@ -53,13 +53,20 @@ func TestHostileTargets(t *testing.T) {
 		graceful time.Duration
 		classes  []string // every request must end in one of these ("ok" for no error)
 		status   string   // a status class every answer must have, e.g. "3xx"
+		args     []string // more flags
+		dropped  int64    // at least this many iterations dropped
+		okBytes  int64    // body bytes each successful request must have read
 	}{
 		{name: "healthy", serve: each(okAnswer), url: "http://%s/", classes: []string{"ok"}, status: "2xx"},
 		{name: "never answers", serve: Silent, url: "http://%s/", classes: []string{"timeout"}},
+		// Open model: 5 VUs wait out their 10 s timeouts; the other
+		// iterations are dropped and counted, never queued.
+		{name: "never answers, maxVUs 5", serve: Silent, url: "http://%s/", timeout: 10 * time.Second, classes: []string{"timeout", "other"},
+			args: []string{"--max-vus", "5", "--pre-allocated-vus", "5"}, dropped: 30},
 		{name: "a byte a second", serve: Trickle, url: "http://%s/", classes: []string{"timeout"}},
 		// 1 GB each: streamed and discarded, so memory stays flat; the
 		// bodies that do not finish within the timeout are timeouts.
-		{name: "1 GB body", serve: HugeBody(1 << 30), url: "http://%s/", rate: 1, timeout: 3 * time.Second, graceful: 3 * time.Second, classes: []string{"ok", "timeout"}},
+		{name: "1 GB body", serve: HugeBody(1 << 30), url: "http://%s/", rate: 1, timeout: 3 * time.Second, graceful: 3 * time.Second, classes: []string{"ok", "timeout"}, okBytes: 1 << 30},
 		// 100,000 header lines of 18 bytes: over the 1 MB limit on a head.
 		{name: "100,000 headers", serve: ManyHeaders(100_000), url: "http://%s/", classes: []string{"other"}},
 		{name: "20 MB header line", serve: LongHeader(20 << 20), url: "http://%s/", rate: 2, classes: []string{"other"}},
@@ -98,6 +105,7 @@ func TestHostileTargets(t *testing.T) {
 			cmd := exec.Command(bin, "run", "--rate", fmt.Sprint(tc.rate), "--duration", duration.String(),
 				"--graceful-stop", tc.graceful.String(), "--timeout", tc.timeout.String(), "--insecure",
 				"--url", url, "--out", out, "--quiet")
+			cmd.Args = append(cmd.Args, tc.args...)
 			var stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stderr, &stderr
 			t0 := time.Now()
@@ -148,6 +156,15 @@ func TestHostileTargets(t *testing.T) {
 			if !slices.Contains(tc.classes, "ok") && sum.Errors != sum.Requests {
 				t.Errorf("%d errors of %d requests; every request should fail as %v (by class %v)", sum.Errors, sum.Requests, tc.classes, sum.ErrorsByClass)
 			}
+			if sum.DroppedIterations < tc.dropped {
+				t.Errorf("%d iterations dropped, want at least %d", sum.DroppedIterations, tc.dropped)
+			}
+			if tc.okBytes > 0 {
+				ok := sum.Requests - sum.Errors
+				if in := countersBytesIn(t, filepath.Dir(m[0])); ok == 0 || in < ok*tc.okBytes {
+					t.Errorf("%d successful requests read %d body bytes, want at least %d each", ok, in, tc.okBytes)
+				}
+			}
 			if tc.status != "" {
 				byStatus := countersByStatus(t, filepath.Dir(m[0]))
 				if byStatus[tc.status] != sum.Requests || sum.Errors != 0 {
@@ -167,18 +184,8 @@ func okAnswer(c net.Conn) error {
 // countersByStatus sums counters.jsonl's by_status over the run.
 func countersByStatus(t *testing.T, dir string) map[string]int64 {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, rundir.CountersFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	sum := map[string]int64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var ic rundir.IntervalCounters
-		if err := json.Unmarshal(sc.Bytes(), &ic); err != nil {
-			t.Fatalf("counters.jsonl: %v", err)
-		}
+	for _, ic := range readCounters(t, dir) {
 		for k, v := range ic.Counters.ByStatus {
 			sum[k] += v
 		}
@@ -214,4 +221,33 @@ func watchPeakRSS(pid int) func() int64 {
 		}
 	}()
 	return func() int64 { close(stop); return <-done }
+}
+
+// countersBytesIn sums counters.jsonl's bytes_in over the run.
+func countersBytesIn(t *testing.T, dir string) int64 {
+	t.Helper()
+	var sum int64
+	for _, ic := range readCounters(t, dir) {
+		sum += ic.Counters.BytesIn
+	}
+	return sum
+}
+
+func readCounters(t *testing.T, dir string) []rundir.IntervalCounters {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, rundir.CountersFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []rundir.IntervalCounters
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var ic rundir.IntervalCounters
+		if err := json.Unmarshal(sc.Bytes(), &ic); err != nil {
+			t.Fatalf("counters.jsonl: %v", err)
+		}
+		out = append(out, ic)
+	}
+	return out
 }
