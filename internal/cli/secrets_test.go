@@ -35,7 +35,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	secrets := []string{
 		"URLUSER0001", "URLPASS0001", "QTOKEN0001", "QAPIKEY0001", "AUTHBEARER01", "PROXYAUTH001", "COOKIEVAL001",
 		"XAPIKEY00001", "YAMLPASS0001", "YAMLSIG00001", "YAMLCOOKIE01", "YAMLAUTH0001", "METRICPASS01", "PGPASS000001",
-		"STEPTOKEN001", "BADURLPASS01", "BADQTOKEN001", "METRICBAD001", "SETCOOKIE0001",
+		"STEPTOKEN001", "LABDBPASS001", "BADURLPASS01", "BADQTOKEN001", "METRICBAD001", "SETCOOKIE0001",
 	}
 	root := t.TempDir()
 	var stdio bytes.Buffer
@@ -78,6 +78,9 @@ vars:
 		"--metrics", "http://m:METRICPASS01@"+host+"/metrics",
 		"--postgres", "postgres://knee:PGPASS000001@127.0.0.1:1/knee?connect_timeout=1",
 		"--out", filepath.Join(root, "c"), "--summary-export", filepath.Join(root, "c.json"))
+
+	// A database that refuses: the error names the DSN's user and host.
+	knee(ExitFailure, "lab", "serve", "--addr", "127.0.0.1:0", "--db", "postgres://knee:LABDBPASS001@127.0.0.1:1/knee?connect_timeout=1")
 
 	// Bad input whose error messages echo the URL.
 	knee(ExitUsage, "run", "--rate", "10", "--duration", "1s", "--redact-query", "token",
