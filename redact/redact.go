@@ -114,9 +114,21 @@ func (r *Redactor) Header(name, value string) string {
 
 // URL returns raw with its userinfo and the values of the named query
 // parameters masked. raw may be a template with {placeholders} or not a URL
-// at all; anything that is not a secret is left byte for byte.
+// at all; anything that is not a secret is left byte for byte. The secrets
+// are remembered for Text.
 func (r *Redactor) URL(raw string) string {
-	return r.url(raw, false)
+	return r.url(raw, false, true)
+}
+
+// Name is URL without remembering: for a name made per request (a k6
+// script's URL with a fresh token each iteration), where remembering every
+// secret would grow without bound. It takes no lock when no query
+// parameter can be a secret and raw has no userinfo.
+func (r *Redactor) Name(raw string) string {
+	if !strings.Contains(raw, "@") && !strings.Contains(raw, "?") {
+		return raw
+	}
+	return r.url(raw, false, false)
 }
 
 // DSN returns a database connection string with its password masked, in URL
@@ -124,14 +136,20 @@ func (r *Redactor) URL(raw string) string {
 // (password=pw). A SQLite file path is returned as is.
 func (r *Redactor) DSN(dsn string) string {
 	if strings.Contains(dsn, "://") {
-		return r.url(dsn, true)
+		return r.url(dsn, true, true)
 	}
 	return r.keyValues(dsn)
 }
 
 // url masks the userinfo of the URL starting at raw (all of it, or only the
-// password when keepUser) and named query values.
-func (r *Redactor) url(raw string, keepUser bool) string {
+// password when keepUser) and named query values, remembering the secrets
+// when remember.
+func (r *Redactor) url(raw string, keepUser, remember bool) string {
+	keep := func(s string) {
+		if remember {
+			r.Remember(s)
+		}
+	}
 	var b strings.Builder
 	rest := raw
 	if i := strings.Index(rest, "://"); i >= 0 {
@@ -146,17 +164,17 @@ func (r *Redactor) url(raw string, keepUser bool) string {
 			user, pw, hasPW := strings.Cut(auth[:at], ":")
 			switch {
 			case keepUser && hasPW:
-				r.Remember(pw)
+				keep(pw)
 				b.WriteString(user + ":" + Mask)
 			case keepUser:
 				b.WriteString(user)
 			case hasPW:
 				// Only the password is remembered as a literal: a user
 				// name such as "knee" would mask unrelated text.
-				r.Remember(pw)
+				keep(pw)
 				b.WriteString(Mask)
 			default: // a lone user is a token (https://TOKEN@host)
-				r.Remember(user)
+				keep(user)
 				b.WriteString(Mask)
 			}
 			b.WriteString(auth[at:])
@@ -185,7 +203,7 @@ func (r *Redactor) url(raw string, keepUser bool) string {
 		}
 		k, v, ok := strings.Cut(pair, "=")
 		if ok && v != "" && secretParam(names, k) {
-			r.Remember(v)
+			keep(v)
 			b.WriteString(k + "=" + Mask)
 			continue
 		}
@@ -227,7 +245,7 @@ func (r *Redactor) Text(s string) string {
 	if s == "" {
 		return s
 	}
-	s = urlInText.ReplaceAllStringFunc(s, func(u string) string { return r.url(u, false) })
+	s = urlInText.ReplaceAllStringFunc(s, func(u string) string { return r.url(u, false, true) })
 	s = r.keyValues(s)
 	s = headerInText.ReplaceAllStringFunc(s, func(m string) string {
 		sub := headerInText.FindStringSubmatch(m)

@@ -150,3 +150,28 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// Name masks like URL but remembers nothing: per-request names with fresh
+// tokens must not grow the redactor.
+func TestNameRemembersNothing(t *testing.T) {
+	r := New("token")
+	for i := range 1000 {
+		u := "http://u:pass" + strings.Repeat("x", i%7) + "word@h/p?token=tok" + strings.Repeat("y", i) + "&a=1"
+		if got := r.Name(u); got != "http://REDACTED@h/p?token=REDACTED&a=1" {
+			t.Fatalf("Name(%q) = %q", u, got)
+		}
+	}
+	if n := len(r.secrets); n != 0 {
+		t.Errorf("Name remembered %d secrets", n)
+	}
+	if got := r.Name("http://h/books/1"); got != "http://h/books/1" {
+		t.Errorf("Name changed a plain URL: %q", got)
+	}
+}
+
+func BenchmarkName(b *testing.B) {
+	r := New("token")
+	for b.Loop() {
+		r.Name("http://127.0.0.1:5080/api/books/9780441172719?token=abcdef&x=1")
+	}
+}
