@@ -144,3 +144,26 @@ func (j *cookieJar) Cookies(*neturl.URL) []*http.Cookie {
 	}
 	return []*http.Cookie{j.cookie}
 }
+
+// FuzzIsLoopback: never panics, and whatever it calls loopback is
+// "localhost", an address of 127.0.0.0/8 or ::1, checked byte-wise.
+func FuzzIsLoopback(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:80", "[::1]:1", "localhost", ":80", "[::ffff:127.0.0.1]:80", "0:0", "[", "a]:b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, addr string) {
+		if !IsLoopback(addr) {
+			return
+		}
+		host := addr
+		if h, _, err := net.SplitHostPort(addr); err == nil {
+			host = h
+		}
+		host = strings.Trim(host, "[]")
+		ip := net.ParseIP(host)
+		in127 := ip != nil && ip.To4() != nil && ip.To4()[0] == 127
+		if !strings.EqualFold(host, "localhost") && !in127 && !ip.Equal(net.IPv6loopback) {
+			t.Fatalf("IsLoopback(%q) = true for host %q", addr, host)
+		}
+	})
+}

@@ -37,7 +37,7 @@ func buildKnee(t *testing.T) string {
 // in run.json, and never panics.
 func TestHostileTargets(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts 14 knee processes of about 4 s each")
+		t.Skip("starts 15 knee processes of about 4 s each")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("SKIPPED: peak RSS is read from Linux's ru_maxrss")
@@ -77,6 +77,7 @@ func TestHostileTargets(t *testing.T) {
 		{name: "TLS handshake stalls", serve: NoRead, url: "https://%s/", classes: []string{"timeout"}},
 		// Redirects are not followed: the 302 is the answer.
 		{name: "redirect loop", serve: RedirectLoop, url: "http://%s/loop", classes: []string{"ok"}, status: "3xx"},
+		{name: "nothing listens", url: "http://127.0.0.1:1/", classes: []string{"refused"}},
 		{name: "DNS fails", url: "http://knee-hostile.invalid/", classes: []string{"dns"}},
 	}
 	const duration = 2 * time.Second
