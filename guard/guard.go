@@ -8,6 +8,9 @@
 // visits cannot reach it through DNS rebinding (a name of the attacker's
 // that resolves to 127.0.0.1).
 //
+// A page with inline scripts or styles (the live dashboard) lists them with
+// PolicyFor and serves it with WithPolicy; the default CSP allows none.
+//
 // Usage:
 //
 //	g, err := guard.For(addr)            // token iff addr is not loopback
@@ -17,8 +20,11 @@
 package guard
 
 import (
+	"cmp"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -40,10 +46,36 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 // ?token=, so the page's own requests need not repeat it.
 const CookieName = "knee_token"
 
+// PolicyFor is CSP that also allows exactly the given inline scripts and
+// styles (the text between <script> and </script>, <style> and </style>),
+// by their SHA-256 hashes: a page built once (the live dashboard's) keeps
+// its inline code and nothing injected runs.
+func PolicyFor(scripts, styles []string) string {
+	hashes := func(list []string) string {
+		var b strings.Builder
+		for _, s := range list {
+			sum := sha256.Sum256([]byte(s))
+			b.WriteString(" 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'")
+		}
+		return b.String()
+	}
+	return strings.Replace(strings.Replace(CSP,
+		"script-src 'self'", "script-src 'self'"+hashes(scripts), 1),
+		"style-src 'self'", "style-src 'self'"+hashes(styles), 1)
+}
+
 // Guard checks requests to one endpoint. The zero value guards a loopback
 // endpoint (no token, loopback Host only).
 type Guard struct {
-	token string // "" on loopback
+	token  string // "" on loopback
+	policy string // Content-Security-Policy; "" means CSP
+}
+
+// WithPolicy returns g serving policy (see PolicyFor) instead of CSP.
+func (g *Guard) WithPolicy(policy string) *Guard {
+	c := *g
+	c.policy = policy
+	return &c
 }
 
 // For returns the guard of an endpoint listening on addr (host:port): with
@@ -106,7 +138,7 @@ func (g *Guard) Announce(w io.Writer, what string, addr net.Addr) {
 func (g *Guard) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", CSP)
+		h.Set("Content-Security-Policy", cmp.Or(g.policy, CSP))
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Frame-Options", "DENY")

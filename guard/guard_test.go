@@ -167,3 +167,24 @@ func FuzzIsLoopback(f *testing.F) {
 		}
 	})
 }
+
+// Hashes computed with openssl dgst -sha256 -binary | base64.
+func TestPolicyFor(t *testing.T) {
+	p := PolicyFor([]string{"alert(1)"}, []string{"body{color:red}"})
+	for _, want := range []string{
+		"script-src 'self' 'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI='",
+		"style-src 'self' 'sha256-FcQqt3aNlV7AZnGV4zkQRVeCeJOxbMPnQSx258L803E='",
+		"default-src 'none'", "frame-ancestors 'none'",
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("PolicyFor = %q; want it to contain %q", p, want)
+		}
+	}
+	g := WithToken("t").WithPolicy(p)
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/?token=t", nil)
+	g.Handler(http.NotFoundHandler()).ServeHTTP(rec, req)
+	if got := rec.Header().Get("Content-Security-Policy"); got != p {
+		t.Errorf("served policy %q, want %q", got, p)
+	}
+}
