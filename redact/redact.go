@@ -66,9 +66,9 @@ func (r *Redactor) QueryParams() []string {
 }
 
 // Merge makes r mask what o masks too: o's query parameters and the secrets
-// o remembers.
+// o remembers. A nil r does nothing.
 func (r *Redactor) Merge(o *Redactor) {
-	if o == nil || o == r {
+	if r == nil || o == nil || o == r {
 		return
 	}
 	o.mu.Lock()
