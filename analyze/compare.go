@@ -3,6 +3,7 @@ package analyze
 import (
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/knee-dev/knee/rundir"
 )
@@ -235,4 +236,41 @@ func runLabel(r *rundir.Dir) string {
 		return r.Dir
 	}
 	return "a run"
+}
+
+// ErrNotRepetitions means runs given as repetitions of one test are not:
+// they ran different scenarios, models or targets.
+var ErrNotRepetitions = errors.New("analyze: runs are not repetitions of one test")
+
+// SameTest checks that runs are repetitions of one test: the same
+// scenarios (as Compare requires: name, executor, model, rate, VUs, think),
+// the same run model and the same requests (the target). A median over a
+// closed and an open run, or over two endpoints, describes neither.
+func SameTest(runs []*rundir.Dir) error {
+	if len(runs) < 2 {
+		return nil
+	}
+	want := testFingerprint(runs[0])
+	for _, r := range runs[1:] {
+		if got := testFingerprint(r); got != want {
+			return fmt.Errorf("%w: %s ran %s but %s ran %s; report each run on its own, or set them side by side with knee compare",
+				ErrNotRepetitions, runLabel(runs[0]), want, runLabel(r), got)
+		}
+	}
+	return nil
+}
+
+// testFingerprint is scenarioFingerprint with the run's model and each
+// scenario's requests.
+func testFingerprint(r *rundir.Dir) string {
+	s := scenarioFingerprint(r)
+	if r.Meta.Model != "" {
+		s = r.Meta.Model + " model: " + s
+	}
+	for _, sc := range r.Meta.Scenarios {
+		reqs := append([]string(nil), sc.Requests...)
+		sort.Strings(reqs)
+		s += fmt.Sprintf("; %s requests %q", sc.Name, reqs)
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package analyze_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,5 +188,33 @@ func TestCompareErrors(t *testing.T) {
 	}
 	if _, err := analyze.Compare(nil, reps("h", 1000)); err == nil {
 		t.Error("Compare without base runs: no error")
+	}
+}
+
+// SameTest: repetitions pass; another model, scenario or request does not,
+// and the error names both runs' tests.
+func TestSameTest(t *testing.T) {
+	same := reps("h", 1000, 1100, 1200)
+	if err := analyze.SameTest(same); err != nil {
+		t.Errorf("repetitions refused: %v", err)
+	}
+	if err := analyze.SameTest(same[:1]); err != nil {
+		t.Errorf("one run refused: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*rundir.Dir)
+		want string
+	}{
+		{"closed", func(r *rundir.Dir) { r.Meta.Model, r.Meta.Scenarios[0].Model = "closed", "closed" }, "closed"},
+		{"scenario", func(r *rundir.Dir) { r.Meta.Scenarios[0].Name = "browse" }, "browse"},
+		{"target", func(r *rundir.Dir) { r.Meta.Scenarios[0].Requests = []string{"GET /authors"} }, "GET /authors"},
+	} {
+		runs := reps("h", 1000, 1100)
+		tc.edit(runs[1])
+		err := analyze.SameTest(runs)
+		if !errors.Is(err, analyze.ErrNotRepetitions) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrNotRepetitions naming %q", tc.name, err, tc.want)
+		}
 	}
 }

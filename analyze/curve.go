@@ -18,26 +18,28 @@ const DefaultJump = time.Second
 var ErrNoSteps = errors.New("analyze: no steps to measure")
 
 // StepPlan describes a stepped ramping-arrival-rate run: step i offers
-// Start + i*Step req/s. Each step first jumps to its rate (Jump, default
-// 1 s) and then holds it for StepDuration, so step i spans
+// Start + i*Step req/s. Each step first jumps to its rate (Jump: knee's and
+// the article's take DefaultJump, a k6 script with 0 s stages jumps at
+// once) and then holds it for StepDuration, so step i spans
 //
 //	[Offset + i*(Jump+StepDuration), Offset + (i+1)*(Jump+StepDuration))
 //
 // Warmup is dropped from the beginning of every step, and never less than
 // Jump is dropped: during the jump the offered rate is not the step's rate.
+// Jump is taken as given: 0 is a step that begins at its rate.
 type StepPlan struct {
 	Start        float64       `json:"start"` // req/s offered by the first step
 	Step         float64       `json:"step"`  // req/s added by every next step
 	Steps        int           `json:"steps"`
 	StepDuration time.Duration `json:"step_duration_ns"` // the hold, after the jump
-	Jump         time.Duration `json:"jump_ns"`          // 0 means DefaultJump
+	Jump         time.Duration `json:"jump_ns"`          // 0: the rate changes at once
 	Warmup       time.Duration `json:"warmup_ns"`        // dropped from each step's start
 	Offset       time.Duration `json:"offset_ns"`        // when step 0 begins, since the run's start
 	Scenario     string        `json:"scenario,omitempty"`
 }
 
 // Period is the length of one whole step (jump plus hold).
-func (p StepPlan) Period() time.Duration { return p.jump() + p.StepDuration }
+func (p StepPlan) Period() time.Duration { return p.Jump + p.StepDuration }
 
 // Rate is the offered rate of step i in req/s.
 func (p StepPlan) Rate(i int) float64 { return p.Start + float64(i)*p.Step }
@@ -46,14 +48,7 @@ func (p StepPlan) Rate(i int) float64 { return p.Start + float64(i)*p.Step }
 // the measured part [from, to) left after the warmup.
 func (p StepPlan) Window(i int) (begin, from, to time.Duration) {
 	begin = p.Offset + time.Duration(i)*p.Period()
-	return begin, begin + max(p.Warmup, p.jump()), begin + p.Period()
-}
-
-func (p StepPlan) jump() time.Duration {
-	if p.Jump <= 0 {
-		return DefaultJump
-	}
-	return p.Jump
+	return begin, begin + max(p.Warmup, p.Jump), begin + p.Period()
 }
 
 // Validate reports every problem with p, and changes nothing.
@@ -71,10 +66,13 @@ func (p StepPlan) Validate() []error {
 	if p.StepDuration <= 0 {
 		errs = append(errs, fmt.Errorf("step duration must be positive, got %v", p.StepDuration))
 	}
+	if p.Jump < 0 {
+		errs = append(errs, fmt.Errorf("jump must not be negative, got %v", p.Jump))
+	}
 	if p.Warmup < 0 || p.Offset < 0 {
 		errs = append(errs, fmt.Errorf("warmup (%v) and offset (%v) must not be negative", p.Warmup, p.Offset))
 	}
-	if p.Warmup >= p.Period() {
+	if p.StepDuration > 0 && p.Warmup >= p.Period() {
 		errs = append(errs, fmt.Errorf("warmup %v leaves nothing of a %v step to measure", p.Warmup, p.Period()))
 	}
 	return errs

@@ -22,15 +22,19 @@ type CurveSummary struct {
 const MinUSLR2 = 0.5
 
 // SummarizeCurve measures the curve of r (inferring the plan from the run's
-// counters when plan.Steps is 0, with plan.Warmup and plan.Scenario kept),
+// counters when plan.Steps is 0 and no start is given, with plan.Warmup and
+// plan.Scenario kept; see ResolvePlan for a plan given in part),
 // then finds the knee, the collapse and the USL fit and writes the capacity line.
 func SummarizeCurve(r *rundir.Dir, plan StepPlan, h Health) (CurveSummary, error) {
-	if plan.Steps == 0 {
+	switch {
+	case plan.Steps == 0 && plan.Start == 0:
 		inferred, err := InferPlan(r, plan.Scenario, plan.Warmup)
 		if err != nil {
 			return CurveSummary{}, err
 		}
 		plan = inferred
+	case plan.Steps == 0:
+		plan.Steps = StepsIn(r, plan)
 	}
 	steps, err := Curve(r, plan)
 	if err != nil {

@@ -128,7 +128,7 @@ func warmupRun() *rundir.Dir {
 }
 
 func TestCurveWarmup(t *testing.T) {
-	plan := StepPlan{Start: 100, Step: 100, Steps: 2, StepDuration: 3 * time.Second}
+	plan := StepPlan{Start: 100, Step: 100, Steps: 2, StepDuration: 3 * time.Second, Jump: time.Second}
 	tests := []struct {
 		name          string
 		warmup        time.Duration

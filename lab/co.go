@@ -168,17 +168,24 @@ func runOnce(ctx context.Context, t *Target, opt COOptions, name string, ex load
 	})
 }
 
-// summarize reads both runs: the closed one raw and corrected, the open one,
-// and the signals.
+// summarize reads both runs through analyze.Analyze: the closed one raw and
+// corrected, the open one, and the signals.
 func summarize(res *COResult, closed, open *runner.Result) (*COResult, error) {
 	res.ClosedDir, res.OpenDir = closed.Dir, open.Dir
 	res.Closed, res.Open = closed.Summary, open.Summary
-	corr, err := analyze.Correct(closed.Run, 0)
+	ca, err := analyze.Analyze(closed.Run, analyze.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("correcting the closed run: %w", err)
+		return nil, err
 	}
-	res.Correction = corr
-	c := corr.Summary(closed.Summary)
+	oa, err := analyze.Analyze(open.Run, analyze.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if ca.Correction == nil {
+		return nil, fmt.Errorf("correcting the closed run: %s", ca.CorrectionNote)
+	}
+	res.Correction = *ca.Correction
+	c := ca.Correction.Summary(closed.Summary)
 	res.ClosedCorrected = c
 	s := &res.Signals
 	s.ClosedRate, s.OpenRate = closed.Summary.Rate, open.Summary.Rate
@@ -189,8 +196,7 @@ func summarize(res *COResult, closed, open *runner.Result) (*COResult, error) {
 	if open.Summary.LatencyMS.P99 > 0 {
 		s.CorrectedToOpen = c.LatencyMS.P99 / open.Summary.LatencyMS.P99
 	}
-	s.Closed = analyze.DetectCO(closed.Run, analyze.COOptions{})
-	s.Open = analyze.DetectCO(open.Run, analyze.COOptions{})
+	s.Closed, s.Open = ca.CO, oa.CO
 	return res, nil
 }
 

@@ -83,13 +83,13 @@ func (o CurveOptions) Defaults() CurveOptions {
 
 // Plan is the step plan the options describe.
 func (o CurveOptions) Plan() analyze.StepPlan {
-	return analyze.StepPlan{Start: o.Start, Step: o.Step, Steps: o.Steps, StepDuration: o.StepDuration, Warmup: o.Warmup}
+	return analyze.StepPlan{Start: o.Start, Step: o.Step, Steps: o.Steps, StepDuration: o.StepDuration, Jump: analyze.DefaultJump, Warmup: o.Warmup}
 }
 
 // Validate reports every setting that cannot work, before anything starts.
 // Zero values are valid: they take the defaults.
 func (o CurveOptions) Validate() []error {
-	errs := ValidatePlan(o.Defaults().Plan())
+	errs := analyze.ValidatePlan(o.Defaults().Plan())
 	if o.MaxVUs < 0 || o.PreAllocatedVUs < 0 || (o.MaxVUs > 0 && o.MaxVUs < o.PreAllocatedVUs) {
 		errs = append(errs, fmt.Errorf("--pre-allocated-vus %d, --max-vus %d: must not be negative, and --max-vus at least --pre-allocated-vus", o.PreAllocatedVUs, o.MaxVUs))
 	}
@@ -107,13 +107,13 @@ func StepsRequest(base string) request.Spec {
 // own cgroup limited to CPUs (unlimited, with a note, where cgroups cannot
 // limit CPU here), a stepped run against it with its CPU and /metrics
 // sampled, then the curve, the USE scan and the verdict.
-func Curve(ctx context.Context, opt CurveOptions) (*StepsResult, error) {
+func Curve(ctx context.Context, opt CurveOptions) (*analyze.StepsResult, error) {
 	return bookstoreSteps(ctx, opt.Defaults(), nil, "knee lab curve: the article's throughput-latency curve")
 }
 
 // bookstoreSteps starts the Bookstore with extra `lab serve` flags and runs
 // the stepped test against it.
-func bookstoreSteps(ctx context.Context, opt CurveOptions, serveArgs []string, what string) (*StepsResult, error) {
+func bookstoreSteps(ctx context.Context, opt CurveOptions, serveArgs []string, what string) (*analyze.StepsResult, error) {
 	if errs := opt.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -140,7 +140,7 @@ func bookstoreSteps(ctx context.Context, opt CurveOptions, serveArgs []string, w
 	plan := opt.Plan()
 	cfg := &scenario.Config{
 		Scenarios: []scenario.Scenario{{
-			Name: "steps", Executor: StepsExecutor(plan, opt.PreAllocatedVUs, opt.MaxVUs),
+			Name: scenario.StepsScenario, Executor: stepsLoad(plan, opt.PreAllocatedVUs, opt.MaxVUs).Executor(),
 			GracefulStop: scenario.DefaultGracefulStop,
 			Requests:     []request.Spec{StepsRequest(t.URL)},
 		}},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/lab"
+	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/use"
 )
 
@@ -61,7 +62,7 @@ func TestCurveExperiment(t *testing.T) {
 		t.Errorf("target CPU row %+v: utilization not measured", cpu)
 	}
 	var out bytes.Buffer
-	if err := lab.PrintSteps(&out, res); err != nil {
+	if err := report.PrintSteps(&out, res); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"offered/s", "knee:", "capacity:", "target CPU", "verdict:", "curve.png"} {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/knee-dev/knee/analyze"
 )
 
 // PoolOptions set up the small-pool, slow-database experiment (the
@@ -102,7 +104,7 @@ func (o PoolOptions) serveArgs() []string {
 // Bookstore, its CPU and /metrics sampled. The expected diagnosis is the
 // article's: the API's CPU well below its limit, the pool full with waiters
 // and timeouts, and the database named as the bottleneck.
-func Pool(ctx context.Context, opt PoolOptions) (*StepsResult, error) {
+func Pool(ctx context.Context, opt PoolOptions) (*analyze.StepsResult, error) {
 	opt = opt.Defaults()
 	if errs := opt.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)

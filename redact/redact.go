@@ -313,7 +313,23 @@ func (r *Redactor) Remember(secrets ...string) {
 // line of defence for the terminal, where knee writes whole lines. A secret
 // split across two Writes is not caught; the boundaries upstream are what
 // keep secrets out, this only catches what slipped past them.
-func (r *Redactor) Writer(w io.Writer) io.Writer { return &writer{r: r, w: w} }
+//
+// When w has a file descriptor (a terminal), so does the writer: callers
+// that ask the terminal's width through Fd keep working.
+func (r *Redactor) Writer(w io.Writer) io.Writer {
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
+		return &fdWriter{writer{r: r, w: w}, f}
+	}
+	return &writer{r: r, w: w}
+}
+
+type fdWriter struct {
+	writer
+	f interface{ Fd() uintptr }
+}
+
+// Fd is the file descriptor of the writer underneath.
+func (w *fdWriter) Fd() uintptr { return w.f.Fd() }
 
 type writer struct {
 	r *Redactor

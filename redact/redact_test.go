@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -173,5 +174,21 @@ func BenchmarkName(b *testing.B) {
 	r := New("token")
 	for b.Loop() {
 		r.Name("http://127.0.0.1:5080/api/books/9780441172719?token=abcdef&x=1")
+	}
+}
+
+// A terminal stays a terminal: the writer on a file keeps its descriptor.
+func TestWriterKeepsFd(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, ok := New().Writer(f).(interface{ Fd() uintptr })
+	if !ok || w.Fd() != f.Fd() {
+		t.Errorf("the writer on a file lost its descriptor")
+	}
+	if _, ok := New().Writer(&bytes.Buffer{}).(interface{ Fd() uintptr }); ok {
+		t.Errorf("the writer on a buffer claims a descriptor")
 	}
 }

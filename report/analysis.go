@@ -14,14 +14,18 @@ import (
 func WindowTable(w io.Writer, wr analyze.WindowReport) error {
 	p := &printer{w: w}
 	p.f("per %gs window (throughput over time and each window's own percentiles)\n", wr.WindowS)
-	p.f("  %8s %9s %9s %9s %8s %10s %10s %10s %10s\n", "start_s", "requests", "rate/s", "target/s", "dropped", "p50", "p95", "p99", "max")
+	t := table{indent: "  ", header: []string{"start_s", "requests", "rate/s", "target/s", "dropped", "p50", "p95", "p99", "max"},
+		right: []bool{true, true, true, true, true, true, true, true, true}}
 	for _, win := range wr.All.Windows {
 		target := "-"
 		if win.Target > 0 {
 			target = fmt.Sprintf("%.1f", win.Target)
 		}
-		p.f("  %8.0f %9d %9.1f %9s %8d %10s %10s %10s %10s\n", win.StartS, win.Requests, win.Rate, target, win.Dropped,
+		t.add(fmt.Sprintf("%.0f", win.StartS), fmt.Sprint(win.Requests), fmt.Sprintf("%.1f", win.Rate), target, fmt.Sprint(win.Dropped),
 			Ms(win.LatencyMS.P50), Ms(win.LatencyMS.P95), Ms(win.LatencyMS.P99), Ms(win.LatencyMS.Max))
+	}
+	if p.err == nil {
+		p.err = t.write(w)
 	}
 	p.f("%s\n", wr.All.Line())
 	if wr.All.Warning != "" {
@@ -64,9 +68,33 @@ func Correction(w io.Writer, c analyze.Correction) error {
 	for _, sc := range c.Scenarios {
 		p.f("  scenario %s: expected interval %s (%s)\n", sc.Scenario, Ms(sc.IntervalMS), sc.Source)
 	}
-	p.f("  %-10s %9s %9s %10s %10s %10s %10s\n", "", "requests", ">1s", "p50", "p95", "p99", "max")
-	p.f("  %-10s %9d %9d %10s %10s %10s %10s\n", "raw", c.RawCount, c.RawSlowerThan1s, Ms(c.RawMS.P50), Ms(c.RawMS.P95), Ms(c.RawMS.P99), Ms(c.RawMS.Max))
-	p.f("  %-10s %9d %9d %10s %10s %10s %10s\n", "corrected", c.CorrectedCount, c.CorrectedSlowerThan1s, Ms(c.CorrectedMS.P50), Ms(c.CorrectedMS.P95), Ms(c.CorrectedMS.P99), Ms(c.CorrectedMS.Max))
+	t := table{indent: "  ", header: []string{"", "requests", ">1s", "p50", "p95", "p99", "max"},
+		right: []bool{false, true, true, true, true, true, true}}
+	t.add("raw", fmt.Sprint(c.RawCount), fmt.Sprint(c.RawSlowerThan1s), Ms(c.RawMS.P50), Ms(c.RawMS.P95), Ms(c.RawMS.P99), Ms(c.RawMS.Max))
+	t.add("corrected", fmt.Sprint(c.CorrectedCount), fmt.Sprint(c.CorrectedSlowerThan1s), Ms(c.CorrectedMS.P50), Ms(c.CorrectedMS.P95), Ms(c.CorrectedMS.P99), Ms(c.CorrectedMS.Max))
+	if p.err == nil {
+		p.err = t.write(w)
+	}
 	p.f("  (corrected adds the requests the VUs would have sent while they waited; the open model needs no correction)\n")
+	return p.err
+}
+
+// Analysis prints what knee analyze says about a run, in reading order:
+// the summary, the per-window table, the coordinated-omission signals and,
+// where one was wanted, the correction or why there is none.
+func Analysis(w io.Writer, a *analyze.Analysis) error {
+	p := &errWriter{w: w}
+	p.do(func() error { return Summary(w, a.Summary) })
+	p.line()
+	p.do(func() error { return WindowTable(w, a.Windows) })
+	p.line()
+	p.do(func() error { return COSignals(w, a.CO) })
+	switch {
+	case a.Correction != nil:
+		p.line()
+		p.do(func() error { return Correction(w, *a.Correction) })
+	case a.CorrectionNote != "":
+		p.printf("\nno correction: %s\n", a.CorrectionNote)
+	}
 	return p.err
 }

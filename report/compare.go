@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/knee-dev/knee/analyze"
@@ -10,8 +11,12 @@ import (
 func Repetitions(w io.Writer, r analyze.RepetitionReport) error {
 	p := &printer{w: w}
 	p.f("over %d repetitions: median [min – max]\n", r.Runs)
+	t := table{indent: "  ", right: []bool{false, true, false}}
 	for _, m := range r.Metrics {
-		p.f("  %-20s %12.3f [%.3f – %.3f]\n", m.Metric, m.Median, m.Min, m.Max)
+		t.add(m.Metric, fmt.Sprintf("%.3f", m.Median), fmt.Sprintf("[%.3f – %.3f]", m.Min, m.Max))
+	}
+	if p.err == nil {
+		p.err = t.write(w)
 	}
 	for _, warn := range r.Warnings {
 		p.f("  WARNING: %s\n", warn)
@@ -24,15 +29,17 @@ func Repetitions(w io.Writer, r analyze.RepetitionReport) error {
 func Comparison(w io.Writer, c analyze.Comparison) error {
 	p := &printer{w: w}
 	p.f("baseline: %d runs, candidate: %d runs\n", c.BaseRuns, c.CandidateRuns)
-	p.f("  %-18s %-30s %-30s %8s  %s\n", "metric", "baseline median [range]", "candidate median [range]", "ratio", "verdict")
+	t := table{indent: "  ", header: []string{"metric", "baseline median [range]", "candidate median [range]", "ratio", "verdict"},
+		right: []bool{false, false, false, true, false}}
 	for _, m := range c.Metrics {
-		b := spread(m.Base)
-		cd := spread(m.Candidate)
 		verdict := m.Verdict
 		if m.MannWhitney != nil {
 			verdict += fmtP(m.MannWhitney.P)
 		}
-		p.f("  %-18s %-30s %-30s %7.2f×  %s\n", m.Metric, b, cd, m.Ratio, verdict)
+		t.add(m.Metric, spread(m.Base), spread(m.Candidate), fmt.Sprintf("%.2f×", m.Ratio), verdict)
+	}
+	if p.err == nil {
+		p.err = t.write(w)
 	}
 	for _, warn := range c.Warnings {
 		p.f("  WARNING: %s\n", warn)

@@ -106,27 +106,46 @@ type BuildOptions struct {
 }
 
 // Build assembles the Input for runs[0]; runs[1:] are its repetitions and
-// only feed Input.Repetitions. It calls analyze for every number and adds
+// only feed Input.Repetitions. Runs that are not repetitions of one test
+// (analyze.SameTest) are refused with the reason: their medians and ranges
+// would describe no test. It calls analyze for every number and adds
 // nothing of its own.
 func Build(runs []*rundir.Dir, opt BuildOptions) (Input, error) {
 	if len(runs) == 0 || runs[0] == nil {
 		return Input{}, errors.New("report: build needs at least one run")
+	}
+	for i, rr := range runs {
+		if rr == nil {
+			return Input{}, fmt.Errorf("report: build: repetition %d is nil", i)
+		}
+	}
+	if err := analyze.SameTest(runs); err != nil {
+		return Input{}, err
 	}
 	r := runs[0]
 	ticks := opt.Ticks
 	if ticks <= 0 {
 		ticks = DefaultTicks
 	}
+	co := opt.CO
+	if co.ExpectedInterval == 0 {
+		co.ExpectedInterval = opt.CorrectInterval
+	}
+	an, err := analyze.Analyze(r, analyze.Options{
+		Window: opt.Window, CO: co, Thresholds: opt.Thresholds, Plan: opt.Plan, Health: opt.Health,
+	})
+	if err != nil {
+		return Input{}, fmt.Errorf("report: build: %w", err)
+	}
 	in := Input{
 		Goal: opt.Goal, Data: opt.Data, Action: opt.Action,
-		Thresholds: analyze.EvaluateThresholds(r, opt.Thresholds),
+		Thresholds: an.Thresholds,
 		Meta:       r.Meta,
-		Summary:    analyze.Summarize(r, analyze.SummaryOptions{}),
-		Windows:    analyze.Windows(r, opt.Window, nil),
+		Summary:    an.Summary,
+		Windows:    an.Windows,
+		CO:         &an.CO,
 		USE:        opt.USE,
 	}
-	co := analyze.DetectCO(r, opt.CO)
-	in.CO = &co
 	if all := r.Merged(analyze.Selector{}.Of(record.Latency), 0, 0); all.Count() > 0 {
 		in.Distributions = append(in.Distributions, Distribution{Label: "all requests", Points: all.Distribution(ticks)})
 	}
@@ -137,19 +156,24 @@ func Build(runs []*rundir.Dir, opt BuildOptions) (Input, error) {
 			in.Distributions = append(in.Distributions, Distribution{Label: e.Label(), Points: h.Distribution(ticks)})
 		}
 	}
-	if err := addCorrection(&in, r, opt.CorrectInterval, ticks); err != nil {
-		return Input{}, err
-	}
-	if opt.Plan != nil {
-		if err := addCurve(&in, r, *opt.Plan, opt.Health); err != nil {
-			return Input{}, err
+	switch c := an.Correction; {
+	case c != nil:
+		in.Correction = c
+		if c.Corrected != nil && c.Corrected.Count() > 0 {
+			in.Distributions = append(in.Distributions, Distribution{
+				Label: "corrected for coordinated omission", Points: c.Corrected.Distribution(ticks)})
 		}
+	case an.CorrectionNote != "":
+		in.Notes = append(in.Notes, "coordinated-omission correction not applied: "+an.CorrectionNote)
+	}
+	switch {
+	case an.Steps != nil:
+		in.Curve = &an.Steps.CurveSummary
+	case an.NoSteps != nil:
+		in.Notes = append(in.Notes, "throughput-latency curve not drawn: "+an.NoSteps.Error())
 	}
 	summaries := make([]rundir.Summary, 0, len(runs))
 	for i, rr := range runs {
-		if rr == nil {
-			return Input{}, fmt.Errorf("report: build: repetition %d is nil", i)
-		}
 		s := in.Summary
 		if i > 0 {
 			s = analyze.Summarize(rr, analyze.SummaryOptions{})
@@ -195,45 +219,4 @@ func endpoints(r *rundir.Dir) []Endpoint {
 		})
 	}
 	return out
-}
-
-// addCorrection adds the coordinated-omission correction when some scenario
-// is closed; a correction that cannot be made becomes a note, not a failure.
-func addCorrection(in *Input, r *rundir.Dir, interval time.Duration, ticks int) error {
-	closed := r.Meta.Model == "closed"
-	for _, sc := range r.Meta.Scenarios {
-		closed = closed || sc.Model == "closed"
-	}
-	if !closed {
-		return nil
-	}
-	c, err := analyze.Correct(r, interval)
-	switch {
-	case errors.Is(err, analyze.ErrNoCorrection):
-		in.Notes = append(in.Notes, "coordinated-omission correction not applied: "+err.Error())
-		return nil
-	case err != nil:
-		return fmt.Errorf("report: build: %w", err)
-	}
-	in.Correction = &c
-	if c.Corrected != nil && c.Corrected.Count() > 0 {
-		in.Distributions = append(in.Distributions, Distribution{
-			Label: "corrected for coordinated omission", Points: c.Corrected.Distribution(ticks)})
-	}
-	return nil
-}
-
-// addCurve adds the throughput-latency curve; a run without measurable steps
-// becomes a note.
-func addCurve(in *Input, r *rundir.Dir, plan analyze.StepPlan, h analyze.Health) error {
-	cs, err := analyze.SummarizeCurve(r, plan, h)
-	switch {
-	case errors.Is(err, analyze.ErrNoSteps):
-		in.Notes = append(in.Notes, "throughput-latency curve not drawn: "+err.Error())
-		return nil
-	case err != nil:
-		return fmt.Errorf("report: build: %w", err)
-	}
-	in.Curve = &cs
-	return nil
 }

@@ -17,16 +17,16 @@ type Measurement struct {
 // MeasurementTable prints rows as the article does:
 // Measurement | Requests | Slower than 1 s | p95 | p99.
 func MeasurementTable(w io.Writer, rows []Measurement) error {
-	p := &printer{w: w}
-	p.f("%-26s %10s %16s %11s %11s\n", "Measurement", "Requests", "Slower than 1 s", "p95", "p99")
+	t := table{header: []string{"Measurement", "Requests", "Slower than 1 s", "p95", "p99"},
+		right: []bool{false, true, true, true, true}}
 	for _, r := range rows {
 		slow := "-"
 		if r.SlowerThan1s >= 0 {
 			slow = thousands(r.SlowerThan1s)
 		}
-		p.f("%-26s %10s %16s %11s %11s\n", r.Name, thousands(r.Requests), slow, Ms(r.P95MS), Ms(r.P99MS))
+		t.add(r.Name, thousands(r.Requests), slow, Ms(r.P95MS), Ms(r.P99MS))
 	}
-	return p.err
+	return t.write(w)
 }
 
 // thousands writes n with thousands separators, as the article's tables do.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/use"
@@ -14,16 +13,15 @@ import (
 // achieved rate, p50/p95/p99/max, dropped iterations, errors with their
 // classes and the most VUs busy at once.
 func CurveTable(w io.Writer, steps []analyze.Step) error {
-	p := &printer{w: w}
-	p.f("%9s %10s %9s %9s %9s %9s %8s %8s %8s  %s\n",
-		"offered/s", "achieved/s", "p50", "p95", "p99", "max", "dropped", "errors", "busy VUs", "error classes")
+	t := table{header: []string{"offered/s", "achieved/s", "p50", "p95", "p99", "max", "dropped", "errors", "busy VUs", "error classes"},
+		right: []bool{true, true, true, true, true, true, true, true, true, false}}
 	for _, s := range steps {
 		cls := strings.TrimSpace(strings.Trim(strings.TrimSpace(classes(s.ErrorsByClass)), "[]"))
-		p.f("%9.4g %10.1f %9s %9s %9s %9s %8d %8d %8d  %s\n", s.OfferedRate, s.Rate,
+		t.add(fmt.Sprintf("%.4g", s.OfferedRate), fmt.Sprintf("%.1f", s.Rate),
 			Ms(s.LatencyMS.P50), Ms(s.LatencyMS.P95), Ms(s.LatencyMS.P99), Ms(s.LatencyMS.Max),
-			s.DroppedIterations, s.Errors, s.BusyVUs, orDash(cls))
+			fmt.Sprint(s.DroppedIterations), fmt.Sprint(s.Errors), fmt.Sprint(s.BusyVUs), orDash(cls))
 	}
-	return p.err
+	return t.write(w)
 }
 
 // CurveFindings prints what a curve says: the knee (with Kneedle's second
@@ -61,17 +59,12 @@ func USE(w io.Writer, t use.Table) error {
 		title = "USE table"
 	}
 	p.f("%s\n", title)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.f("  resource\tutilization\tsaturation\terrors\n")
+	tab := table{indent: "  ", header: []string{"resource", "utilization", "saturation", "errors"}}
 	for _, r := range t.Rows {
-		tp.f("  %s\t%s\t%s\t%s\n", r.Resource.Title(), orDash(r.Utilization.Text), orDash(r.Saturation.Text), orDash(r.Errors.Text))
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
+		tab.add(r.Resource.Title(), orDash(r.Utilization.Text), orDash(r.Saturation.Text), orDash(r.Errors.Text))
 	}
 	if p.err == nil {
-		p.err = tp.err
+		p.err = tab.write(w)
 	}
 	for _, prob := range t.Problems {
 		p.f("  problem: %s\n", prob)
@@ -96,30 +89,24 @@ func StepUSE(w io.Writer, steps []use.Table) error {
 		}
 	}
 	p.f("USE per step (utilization / saturation, means over each step's measured part)\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.f("  step")
+	tab := table{indent: "  ", header: []string{"step"}}
 	for _, c := range cols {
-		tp.f("\t%s", c.Title())
+		tab.header = append(tab.header, c.Title())
 	}
-	tp.f("\n")
 	for i, st := range steps {
 		label := st.Label
 		if label == "" {
 			label = fmt.Sprintf("step %d", i+1)
 		}
-		tp.f("  %s", label)
+		row := []string{label}
 		for _, c := range cols {
 			r, _ := st.Row(c)
-			tp.f("\t%s / %s", headline(r.Utilization), headline(r.Saturation))
+			row = append(row, headline(r.Utilization)+" / "+headline(r.Saturation))
 		}
-		tp.f("\n")
-	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
+		tab.add(row...)
 	}
 	if p.err == nil {
-		p.err = tp.err
+		p.err = tab.write(w)
 	}
 	return p.err
 }

@@ -22,9 +22,9 @@ func TestCurveTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "offered/s achieved/s       p50       p95       p99       max  dropped   errors busy VUs  error classes\n" +
-		"      300      299.5    1.40ms    4.00ms    13.9ms    21.1ms        0        0        2  -\n" +
-		"      400      252.0    2.20ms     1.60s     2.10s     3.00s     1094        3      812  timeout=2 reset=1\n"
+	want := "offered/s  achieved/s     p50     p95     p99     max  dropped  errors  busy VUs  error classes\n" +
+		"      300       299.5  1.40ms  4.00ms  13.9ms  21.1ms        0       0         2  -\n" +
+		"      400       252.0  2.20ms   1.60s   2.10s   3.00s     1094       3       812  timeout=2 reset=1\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}

@@ -4,6 +4,11 @@ package request
 
 import "net"
 
-// peerClosed cannot tell on this platform: it reports false, and a request
-// that may be sent twice is retried once when its reused connection fails.
-func peerClosed(net.Conn) bool { return false }
+// aliveCheck cannot tell on this platform.
+type aliveCheck struct{}
+
+func newAliveCheck(net.Conn) *aliveCheck { return &aliveCheck{} }
+
+// peerClosed reports false: a request that may be sent twice is retried
+// once when its reused connection fails.
+func (*aliveCheck) peerClosed() bool { return false }

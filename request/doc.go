@@ -16,18 +16,29 @@
 //
 // Clients: plain http:// requests go through a lean HTTP/1.1 client of this
 // package unless the Options ask for HTTP/2, a connection cap per host, a
-// RoundTripper of their own or NetHTTPOnly; everything else (https://, URLs
-// with user info or bytes net/url would escape, header values net/http would
-// refuse) goes through net/http. The lean client keeps one keep-alive
-// connection per VU, renders each request into one reused buffer and writes
-// it with one call, parses only the response's framing (status, Content-Length,
-// chunked, Connection) and discards the body, and times out with the
-// connection's deadline. It sends what net/http sends (the same Host,
-// User-Agent and Content-Length rules), classifies errors alike, and, as
-// net/http does, sends a GET, HEAD, OPTIONS or TRACE once more on a new
-// connection when a reused one was found closed before any byte of the
-// response. It costs less than half of net/http's CPU per request, and one
-// goroutine per VU instead of three.
+// RoundTripper of their own, NetHTTPOnly or Transport.Client ClientNetHTTP
+// (--client net/http); everything else (https://, URLs with user info or
+// bytes net/url would escape, header values net/http would refuse, a Host
+// header IDNA refuses or with an IPv6 zone) goes through net/http. The lean
+// client keeps one keep-alive connection per VU, renders each request into
+// one reused buffer and writes it with one call, and times out with the
+// connection's deadline. It reads the response's framing (status lines,
+// headers, Content-Length, chunked, trailers, Connection) exactly as
+// net/http does, with net/http's limits, and discards the body:
+// FuzzReadResponse holds both to the same verdict, body length and
+// connection reuse for any bytes. It sends what net/http sends (the same
+// Host, in punycode; User-Agent and Content-Length rules), classifies
+// errors alike, and, as net/http does, sends a GET, HEAD, OPTIONS or TRACE
+// once more on a new connection when a reused one was found closed before
+// any byte of the response. It writes a request over 16 KiB while it reads
+// the response, so a server that answers early (413, 401) and closes
+// during an upload is heard (net/http often reports the write's reset
+// instead). It allocates nothing per request (TestDoAllocatesNothing),
+// costs less than half of net/http's CPU per request, and one goroutine per
+// VU instead of three.
+//
+// Host headers: both clients refuse one that is not a valid host[:port]
+// (net/http alone would send an empty Host).
 //
 // Concurrency: a Sender is safe for concurrent use by any number of VUs. The
 // lean client's per-VU connection is taken and returned without locks; two

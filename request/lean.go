@@ -23,9 +23,10 @@ var pastDeadline = time.Unix(1, 0)
 type leanConn struct {
 	conn      net.Conn
 	br        *bufio.Reader
-	authority string // the URL authority it was dialled for
-	reused    bool   // it has carried a response before
-	scratch   []byte // long header lines
+	authority string      // the URL authority it was dialled for
+	reused    bool        // it has carried a response before
+	scratch   scratch     // long header lines, folded fields
+	alive     *aliveCheck // built at the first check
 	// Cancellation: one context.AfterFunc per connection and context, not
 	// per request. It sets interrupted, then a past deadline.
 	done        <-chan struct{}
@@ -51,6 +52,14 @@ func (c *leanConn) watch(ctx context.Context) bool {
 		})
 	}
 	return true
+}
+
+// peerClosed reports whether the server closed idle c (see aliveCheck).
+func (c *leanConn) peerClosed() bool {
+	if c.alive == nil {
+		c.alive = newAliveCheck(c.conn)
+	}
+	return c.alive.peerClosed()
 }
 
 func (c *leanConn) close() {

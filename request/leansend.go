@@ -105,8 +105,10 @@ func (s *Sender) renderLean(c *compiled, vu, iter uint64, b *leanBuf) (authority
 		values = nil
 	}
 	b.parts = parts
-	if !validHeaderValue(host) {
-		return nil, nil, nil, false
+	if c.host != nil {
+		if host, ok = leanHost(host); !ok {
+			return nil, nil, nil, false
+		}
 	}
 	b.out, ok = appendRequest(b.out[:0], c, p, host, uri, values, body)
 	return authority, b.out, body, ok
@@ -127,11 +129,9 @@ func (s *Sender) exchange(ctx context.Context, c *compiled, vu uint64, authority
 			err = ended(ctx) // ctx ended between watch and SetDeadline
 		}
 		if err == nil {
-			_, err = lc.conn.Write(out)
+			r, err = lc.roundTrip(out, c.method == http.MethodHead)
 		}
-		if err == nil {
-			r, err = readResponse(lc.br, c.method == http.MethodHead, &lc.scratch)
-		}
+		lc.scratch.trim()
 		if err != nil {
 			lc.close()
 			if !fresh && lc.reused && !r.started && c.plan.replayable && ctx.Err() == nil && !isTimeout(err) {
@@ -161,7 +161,7 @@ func (s *Sender) leanConn(ctx context.Context, vu uint64, authority []byte, dead
 		}
 		// Unasked bytes mean the connection is out of step; a request
 		// that cannot be retried checks the server did not close it idle.
-		if lc.br.Buffered() == 0 && (replayable || !peerClosed(lc.conn)) && lc.watch(ctx) {
+		if lc.br.Buffered() == 0 && (replayable || !lc.peerClosed()) && lc.watch(ctx) {
 			return lc, nil
 		}
 		lc.close() // unusable: closed, out of step, or its earlier run's context ended
@@ -175,6 +175,48 @@ func (s *Sender) leanConn(ctx context.Context, vu uint64, authority []byte, dead
 		return nil, ended(ctx)
 	}
 	return lc, nil
+}
+
+// concurrentWriteAbove: a request longer than this is written by a
+// goroutine of its own while the response is read, so that the response of
+// a server that answers early (413, 401) and closes during a large upload
+// is read, as net/http reads it, rather than lost to the write's "reset".
+// A shorter one fits a socket's send buffer and is written at once.
+const concurrentWriteAbove = 16 << 10
+
+// roundTrip writes out on c and reads the response.
+func (c *leanConn) roundTrip(out []byte, head bool) (response, error) {
+	if len(out) <= concurrentWriteAbove {
+		if _, err := c.conn.Write(out); err != nil {
+			return response{}, err
+		}
+		return readResponse(c.br, head, &c.scratch)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := c.conn.Write(out)
+		wrote <- err
+	}()
+	r, err := readResponse(c.br, head, &c.scratch)
+	var werr error
+	select {
+	case werr = <-wrote:
+	default:
+		// The server answered before it took the whole request: stop
+		// writing (the next request sets the deadline again). out must
+		// not be reused before the writer is done.
+		c.conn.SetWriteDeadline(pastDeadline) //nolint:errcheck // the write fails then, and the conn is closed
+		werr = <-wrote
+	}
+	switch {
+	case err != nil && !r.started && werr != nil:
+		return r, werr // nothing came back: the write's error says why
+	case err != nil:
+		return r, err
+	case werr != nil:
+		r.keepAlive = false // the rest of the request is lost on this connection
+	}
+	return r, nil
 }
 
 // ended is the error of a request cut short because ctx ended; Do's

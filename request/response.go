@@ -2,17 +2,32 @@ package request
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"math"
 )
 
-// Limits of the lean client's response parser, as generous as net/http's
-// defaults need to be for a load test's targets.
+// Limits of the lean client's response parser. Each is net/http's, so that
+// both clients accept and refuse the same responses.
 const (
-	maxHeaderBytes = 1 << 20 // status line and headers of one response
-	maxInformation = 10      // 1xx responses before the final one
+	// maxHeadBytes bounds the status lines and headers of a response and of
+	// the 1xx responses before it: net/http Transport's default
+	// MaxResponseHeaderBytes.
+	maxHeadBytes = 10 << 20
+	// maxChunkLine bounds a chunk-size line with its CRLF: net/http reads it
+	// from its 4 KiB bufio buffer.
+	maxChunkLine = 4096
+	// maxTrailerScan: the trailer section's CRLFCRLF must come within this
+	// many bytes, as net/http peeks its buffer for it.
+	maxTrailerScan = 4096
+	// maxChunkExcess bounds chunk overhead beyond 16 bytes plus twice the
+	// data of each chunk (long chunk extensions), as net/http does.
+	maxChunkExcess = 16 << 10
+	// keepScratch bounds the scratch space a connection keeps between
+	// responses; a longer header's buffer is dropped after its response.
+	keepScratch = 64 << 10
 )
 
 // errMalformed marks a response the lean client cannot parse (class other).
@@ -26,86 +41,126 @@ type response struct {
 	started   bool  // any byte of the response arrived
 }
 
+// scratch is a connection's space for lines longer than its read buffer
+// and for folded header fields.
+type scratch struct{ line, fold []byte }
+
+// trim drops buffers grown past keepScratch.
+func (s *scratch) trim() {
+	if cap(s.line) > keepScratch {
+		s.line = nil
+	}
+	if cap(s.fold) > keepScratch {
+		s.fold = nil
+	}
+}
+
 // headerInfo is what the parser takes from a response's headers.
 type headerInfo struct {
-	contentLength int64 // -1 when absent
-	chunked       bool
-	close         bool
-	keepAlive     bool // HTTP/1.0 "Connection: keep-alive"
+	clCount   int      // Content-Length fields
+	clText    [20]byte // the first one's value, trimmed (digits only)
+	clLen     int
+	cl        int64
+	teCount   int  // Transfer-Encoding fields
+	teChunked bool // the (one) Transfer-Encoding is "chunked"
+	close     bool // Connection: close
+	keepAlive bool // Connection: keep-alive
 }
 
 // readResponse reads one response to a request (head: to a HEAD request)
 // from br, discarding its body and counting it. Informational (1xx)
-// responses before the final one are skipped.
-func readResponse(br *bufio.Reader, head bool, scratch *[]byte) (response, error) {
+// responses before the final one are skipped. It mirrors what net/http's
+// Transport does with the same bytes (http.ReadResponse, then the body read
+// to its end): the same responses succeed and fail, with the same body and
+// the same verdict on keeping the connection.
+func readResponse(br *bufio.Reader, head bool, s *scratch) (response, error) {
 	var r response
-	for range maxInformation + 1 {
-		line, err := readLine(br, scratch, maxHeaderBytes)
+	budget := maxHeadBytes
+	for {
+		line, err := readLine(br, &s.line, &budget)
 		if len(line) > 0 || err == nil {
 			r.started = true
 		}
 		if err != nil {
 			return r, err
 		}
-		minor, status, err := parseStatusLine(line)
+		major, minor, status, err := parseStatusLine(line)
 		if err != nil {
 			return r, err
 		}
-		info, err := readHeaders(br, scratch, maxHeaderBytes-len(line))
-		if err != nil {
+		var info headerInfo
+		if err := readFields(br, s, &budget, &info); err != nil {
 			return r, err
 		}
-		if status >= 100 && status < 200 && status != 101 {
+		// Transfer-Encoding counts from HTTP/1.1 on; net/http reads
+		// "HTTP/0.0" as 1.1 here (but not when deciding on close).
+		chunked := false
+		if info.teCount > 0 && (major > 1 || major == 1 && minor >= 1 || major == 0 && minor == 0) {
+			if info.teCount != 1 || !info.teChunked {
+				return r, fmt.Errorf("%w: unsupported Transfer-Encoding", errMalformed)
+			}
+			chunked = true
+		}
+		if status >= 100 && status <= 199 && status != 101 {
 			continue // 100 Continue, 103 Early Hints: the final response follows
 		}
-		r.status = status
-		r.keepAlive = !info.close && (minor >= 1 || info.keepAlive)
-		if status == 101 {
-			r.keepAlive = false // the connection now speaks another protocol
-			return r, nil
-		}
-		if head || status == 204 || status == 304 {
-			return r, nil
-		}
+		closing := info.close
 		switch {
-		case info.chunked && minor >= 1: // HTTP/1.0 has no chunked coding; net/http ignores it too
-
-			r.bytesIn, err = discardChunked(br, scratch)
-		case info.contentLength >= 0:
-			r.bytesIn, err = discardN(br, info.contentLength)
+		case major < 1:
+			closing = true
+		case major == 1 && minor == 0:
+			closing = info.close || !info.keepAlive
+		}
+		r.status = status
+		noBody := head || status >= 100 && status <= 199 || status == 204 || status == 304
+		switch {
+		case noBody:
+		case chunked:
+			r.bytesIn, err = discardChunked(br, s)
+		case info.clCount > 0:
+			r.bytesIn, err = discardN(br, uint64(info.cl))
 		default: // the body ends when the server closes the connection
-			r.keepAlive = false
+			closing = true
 			r.bytesIn, err = io.Copy(io.Discard, br)
 		}
+		// net/http's Transport never reuses a connection after a final
+		// 1xx (101 Switching Protocols) or a status below 100.
+		r.keepAlive = !closing && status >= 200
 		return r, err
 	}
-	return r, fmt.Errorf("%w: more than %d informational responses", errMalformed, maxInformation)
 }
 
-// readLine returns the next line without its CRLF (or LF). The slice is
-// valid until the next read. A line longer than br's buffer is gathered in
-// scratch, up to limit bytes.
-func readLine(br *bufio.Reader, scratch *[]byte, limit int) ([]byte, error) {
+// readRaw returns the next line with its LF. The slice is valid until the
+// next read. A line longer than br's buffer is gathered in buf. A line
+// longer than *budget bytes is an error; *budget is reduced by the line.
+func readRaw(br *bufio.Reader, buf *[]byte, budget *int) ([]byte, error) {
 	line, err := br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
-		buf := append((*scratch)[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) && len(buf) <= limit {
+		b := append((*buf)[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) && len(b) <= *budget {
 			line, err = br.ReadSlice('\n')
-			buf = append(buf, line...)
+			b = append(b, line...)
 		}
-		*scratch = buf
-		line = buf
-		if err == nil && len(buf) > limit {
-			err = fmt.Errorf("%w: headers longer than %d bytes", errMalformed, limit)
-		}
+		*buf = b
+		line = b
 	}
-	if len(line) > limit {
-		return nil, fmt.Errorf("%w: headers longer than %d bytes", errMalformed, limit)
+	if len(line) > *budget {
+		return nil, fmt.Errorf("%w: line longer than %d bytes", errMalformed, *budget)
 	}
+	*budget -= len(line)
 	if err != nil {
 		if errors.Is(err, io.EOF) && len(line) > 0 {
 			err = io.ErrUnexpectedEOF
 		}
+		return line, err
+	}
+	return line, nil
+}
+
+// readLine is readRaw without the line's CRLF or LF.
+func readLine(br *bufio.Reader, buf *[]byte, budget *int) ([]byte, error) {
+	line, err := readRaw(br, buf, budget)
+	if err != nil {
 		return line, err
 	}
 	line = line[:len(line)-1]
@@ -115,91 +170,242 @@ func readLine(br *bufio.Reader, scratch *[]byte, limit int) ([]byte, error) {
 	return line, nil
 }
 
-// parseStatusLine parses "HTTP/1.x NNN reason" into x and NNN.
-func parseStatusLine(line []byte) (minor, status int, err error) {
-	const proto = "HTTP/1."
-	if len(line) < len(proto)+5 || string(line[:len(proto)]) != proto ||
-		line[len(proto)] < '0' || line[len(proto)] > '9' || line[len(proto)+1] != ' ' {
-		return 0, 0, fmt.Errorf("%w: status line %q", errMalformed, clip(line))
+// parseStatusLine parses "HTTP/x.y NNN reason" as net/http's ReadResponse
+// does: any one-digit version, spaces before the code, a code of three
+// characters that strconv.Atoi reads as 0 or more.
+func parseStatusLine(line []byte) (major, minor, status int, err error) {
+	sp := bytes.IndexByte(line, ' ')
+	if sp < 0 {
+		return 0, 0, 0, fmt.Errorf("%w: status line %q", errMalformed, clip(line))
 	}
-	minor = int(line[len(proto)] - '0')
-	code := line[len(proto)+2:]
-	if len(code) > 3 && code[3] != ' ' {
-		return 0, 0, fmt.Errorf("%w: status line %q", errMalformed, clip(line))
+	proto, rest := line[:sp], line[sp+1:]
+	for len(rest) > 0 && rest[0] == ' ' {
+		rest = rest[1:]
 	}
-	if len(code) < 3 {
-		return 0, 0, fmt.Errorf("%w: status line %q", errMalformed, clip(line))
+	code := rest
+	if i := bytes.IndexByte(rest, ' '); i >= 0 {
+		code = rest[:i]
 	}
-	for _, ch := range code[:3] {
-		if ch < '0' || ch > '9' {
-			return 0, 0, fmt.Errorf("%w: status code in %q", errMalformed, clip(line))
-		}
-		status = status*10 + int(ch-'0')
+	status, ok := atoi3(code)
+	if !ok {
+		return 0, 0, 0, fmt.Errorf("%w: status code in %q", errMalformed, clip(line))
 	}
-	if status < 100 {
-		return 0, 0, fmt.Errorf("%w: status code in %q", errMalformed, clip(line))
+	const prefix = "HTTP/"
+	if len(proto) != len("HTTP/1.1") || string(proto[:len(prefix)]) != prefix || proto[6] != '.' ||
+		!isDigit(proto[5]) || !isDigit(proto[7]) {
+		return 0, 0, 0, fmt.Errorf("%w: version in %q", errMalformed, clip(line))
 	}
-	return minor, status, nil
+	return int(proto[5] - '0'), int(proto[7] - '0'), status, nil
 }
 
-// readHeaders reads header lines up to the empty line, keeping only those
-// that frame the body and the connection.
-func readHeaders(br *bufio.Reader, scratch *[]byte, limit int) (headerInfo, error) {
-	info := headerInfo{contentLength: -1}
+// atoi3 reads a three-character status code as strconv.Atoi does (an
+// optional sign, then digits), refusing negative values.
+func atoi3(b []byte) (int, bool) {
+	if len(b) != 3 {
+		return 0, false
+	}
+	neg := false
+	if b[0] == '+' || b[0] == '-' {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	n := 0
+	for _, ch := range b {
+		if !isDigit(ch) {
+			return 0, false
+		}
+		n = n*10 + int(ch-'0')
+	}
+	if neg && n != 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+func isDigit(ch byte) bool { return '0' <= ch && ch <= '9' }
+
+func isOWS(ch byte) bool { return ch == ' ' || ch == '\t' }
+
+// readFields reads header fields up to the empty line as net/textproto's
+// ReadMIMEHeader does: obsolete line folding joins a field's lines with one
+// space (RFC 9112 §5.2), a name holds token bytes (or spaces, which
+// net/http keeps but never matches), a value no control bytes but tab.
+// info (nil for trailers) takes the fields that frame the body and the
+// connection.
+func readFields(br *bufio.Reader, s *scratch, budget *int, info *headerInfo) error {
+	if b, err := br.Peek(1); err == nil && isOWS(b[0]) {
+		return fmt.Errorf("%w: header block starts with a space", errMalformed)
+	}
 	for {
-		line, err := readLine(br, scratch, limit)
+		line, err := readLine(br, &s.line, budget)
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
-			return info, err
+			return unexpected(err)
 		}
 		if len(line) == 0 {
-			return info, nil
+			return nil
 		}
-		limit -= len(line)
-		colon := 0
-		for colon < len(line) && line[colon] != ':' {
-			colon++
+		if bytes.IndexByte(line, ':') < 0 {
+			return fmt.Errorf("%w: header line %q", errMalformed, clip(line))
 		}
-		if colon == 0 || colon == len(line) {
-			return info, fmt.Errorf("%w: header line %q", errMalformed, clip(line))
+		field := trimSpace(line)
+		// Peek only what is buffered, lest a refill move line's bytes.
+		if br.Buffered() == 0 || nextIsOWS(br) {
+			s.fold = append(s.fold[:0], field...)
+			for nextIsOWS(br) {
+				for nextIsOWS(br) {
+					if *budget <= 0 {
+						return fmt.Errorf("%w: headers longer than %d bytes", errMalformed, maxHeadBytes)
+					}
+					br.Discard(1) //nolint:errcheck // the byte was peeked
+					*budget--
+				}
+				cont, err := readLine(br, &s.line, budget)
+				if err != nil {
+					return unexpected(err)
+				}
+				s.fold = append(s.fold, ' ')
+				s.fold = append(s.fold, trimSpace(cont)...)
+			}
+			field = s.fold
 		}
-		name, value := line[:colon], trimSpace(line[colon+1:])
-		switch {
-		case equalFold(name, "content-length"):
-			n, err := strconv.ParseInt(string(value), 10, 64)
-			if err != nil || n < 0 || len(value) == 0 || value[0] == '+' {
-				return info, fmt.Errorf("%w: Content-Length %q", errMalformed, clip(value))
+		colon := bytes.IndexByte(field, ':')
+		name, value := field[:colon], field[colon+1:]
+		if !validFieldName(name) || !validFieldValue(value) {
+			return fmt.Errorf("%w: header line %q", errMalformed, clip(field))
+		}
+		for len(value) > 0 && isOWS(value[0]) {
+			value = value[1:]
+		}
+		if info != nil {
+			if err := info.add(name, value); err != nil {
+				return err
 			}
-			if info.contentLength >= 0 && info.contentLength != n {
-				return info, fmt.Errorf("%w: conflicting Content-Length headers", errMalformed)
-			}
-			info.contentLength = n
-		case equalFold(name, "transfer-encoding"):
-			if !equalFold(value, "chunked") {
-				return info, fmt.Errorf("%w: unsupported Transfer-Encoding %q", errMalformed, clip(value))
-			}
-			info.chunked = true
-		case equalFold(name, "connection"):
-			info.close = info.close || hasCloseToken(value)
-			info.keepAlive = info.keepAlive || hasToken(value, "keep-alive")
 		}
 	}
+}
+
+// nextIsOWS reports whether br's next byte is a space or a tab.
+func nextIsOWS(br *bufio.Reader) bool {
+	b, err := br.Peek(1)
+	return err == nil && isOWS(b[0])
+}
+
+// add takes one header field, refusing the Content-Length values net/http
+// refuses: empty, not plain digits (no sign), above 2^63-1, or different
+// from the first.
+func (h *headerInfo) add(name, value []byte) error {
+	switch {
+	case equalFold(name, "content-length"):
+		v := trimSpace(value)
+		if h.clCount > 0 {
+			if string(v) != string(h.clText[:h.clLen]) {
+				return fmt.Errorf("%w: conflicting Content-Length headers", errMalformed)
+			}
+			h.clCount++
+			return nil
+		}
+		n, ok := parseContentLength(v)
+		if !ok {
+			return fmt.Errorf("%w: Content-Length %q", errMalformed, clip(v))
+		}
+		h.clCount, h.cl, h.clLen = 1, n, copy(h.clText[:], v)
+	case equalFold(name, "transfer-encoding"):
+		h.teCount++
+		h.teChunked = equalFold(value, "chunked")
+	case equalFold(name, "connection"):
+		h.close = h.close || hasToken(value, "close")
+		h.keepAlive = h.keepAlive || hasToken(value, "keep-alive")
+	}
+	return nil
+}
+
+// parseContentLength reads v as strconv.ParseUint(v, 10, 63) does.
+func parseContentLength(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, ch := range v {
+		if !isDigit(ch) {
+			return 0, false
+		}
+		n = n*10 + uint64(ch-'0')
+	}
+	if n > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(n), true
+}
+
+// validFieldName: token bytes, or a space (net/http accepts "Name :" but
+// does not canonicalise it, so it never matches a known header).
+func validFieldName(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, ch := range b {
+		if ch != ' ' && !isTokenByte(ch) {
+			return false
+		}
+	}
+	return true
+}
+
+func isTokenByte(ch byte) bool {
+	if isNameChar(ch) {
+		return true
+	}
+	switch ch {
+	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
+		return true
+	}
+	return false
+}
+
+// validFieldValue: visible ASCII, space, tab and obs-text (0x80 and up).
+func validFieldValue(b []byte) bool {
+	for _, ch := range b {
+		if ch < ' ' && ch != '\t' || ch == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // discardChunked reads a chunked body to its end and its trailers,
-// returning the number of data bytes.
-func discardChunked(br *bufio.Reader, scratch *[]byte) (int64, error) {
-	var total int64
+// returning the number of data bytes. As net/http since the fix of
+// CVE-2025-22871, every chunk line ends in CRLF.
+func discardChunked(br *bufio.Reader, s *scratch) (int64, error) {
+	var total, excess int64
 	for {
-		line, err := readLine(br, scratch, 4096)
+		budget := maxChunkLine
+		line, err := readRaw(br, &s.line, &budget)
 		if err != nil {
 			return total, unexpected(err)
+		}
+		if i := bytes.IndexByte(line, '\r'); i < 0 {
+			return total, fmt.Errorf("%w: chunk line ends with a bare LF", errMalformed)
+		} else if i != len(line)-2 {
+			return total, fmt.Errorf("%w: CR inside a chunk line", errMalformed)
+		}
+		line = line[:len(line)-2]
+		excess += int64(len(line)) + 2
+		for len(line) > 0 && isOWS(line[len(line)-1]) {
+			line = line[:len(line)-1]
+		}
+		if i := bytes.IndexByte(line, ';'); i >= 0 {
+			line = line[:i] // chunk extensions are ignored
 		}
 		size, err := parseChunkSize(line)
 		if err != nil {
 			return total, err
+		}
+		// The same wrapping int64 sum as net/http's, so a huge size
+		// fails here alike.
+		excess -= 16 + 2*int64(size)
+		excess = max(excess, 0)
+		if excess > maxChunkExcess {
+			return total, fmt.Errorf("%w: chunked encoding contains too much non-data", errMalformed)
 		}
 		if size == 0 {
 			break
@@ -209,58 +415,86 @@ func discardChunked(br *bufio.Reader, scratch *[]byte) (int64, error) {
 		if err != nil {
 			return total, err
 		}
-		if line, err = readLine(br, scratch, 4096); err != nil {
-			return total, unexpected(err)
-		}
-		if len(line) != 0 {
-			return total, fmt.Errorf("%w: chunk not followed by CRLF", errMalformed)
-		}
-	}
-	for { // trailers, up to the empty line
-		line, err := readLine(br, scratch, maxHeaderBytes)
+		crlf, err := br.Peek(2)
 		if err != nil {
 			return total, unexpected(err)
 		}
-		if len(line) == 0 {
-			return total, nil
+		if crlf[0] != '\r' || crlf[1] != '\n' {
+			return total, fmt.Errorf("%w: chunk not followed by CRLF", errMalformed)
 		}
+		br.Discard(2) //nolint:errcheck // the bytes were peeked
 	}
+	return total, readTrailer(br, s)
 }
 
-// parseChunkSize parses a chunk-size line: hex digits, then optional
-// extensions after ';'.
-func parseChunkSize(line []byte) (int64, error) {
-	var size int64
-	i := 0
-	for ; i < len(line) && isHex(line[i]); i++ {
-		if i >= 15 {
-			return 0, fmt.Errorf("%w: chunk size %q too large", errMalformed, clip(line))
+// readTrailer reads the trailer section after the last chunk. As net/http,
+// it requires the section's CRLFCRLF within maxTrailerScan bytes before
+// parsing it, which bounds the trailer lines.
+func readTrailer(br *bufio.Reader, s *scratch) error {
+	b, err := br.Peek(2)
+	if len(b) == 2 && b[0] == '\r' && b[1] == '\n' {
+		br.Discard(2) //nolint:errcheck // the bytes were peeked
+		return nil
+	}
+	if len(b) < 2 {
+		return io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return err
+	}
+	// Peek one byte more at a time: a larger Peek would wait for bytes a
+	// keep-alive server never sends.
+	found := false
+	for n := 4; n <= maxTrailerScan; n++ {
+		b, err := br.Peek(n)
+		if bytes.HasSuffix(b, []byte("\r\n\r\n")) {
+			found = true
+			break
 		}
-		d := line[i]
+		if err != nil {
+			break
+		}
+	}
+	if !found {
+		return fmt.Errorf("%w: trailer longer than %d bytes", errMalformed, maxTrailerScan)
+	}
+	budget := maxTrailerScan
+	return readFields(br, s, &budget, nil)
+}
+
+// parseChunkSize parses a chunk size (hex digits, at most 16) as net/http does.
+func parseChunkSize(v []byte) (uint64, error) {
+	if len(v) == 0 {
+		return 0, fmt.Errorf("%w: empty chunk size", errMalformed)
+	}
+	var n uint64
+	for i, d := range v {
 		switch {
-		case d <= '9':
+		case '0' <= d && d <= '9':
 			d -= '0'
-		case d >= 'a':
+		case 'a' <= d && d <= 'f':
 			d -= 'a' - 10
-		default:
+		case 'A' <= d && d <= 'F':
 			d -= 'A' - 10
+		default:
+			return 0, fmt.Errorf("%w: chunk size %q", errMalformed, clip(v))
 		}
-		size = size<<4 | int64(d)
+		if i == 16 {
+			return 0, fmt.Errorf("%w: chunk size %q too large", errMalformed, clip(v))
+		}
+		n = n<<4 | uint64(d)
 	}
-	rest := trimSpace(line[i:])
-	if i == 0 || len(rest) > 0 && rest[0] != ';' {
-		return 0, fmt.Errorf("%w: chunk size line %q", errMalformed, clip(line))
-	}
-	return size, nil
+	return n, nil
 }
 
 // discardN discards exactly n bytes of body; a short body is
 // io.ErrUnexpectedEOF, as net/http reports it.
-func discardN(br *bufio.Reader, n int64) (int64, error) {
+func discardN(br *bufio.Reader, n uint64) (int64, error) {
 	var done int64
-	for done < n {
-		k, err := br.Discard(int(min(n-done, 1<<30)))
+	for n > 0 {
+		k, err := br.Discard(int(min(n, 1<<30)))
 		done += int64(k)
+		n -= uint64(k)
 		if err != nil {
 			return done, unexpected(err)
 		}

@@ -102,7 +102,8 @@ func NewSender(specs []Spec, o Options) (*Sender, error) {
 // client: not when the caller gave a transport, asked for HTTP/2, bounded
 // the connections per host, or asked for net/http.
 func useLean(o Options) bool {
-	return o.RoundTripper == nil && !o.NetHTTPOnly && !o.Transport.HTTP2 && o.Transport.MaxConnsPerHost <= 0
+	return o.RoundTripper == nil && !o.NetHTTPOnly && o.Transport.Client != ClientNetHTTP &&
+		!o.Transport.HTTP2 && o.Transport.MaxConnsPerHost <= 0
 }
 
 // planLean prepares every request the lean client can send.
@@ -227,7 +228,11 @@ func (s *Sender) build(ctx context.Context, c *compiled, vu, iter uint64) (*http
 	}
 	if c.host != nil {
 		*bp = c.host.Append((*bp)[:0], s.vars, s.seed, vu, iter)
-		req.Host = string(*bp)
+		h, err := checkHost(string(*bp))
+		if err != nil {
+			return nil, fmt.Errorf("request %q: %w", c.name, err)
+		}
+		req.Host = h
 	}
 	data := c.staticBody
 	if !c.body.Static() {

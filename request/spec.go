@@ -137,6 +137,11 @@ func compile(i int, s Spec, vars *Vars, defTimeout time.Duration) (compiled, []e
 		}
 		if key := http.CanonicalHeaderKey(h.Key); key == "Host" {
 			c.host = &t
+			if err == nil && t.Static() {
+				if _, herr := checkHost(t.Render(nil, 0, 0, 0)); herr != nil {
+					fail("headers", h.Key, herr)
+				}
+			}
 		} else {
 			static = static && t.Static()
 			c.headers = append(c.headers, headerTemplate{key: key, val: t})

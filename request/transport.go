@@ -3,6 +3,7 @@ package request
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net"
 	"net/http"
 	"time"
@@ -21,7 +22,45 @@ type TransportOptions struct {
 	Insecure        bool // skip TLS certificate verification
 	// RootCAs are the CAs trusted for https:// targets; nil means the system's.
 	RootCAs *x509.CertPool
+	// Client picks the HTTP/1.1 client (the --client flag): ClientAuto sends
+	// plain http:// requests through the lean client where it applies (see
+	// the package doc), ClientNetHTTP everything through net/http.
+	Client Client
 }
+
+// Client names an HTTP/1.1 client choice. It is a flag value (it has the
+// methods of pflag.Value).
+type Client string
+
+// The client choices; the zero value is ClientAuto.
+const (
+	ClientAuto    Client = ""
+	ClientNetHTTP Client = "net/http"
+)
+
+// String is the choice as the flag shows it.
+func (c *Client) String() string {
+	if *c == ClientAuto {
+		return "auto"
+	}
+	return string(*c)
+}
+
+// Set takes "auto" or "net/http".
+func (c *Client) Set(s string) error {
+	switch s {
+	case "auto", "":
+		*c = ClientAuto
+	case string(ClientNetHTTP):
+		*c = ClientNetHTTP
+	default:
+		return fmt.Errorf("unknown client %q; use auto (the lean HTTP/1.1 client for plain http:// where it applies, else net/http) or net/http", s)
+	}
+	return nil
+}
+
+// Type is the flag's value type in help text.
+func (c *Client) Type() string { return "client" }
 
 // NewTransport returns a transport tuned for load: connections are reused
 // and kept idle up to MaxConnsPerHost, compression is never negotiated

@@ -1,9 +1,14 @@
 package request
 
 import (
+	"bytes"
+	"fmt"
 	"net/http"
 	"net/netip"
 	"strconv"
+	"unicode/utf8"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // defaultUserAgent is what net/http sends when no User-Agent header is
@@ -224,6 +229,41 @@ func dialAddr(authority []byte) string {
 		return string(authority)
 	}
 	return string(authority) + ":80"
+}
+
+// leanHost is the Host header net/http would send for a rendered Host
+// header: non-ASCII names in punycode (IDNA). ok is false when net/http
+// must handle it: a name IDNA refuses or an invalid Host (Do then reports
+// the error), or an IPv6 zone, which net/http removes.
+func leanHost(host []byte) ([]byte, bool) {
+	for _, ch := range host {
+		if ch >= utf8.RuneSelf {
+			h, err := httpguts.PunycodeHostPort(string(host))
+			if err != nil {
+				return nil, false
+			}
+			host = []byte(h)
+			break
+		}
+	}
+	if !httpguts.ValidHostHeader(string(host)) || bytes.IndexByte(host, '%') >= 0 && bytes.IndexByte(host, '[') >= 0 {
+		return nil, false
+	}
+	return host, true
+}
+
+// checkHost returns the Host header net/http sends for host, or why it is
+// refused: a name IDNA cannot convert, or bytes a Host header cannot hold
+// (net/http would send an empty Host instead; a load test must not).
+func checkHost(host string) (string, error) {
+	h, err := httpguts.PunycodeHostPort(host)
+	if err != nil {
+		return "", fmt.Errorf("Host header %q: %w", host, err)
+	}
+	if !httpguts.ValidHostHeader(h) {
+		return "", fmt.Errorf("Host header %q is not a valid host[:port]", host)
+	}
+	return h, nil
 }
 
 func isHex(ch byte) bool {

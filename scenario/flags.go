@@ -43,6 +43,8 @@ type Flags struct {
 	GracefulStop    time.Duration // --graceful-stop, default 30s
 	Thresholds      []string      // --threshold
 	RedactQuery     []string      // --redact-query, query parameter names whose values are secret
+
+	Client request.Client // --client: auto or net/http
 }
 
 // flagKeys maps the key paths Validate reports to the flags that set them.
@@ -66,7 +68,7 @@ func FromFlags(f Flags) (*Config, error) {
 	for k, flag := range flagKeys {
 		cfg.origins[join(key, k)] = origin{flag: flag}
 	}
-	cfg.HTTP = request.TransportOptions{MaxConnsPerHost: f.MaxConns, HTTP2: f.HTTP2, Insecure: f.Insecure}
+	cfg.HTTP = request.TransportOptions{MaxConnsPerHost: f.MaxConns, HTTP2: f.HTTP2, Insecure: f.Insecure, Client: f.Client}
 	var errs []error
 	bad := func(flag string, err error) { errs = append(errs, &Error{Key: flag, Msg: err.Error(), Err: err}) }
 

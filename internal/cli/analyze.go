@@ -113,59 +113,33 @@ func (a *app) doAnalyze(path string, f analyzeFlags) error {
 	if f.think > 0 {
 		setThink(r, f.think)
 	}
-	sel := analyze.Selector{Scenario: f.scenario, Name: f.name}
-	out := a.env.Stdout
-	exp := analysisExport{Summary: analyze.Summarize(r, analyze.SummaryOptions{Select: sel})}
-	if err := report.Summary(out, exp.Summary); err != nil {
-		return err
+	opt := analyze.Options{
+		Select: analyze.Selector{Scenario: f.scenario, Name: f.name},
+		Window: f.window,
+		CO:     analyze.COOptions{Think: f.think, ExpectedInterval: f.expectedInterval, VUs: f.vus, TargetRate: f.targetRate},
 	}
-	wr := analyze.Windows(r, f.window, sel.Keep)
-	exp.WindowReport, exp.Windows, exp.WindowP99MeanMS = wr, wr.All.Windows, wr.All.WindowP99MeanMS
-	fmt.Fprintln(out)
-	report.WindowTable(out, wr)
-
-	coOpt := analyze.COOptions{Select: sel, Think: f.think, ExpectedInterval: f.expectedInterval, VUs: f.vus, TargetRate: f.targetRate}
 	if f.server != "" {
 		srv, cleanupSrv, err := a.openOrImport(f.server, importFlags{format: "auto", unit: f.imp.unit, interval: time.Second}, "")
 		if err != nil {
 			return fmt.Errorf("--server: %w", err)
 		}
 		defer cleanupSrv()
-		coOpt.ServerHistogram = srv.Merged(func(k record.Key) bool { return k.Metric == record.Latency }, 0, 0)
+		opt.CO.ServerHistogram = srv.Merged(func(k record.Key) bool { return k.Metric == record.Latency }, 0, 0)
 	}
-	exp.COSignals = analyze.DetectCO(r, coOpt)
-	fmt.Fprintln(out)
-	report.COSignals(out, exp.COSignals)
-
-	if wantsCorrection(r, f) {
-		corr, err := analyze.Correct(r, f.expectedInterval)
-		if err == nil {
-			exp.Correction = &corr
-			cs := corr.Summary(exp.Summary)
-			exp.Corrected = &cs
-			fmt.Fprintln(out)
-			report.Correction(out, corr)
-		} else {
-			fmt.Fprintf(out, "\nno correction: %v\n", err)
-		}
+	an, err := analyze.Analyze(r, opt)
+	if err != nil {
+		return err
+	}
+	if err := report.Analysis(a.tables(), an); err != nil {
+		return err
 	}
 	if f.summaryExport != "" {
-		return writeJSON(f.summaryExport, exp)
+		return writeJSON(f.summaryExport, analysisExport{
+			Summary: an.Summary, Windows: an.Windows.All.Windows, WindowP99MeanMS: an.Windows.All.WindowP99MeanMS,
+			WindowReport: an.Windows, COSignals: an.CO, Corrected: an.Corrected, Correction: an.Correction,
+		})
 	}
 	return nil
-}
-
-// wantsCorrection: closed-model data, or the user gave an interval.
-func wantsCorrection(r *rundir.Dir, f analyzeFlags) bool {
-	if f.expectedInterval > 0 || f.think > 0 {
-		return true
-	}
-	for _, s := range r.Meta.Scenarios {
-		if s.Model == "closed" {
-			return true
-		}
-	}
-	return r.Meta.Model == "closed"
 }
 
 // setThink records the user's think time on every closed or unknown scenario of r.

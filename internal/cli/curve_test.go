@@ -16,6 +16,7 @@ type curveExport struct {
 		Step         float64       `json:"step"`
 		Steps        int           `json:"steps"`
 		StepDuration time.Duration `json:"step_duration_ns"`
+		Jump         time.Duration `json:"jump_ns"`
 	} `json:"plan"`
 	Steps []struct {
 		OfferedRate float64 `json:"offered_rate"`

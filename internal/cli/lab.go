@@ -15,6 +15,7 @@ import (
 	"github.com/knee-dev/knee/lab"
 	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/rundir"
+	"github.com/knee-dev/knee/scenario"
 )
 
 func (a *app) labCommand() *cobra.Command {
@@ -25,6 +26,7 @@ func (a *app) labCommand() *cobra.Command {
 API, a real sample target (SQLite or PostgreSQL, a real connection pool, an
 output cache, /metrics) that knee starts in its own cgroup so it can limit its
 CPU and freeze it, as docker --cpus and docker pause do.`,
+		Example: "  knee lab co\n  knee lab curve --summary-export curve.json",
 	}
 	c.AddCommand(a.labCOCommand(), a.labServeCommand())
 	c.AddCommand(a.labCurveCommand(), a.labPoolCommand())
@@ -54,7 +56,7 @@ way HdrHistogram does comes close to the open one.`,
 			o.Out = filepath.Join(out, "lab-co-"+time.Now().UTC().Format("2006-01-02T15-04-05"))
 			o.Executable, o.Stderr, o.Abort, o.Getenv = a.env.Executable, a.env.Stderr, a.abort.Done(), a.env.Getenv
 			if !quiet {
-				o.Progress, o.Live = a.env.Stderr, a.env.IsTerminal
+				o.Progress, o.Live = a.progressStream()
 			}
 			if err := checkCPUs(c, o.CPUs); err != nil {
 				return err
@@ -130,7 +132,7 @@ func (a *app) repeatCO(o lab.COOptions, n int, pause time.Duration, export strin
 		rep := analyze.Repetitions(m.ss)
 		reps[m.name] = rep
 		fmt.Fprintf(a.env.Stdout, "\n%s ", m.name)
-		report.Repetitions(a.env.Stdout, rep)
+		report.Repetitions(a.tables(), rep)
 	}
 	if export != "" {
 		return writeJSON(export, map[string]any{"repetitions": all, "spread": reps})
@@ -142,7 +144,7 @@ func (a *app) repeatCO(o lab.COOptions, n int, pause time.Duration, export strin
 func (a *app) printCO(res *lab.COResult) {
 	w := a.env.Stdout
 	fmt.Fprintln(w)
-	report.MeasurementTable(w, []report.Measurement{
+	report.MeasurementTable(a.tables(), []report.Measurement{
 		{Name: "Closed model", Requests: res.Closed.Requests, SlowerThan1s: res.Closed.SlowerThan1s, P95MS: res.Closed.LatencyMS.P95, P99MS: res.Closed.LatencyMS.P99},
 		{Name: "Closed model, corrected", Requests: res.ClosedCorrected.Requests, SlowerThan1s: -1, P95MS: res.ClosedCorrected.LatencyMS.P95, P99MS: res.ClosedCorrected.LatencyMS.P99},
 		{Name: "Open model", Requests: res.Open.Requests, SlowerThan1s: res.Open.SlowerThan1s, P95MS: res.Open.LatencyMS.P95, P99MS: res.Open.LatencyMS.P99},
@@ -218,4 +220,136 @@ func checkCPUs(c *cobra.Command, cpus float64) error {
 		return usagef("--cpus %g: give a CPU limit above 0 and at most this machine's %d CPUs, e.g. --cpus 0.5 (leave it out for no limit)", cpus, n)
 	}
 	return nil
+}
+
+// labStepsFlags are the flags lab curve and lab pool share.
+type labStepsFlags struct {
+	plan          planFlags
+	cpus          float64
+	preAllocated  int
+	maxVUs        int
+	out           string
+	summaryExport string
+	quiet         bool
+}
+
+func (f *labStepsFlags) register(c *cobra.Command, def analyze.StepPlan, cpus float64) {
+	f.plan.register(c, def)
+	fl := c.Flags()
+	fl.Float64Var(&f.cpus, "cpus", cpus, "limit the Bookstore's CPU (cgroup quota, as docker --cpus); 0 for no limit")
+	fl.IntVar(&f.preAllocated, "pre-allocated-vus", scenario.DefaultStepsPreAllocatedVUs, "VUs started before t0")
+	fl.IntVar(&f.maxVUs, "max-vus", scenario.DefaultStepsMaxVUs, "most VUs; beyond them iterations are dropped")
+	fl.StringVar(&f.out, "out", "runs", "directory under which the run directory is created")
+	fl.StringVar(&f.summaryExport, "summary-export", "", "write the curve, the USE scan and the verdict as JSON to this file")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines")
+}
+
+// options fills the curve experiment's options from the flags.
+func (a *app) curveOptions(f labStepsFlags, experiment string) lab.CurveOptions {
+	o := lab.CurveOptions{
+		CPUs: f.cpus, Start: f.plan.start, Step: f.plan.step, Steps: f.plan.steps,
+		StepDuration: f.plan.stepDuration, Warmup: f.plan.warmup,
+		PreAllocatedVUs: f.preAllocated, MaxVUs: f.maxVUs, Health: f.plan.health(),
+		Out:        lab.ExperimentDir(f.out, experiment),
+		Executable: a.env.Executable, Stderr: a.env.Stderr, Abort: a.abort.Done(), Getenv: a.env.Getenv,
+	}
+	if f.cpus == 0 {
+		o.CPUs = -1 // the flag's 0 means no limit; the option's 0 means the default
+	}
+	if !f.quiet {
+		o.Progress, o.Live = a.progressStream()
+	}
+	return o
+}
+
+// checkLabPlan rejects what the lab would otherwise replace by its defaults:
+// a flag given as zero or negative means a mistake, not "the default".
+func checkLabPlan(f labStepsFlags) error {
+	if errs := analyze.ValidatePlan(f.plan.plan()); len(errs) > 0 {
+		return usageErr(errors.Join(errs...))
+	}
+	if f.cpus < 0 {
+		return usagef("--cpus %g: must not be negative (0 for no limit)", f.cpus)
+	}
+	return nil
+}
+
+func (a *app) labCurveCommand() *cobra.Command {
+	var f labStepsFlags
+	c := &cobra.Command{
+		Use:   "curve",
+		Short: "The throughput-latency curve of the CPU-limited Bookstore: knee, collapse, USE scan, bottleneck",
+		Long: `knee lab curve starts the Bookstore limited to --cpus 0.25 and runs the article's
+stepped test against GET /api/books/{isbn}?run={vu}-{iter} (the query string
+bypasses the output cache, so every request reaches the database): 100 to
+1000 req/s by 100, with shorter steps than the article's 20 s / 6 s by
+default so the whole run takes about three minutes. The Bookstore's cgroup
+CPU and its /metrics are sampled; everything knee steps prints follows.
+
+The article limited its .NET API to 0.5 CPU; the Go Bookstore needs about a
+third of the CPU per request, so at 0.5 CPU its knee lies near 1,800 req/s,
+past these steps. 0.25 CPU puts the knee inside them; --cpus 0.5 --start 200
+--step 200 brackets it at the article's limit.`,
+		Example: `  knee lab curve
+  knee lab curve --step-duration 20s --warmup 6s --summary-export curve.json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkLabPlan(f); err != nil {
+				return err
+			}
+			o := a.curveOptions(f, "lab-curve")
+			if errs := o.Validate(); len(errs) > 0 {
+				return usageErr(errors.Join(errs...))
+			}
+			res, err := lab.Curve(a.ctx, o)
+			return a.finishSteps(res, err, f.summaryExport)
+		},
+	}
+	f.register(c, lab.CurveOptions{}.Defaults().Plan(), lab.DefaultCurveCPUs)
+	return c
+}
+
+func (a *app) labPoolCommand() *cobra.Command {
+	var f labStepsFlags
+	var p lab.PoolOptions
+	var serialize bool
+	c := &cobra.Command{
+		Use:   "pool",
+		Short: "A small connection pool before a slow database: the pool fills, the database is the bottleneck",
+		Long: `knee lab pool runs the stepped test against a Bookstore whose database serves
+one query at a time (--serialize-queries), each held --query-delay, through a
+pool of --max-pool connections that gives up after --pool-timeout (the
+article's "Max Pool Size=20" exercise). The expected diagnosis is the
+article's: the API's CPU well below its limit, the pool full, requests
+waiting for connections and timing out, and the database named as the
+bottleneck.`,
+		Example: `  knee lab pool
+  knee lab pool --max-pool 10 --query-delay 10ms --start 20 --step 20`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkLabPlan(f); err != nil {
+				return err
+			}
+			if p.MaxPool <= 0 || p.PoolTimeout <= 0 || p.QueryDelay < 0 {
+				return usagef("--max-pool %d, --pool-timeout %s, --query-delay %s: pool and timeout must be positive, the delay not negative", p.MaxPool, p.PoolTimeout, p.QueryDelay)
+			}
+			p.CurveOptions = a.curveOptions(f, "lab-pool")
+			p.SerializeQueries = &serialize
+			if p.QueryDelay == 0 {
+				p.QueryDelay = -1 // the flag's 0 means none; the option's 0 means the default
+			}
+			if errs := p.Validate(); len(errs) > 0 {
+				return usageErr(errors.Join(errs...))
+			}
+			res, err := lab.Pool(a.ctx, p)
+			return a.finishSteps(res, err, f.summaryExport)
+		},
+	}
+	f.register(c, lab.PoolOptions{}.Defaults().Plan(), lab.DefaultPoolCPUs)
+	fl := c.Flags()
+	fl.IntVar(&p.MaxPool, "max-pool", lab.DefaultPoolMaxPool, "the Bookstore's most open database connections")
+	fl.DurationVar(&p.QueryDelay, "query-delay", lab.DefaultPoolQueryDelay, "how long each query holds its connection (a slow database); 0 for none")
+	fl.BoolVar(&serialize, "serialize-queries", true, "the database runs one query at a time")
+	fl.DurationVar(&p.PoolTimeout, "pool-timeout", lab.DefaultPoolTimeout, "how long a request waits for a connection before 503")
+	return c
 }

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/report"
@@ -21,7 +25,9 @@ func (a *app) reportCommand() *cobra.Command {
 		Short: "Write a report in the article's template (Markdown or self-contained HTML)",
 		Long: `knee report writes Goal, Load, Environment, Result, Bottleneck and Action for
 one run directory; more run directories are its repetitions (median and range
-are reported, never one run's figure alone). HTML is one self-contained page
+are reported, never one run's figure alone). Runs of different scenarios,
+models or targets are not repetitions and are refused with the reason: report
+each on its own, or set them side by side with knee compare. HTML is one self-contained page
 that works offline: summary per endpoint, latency over time, the percentile
 distribution, the throughput-latency curve where there are steps, the USE
 table, coordinated-omission warnings and the environment note.`,
@@ -41,6 +47,9 @@ table, coordinated-omission warnings and the environment note.`,
 				return err
 			}
 			in, err := report.Build(runs, report.BuildOptions{Goal: goal, Action: action, Data: data, Thresholds: ts})
+			if errors.Is(err, analyze.ErrNotRepetitions) {
+				return usageErr(err)
+			}
 			if err != nil {
 				return err
 			}
@@ -67,7 +76,7 @@ table, coordinated-omission warnings and the environment note.`,
 }
 
 func (a *app) compareCommand() *cobra.Command {
-	var vs []string
+	var vs bool
 	var export string
 	c := &cobra.Command{
 		Use:   "compare BASE_RUN... --vs CANDIDATE_RUN...",
@@ -75,29 +84,36 @@ func (a *app) compareCommand() *cobra.Command {
 		Long: `knee compare reports, per metric, both sides' median and range, the ratio of
 medians and a verdict that calls a difference real only when it exceeds the
 run-to-run spread (ranges that do not overlap, and a Mann-Whitney U test when
-both sides have at least 5 runs). It warns when the environment notes differ.`,
-		Example: "  knee compare runs/base-* --vs runs/candidate-*",
+both sides have at least 5 runs). It warns when the environment notes differ.
+
+Every run after --vs is a candidate, so shell globs work on both sides; a run
+given twice, or on both sides, is refused.`,
+		Example: "  knee compare runs/base-*/ --vs runs/candidate-*/",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if len(vs) == 0 {
-				return usagef("no candidate runs: give them after --vs")
-			}
-			base, err := openRuns(args)
+			base, cand, late, err := compareGroups(args, vs)
 			if err != nil {
 				return err
 			}
-			cand, err := openRuns(vs)
+			if late != "" {
+				export = late
+			}
+			baseRuns, err := openRuns(base)
 			if err != nil {
 				return err
 			}
-			cmp, err := analyze.Compare(base, cand)
+			candRuns, err := openRuns(cand)
+			if err != nil {
+				return err
+			}
+			cmp, err := analyze.Compare(baseRuns, candRuns)
 			if err != nil {
 				if errors.Is(err, analyze.ErrDifferentScenarios) {
 					return usageErr(err)
 				}
 				return err
 			}
-			if err := report.Comparison(a.env.Stdout, cmp); err != nil {
+			if err := report.Comparison(a.tables(), cmp); err != nil {
 				return err
 			}
 			if export != "" {
@@ -106,9 +122,94 @@ both sides have at least 5 runs). It warns when the environment notes differ.`,
 			return nil
 		},
 	}
-	c.Flags().StringSliceVar(&vs, "vs", nil, "candidate run directories")
+	// Flag parsing stops at the first run: compareGroups reads the rest, so
+	// that every run after --vs, however many a glob gives, is a candidate.
+	c.Flags().SetInterspersed(false)
+	c.Flags().BoolVar(&vs, "vs", false, "every run after it is a candidate")
 	c.Flags().StringVar(&export, "summary-export", "", "write the comparison as JSON to this file")
 	return c
+}
+
+// compareGroups splits knee compare's arguments (what flag parsing left,
+// from the first run on) at --vs: the runs before are the baseline, every
+// run after it a candidate. vsFirst: --vs came before any run. export is a
+// --summary-export given among the runs. A run given twice or on both sides
+// is refused: the verdicts would compare a run with itself.
+func compareGroups(args []string, vsFirst bool) (base, cand []string, export string, err error) {
+	side := &base
+	if vsFirst {
+		side = &cand
+	}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--vs":
+			if side == &cand {
+				return nil, nil, "", usagef("--vs given twice: every run after the first --vs is a candidate")
+			}
+			side = &cand
+		case arg == "--summary-export" && i+1 < len(args):
+			i++
+			export = args[i]
+		case strings.HasPrefix(arg, "--summary-export="):
+			export = strings.TrimPrefix(arg, "--summary-export=")
+		case strings.HasPrefix(arg, "--vs="):
+			side = &cand
+			cand = append(cand, strings.TrimPrefix(arg, "--vs="))
+		case strings.HasPrefix(arg, "-") && arg != "-":
+			return nil, nil, "", usagef("%s: unknown flag of knee compare (its flags are --vs and --summary-export)", arg)
+		default:
+			*side = append(*side, arg)
+		}
+	}
+	switch {
+	case len(cand) == 0:
+		return nil, nil, "", usagef("no candidate runs: give them after --vs")
+	case len(base) == 0:
+		return nil, nil, "", usagef("no baseline runs: give them before --vs")
+	}
+	seen := map[string]string{}
+	for _, g := range []struct {
+		name string
+		runs []string
+	}{{"baseline", base}, {"candidate", cand}} {
+		for _, r := range g.runs {
+			id := sameRunKey(r)
+			if prev, ok := seen[id]; ok {
+				return nil, nil, "", usagef("%s is given twice (%s, and %s): a run cannot be compared with itself; give each run once", r, prev, g.name)
+			}
+			seen[id] = g.name
+		}
+	}
+	return base, cand, export, nil
+}
+
+// sameRunKey names a run directory so that ./a, a/ and a symlink to it are
+// one run.
+func sameRunKey(path string) string {
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
+}
+
+// tables is standard output for what package report prints: fitted to the
+// terminal's width when standard output is one, full width when it is a
+// file or a pipe.
+func (a *app) tables() io.Writer {
+	if !a.env.IsTerminal {
+		return a.env.Stdout
+	}
+	if f, ok := a.env.Stdout.(interface{ Fd() uintptr }); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return report.Fit(a.env.Stdout, w)
+		}
+	}
+	return a.env.Stdout
 }
 
 // openRuns opens run directories; a missing one or one of another format is bad input.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -34,6 +33,7 @@ type runFlags struct {
 	quiet         bool
 	repeat        int
 	repeatPause   time.Duration
+	junit         string
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -60,7 +60,7 @@ omission can be detected and corrected by knee analyze.`,
       --out runs/ --summary-export summary.json
   knee run --executor constant-vus --vus 20 --think 100ms --duration 60s --url 'http://127.0.0.1:5080/api/books/{isbn}' --var isbn=9780441172719
   knee run ./scenario.yaml --threshold 'p(95)<200ms'
-  generate-scenario | knee run -`,
+  knee run - < scenario.yaml                 # the scenario from standard input`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.doRun(c, args, f)
@@ -88,6 +88,7 @@ omission can be detected and corrected by knee analyze.`,
 
 	fl.StringVar(&f.out, "out", "runs", "directory under which the run directory is created")
 	fl.StringVar(&f.summaryExport, "summary-export", "", "write the end-of-run summary as JSON to this file")
+	fl.StringVar(&f.junit, "junit", "", "write the thresholds as JUnit XML to this file (one test case per threshold)")
 	fl.DurationVar(&f.interval, "interval", runner.DefaultInterval, "histogram interval (one line per interval in latency.hlog)")
 	fl.DurationVar(&f.sendLagLimit, "send-lag-limit", analyze.DefaultSendLagLimit, "send-lag p99 above which the generator is reported as the limit")
 	fl.StringArrayVar(&f.faults, "fault", nil, "freeze the target: freeze@AT:FOR, e.g. freeze@30s:5s (repeatable)")
@@ -128,7 +129,9 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 		if res == nil {
 			return notRun(err)
 		}
-		ferr := a.finishRun(res, f.summaryExport, thresholds)
+		jr := junitReport{path: f.junit}
+		jr.add(res, thresholds)
+		ferr := errors.Join(a.finishRun(res, f.summaryExport, thresholds), jr.write())
 		if err != nil {
 			// The load ran and its summary is printed; what failed after it
 			// is a failure of the run, not bad input.
@@ -145,6 +148,7 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 	base := opt.Dir
 	var sums []rundir.Summary
 	failed := false
+	jr := junitReport{path: f.junit}
 	for i := 1; i <= f.repeat; i++ {
 		if i > 1 {
 			select {
@@ -162,9 +166,10 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		if res == nil {
 			return notRun(err)
 		}
+		jr.add(res, ts)
 		ferr := a.finishRun(res, "", ts)
 		if err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("repetition %d of %d: %w", i, f.repeat, errors.Join(err, ferr))}
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("repetition %d of %d: %w", i, f.repeat, errors.Join(err, ferr, jr.write()))}
 		}
 		if err := ferr; err != nil {
 			var ee *ExitError
@@ -184,6 +189,9 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		if err := writeJSON(f.summaryExport, map[string]any{"runs": sums, "repetitions": rep}); err != nil {
 			return err
 		}
+	}
+	if err := jr.write(); err != nil {
+		return err
 	}
 	if failed {
 		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed in at least one repetition")}
@@ -211,6 +219,7 @@ func registerRequestFlags(fl *pflag.FlagSet, sc *scenario.Flags) {
 	fl.StringVar(&sc.Name, "name", "", "the request's name tag (default: the URL template)")
 	fl.DurationVar(&sc.Timeout, "timeout", 0, "per-request timeout (default 60s)")
 	fl.StringSliceVar(&sc.RedactQuery, "redact-query", nil, "query parameters whose values are secrets, masked in every output, e.g. token,api_key (URL userinfo and Authorization, Cookie and API-key headers always are)")
+	fl.Var(&sc.Client, "client", "HTTP/1.1 client: auto (the lean client for plain http:// where it applies, else net/http) or net/http")
 }
 
 // loadConfig reads the scenario file, or builds one scenario from flags; not both.
@@ -236,6 +245,7 @@ func (a *app) loadConfig(c *cobra.Command, args []string, sf scenario.Flags) (*s
 		return nil, err
 	}
 	cfg.Thresholds = append(cfg.Thresholds, sf.Thresholds...)
+	cfg.HTTP.Client = sf.Client // a choice of client, not of scenario: allowed with a file
 	cfg.RedactQuery = append(cfg.RedactQuery, sf.RedactQuery...)
 	a.red.Merge(cfg.Redactor())
 	return cfg, nil
@@ -262,7 +272,7 @@ func (a *app) runOptions(f runFlags) (runner.Options, error) {
 		return opt, fmt.Errorf("--interval %s: must be positive, e.g. 1s", f.interval)
 	}
 	if !f.quiet {
-		opt.Progress, opt.Live = a.env.Stderr, a.env.IsTerminal
+		opt.Progress, opt.Live = a.progressStream()
 	}
 	switch {
 	case f.targetPID != 0 && f.targetCgroup != "":
@@ -343,9 +353,9 @@ func printThresholds(w interface{ Write([]byte) (int, error) }, rs []analyze.Thr
 	}
 }
 
-// writeJSON writes v to path, indented, atomically enough for a summary file.
+// writeJSON writes v to path, indented, with "format_version" first.
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := marshalExport(v)
 	if err != nil {
 		return err
 	}

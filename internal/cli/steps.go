@@ -2,12 +2,14 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/knee-dev/knee/analyze"
-	"github.com/knee-dev/knee/lab"
+	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
 )
 
@@ -16,6 +18,7 @@ type planFlags struct {
 	start, step  float64
 	steps        int
 	stepDuration time.Duration
+	jump         time.Duration // knee curve's --jump
 	warmup       time.Duration
 	maxP95       time.Duration
 }
@@ -32,7 +35,7 @@ func (f *planFlags) register(c *cobra.Command, def analyze.StepPlan) {
 }
 
 func (f planFlags) plan() analyze.StepPlan {
-	return analyze.StepPlan{Start: f.start, Step: f.step, Steps: f.steps, StepDuration: f.stepDuration, Warmup: f.warmup}
+	return analyze.StepPlan{Start: f.start, Step: f.step, Steps: f.steps, StepDuration: f.stepDuration, Jump: f.jump, Warmup: f.warmup}
 }
 
 func (f planFlags) health() analyze.Health { return analyze.Health{MaxP95: f.maxP95} }
@@ -72,8 +75,8 @@ bottleneck. curve.png/.svg and timeline.png/.svg go into the run directory.`,
 	f.probes.register(c)
 	fl := c.Flags()
 	registerRequestFlags(fl, &f.sc)
-	fl.IntVar(&f.sc.PreAllocatedVUs, "pre-allocated-vus", lab.DefaultStepsPreAllocatedVUs, "VUs started before t0")
-	fl.IntVar(&f.sc.MaxVUs, "max-vus", lab.DefaultStepsMaxVUs, "most VUs; beyond them iterations are dropped")
+	fl.IntVar(&f.sc.PreAllocatedVUs, "pre-allocated-vus", scenario.DefaultStepsPreAllocatedVUs, "VUs started before t0")
+	fl.IntVar(&f.sc.MaxVUs, "max-vus", scenario.DefaultStepsMaxVUs, "most VUs; beyond them iterations are dropped")
 	fl.StringVar(&f.out, "out", "runs", "directory under which the run directory is created")
 	fl.StringVar(&f.summaryExport, "summary-export", "", `write {"steps", "knee", "collapse", "usl", "capacity", "use", "step_use", "bottleneck", ...} as JSON to this file`)
 	fl.StringVar(&f.targetCommit, "target-commit", "", "the target's VCS commit, for the environment note")
@@ -84,10 +87,14 @@ bottleneck. curve.png/.svg and timeline.png/.svg go into the run directory.`,
 // doSteps checks everything before any load starts, then runs and reports.
 func (a *app) doSteps(f stepsFlags) error {
 	plan := f.plan.plan()
-	if errs := lab.ValidatePlan(plan); len(errs) > 0 {
+	plan.Jump = analyze.DefaultJump // knee steps ramps for schedule.StepJump to every rate
+	if errs := analyze.ValidatePlan(plan); len(errs) > 0 {
 		return usageErr(errors.Join(errs...))
 	}
-	cfg, err := stepsConfig(plan, f.sc)
+	sc := f.sc
+	steps := scenario.Steps{Start: plan.Start, Step: plan.Step, Count: plan.Steps, Hold: plan.StepDuration, PreAllocatedVUs: sc.PreAllocatedVUs, MaxVUs: sc.MaxVUs}
+	sc.PreAllocatedVUs, sc.MaxVUs = 0, 0 // the steps carry them
+	cfg, err := scenario.FromStepFlags(sc, steps)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -99,44 +106,45 @@ func (a *app) doSteps(f stepsFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	opt := lab.StepsOptions{
-		Plan: plan, Health: f.plan.health(), Probes: probes,
+	opt := runner.Options{
 		Dir: dir, TargetPID: f.probes.targetPID, TargetCommit: f.targetCommit,
 		Abort: a.abort.Done(), Getenv: a.env.Getenv,
-		Notes: []string{"knee steps: a stepped test for the throughput-latency curve"},
+		Notes:     []string{"knee steps: a stepped test for the throughput-latency curve"},
+		Resources: true, Probes: probes,
 	}
 	if !f.quiet {
-		opt.Progress, opt.Live = a.env.Stderr, a.env.IsTerminal
+		opt.Progress, opt.Live = a.progressStream()
 	}
-	res, err := lab.RunSteps(a.ctx, cfg, opt)
-	return a.finishSteps(res, err, f.summaryExport)
-}
-
-// stepsConfig builds the one-scenario configuration of a stepped test from
-// the request flags: a ramping-arrival-rate executor through lab.StepsExecutor.
-func stepsConfig(plan analyze.StepPlan, sf scenario.Flags) (*scenario.Config, error) {
-	// FromFlags checks the request flags; the executor is replaced by the
-	// stepped one right after, so any valid ramping one will do here.
-	sf.Executor, sf.StartRate, sf.Stages = scenario.RampingArrivalRate, plan.Start, "1s:1"
-	cfg, err := scenario.FromFlags(sf)
+	res, err := runner.Execute(a.ctx, cfg, opt)
+	if res == nil {
+		return err
+	}
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("stepped run (run directory %s): %w", res.Dir, err)
 	}
-	cfg.Scenarios[0].Name = "steps"
-	cfg.Scenarios[0].Executor = lab.StepsExecutor(plan, sf.PreAllocatedVUs, sf.MaxVUs)
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	an, err := analyze.Analyze(res.Run, analyze.Options{Plan: &plan, Health: f.plan.health(), Samples: res.Resources})
+	if err == nil && an.Steps == nil {
+		err = an.NoSteps
 	}
-	return cfg, nil
+	if err != nil {
+		return fmt.Errorf("%s: %w", res.Dir, err)
+	}
+	out := an.Steps
+	out.Dir, out.Summary = res.Dir, &res.Summary
+	if res.Summary.Interrupted {
+		out.Notes = append(out.Notes, "the run was interrupted: only the steps it reached are measured")
+	}
+	out.Plots, err = report.WriteStepPlots(res.Dir, res.Run, out.CurveSummary)
+	return a.finishSteps(out, err, f.summaryExport)
 }
 
 // finishSteps prints a stepped run's result and exports it. A result that
 // came with an error (a plot could not be written) is still printed.
-func (a *app) finishSteps(res *lab.StepsResult, runErr error, export string) error {
+func (a *app) finishSteps(res *analyze.StepsResult, runErr error, export string) error {
 	if res == nil {
 		return runErr
 	}
-	if err := lab.PrintSteps(a.env.Stdout, res); err != nil {
+	if err := report.PrintSteps(a.tables(), res); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if export != "" {

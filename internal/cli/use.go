@@ -158,7 +158,7 @@ func (a *app) doUse(probes []use.Probe, duration time.Duration, export string) e
 	t := use.Summarize(samples, 0, 0)
 	t.Label = fmt.Sprintf("USE table over %s", duration)
 	v := use.Judge([]use.Table{t}, nil)
-	out := a.env.Stdout
+	out := a.tables()
 	if err := report.USE(out, t); err != nil {
 		return err
 	}

@@ -10,7 +10,8 @@ const module = "github.com/knee-dev/knee/"
 
 // The import rules of DESIGN.md, checked on every package's non-test files:
 // imports point one way, record alone touches hdrhistogram-go, the sample
-// target knows nothing of knee, and analysis does no I/O of its own.
+// target knows nothing of knee, analysis does no I/O of its own, and only
+// the CLI reaches the lab's experiments.
 func TestImportDirections(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", module+"...").Output()
 	if err != nil {
@@ -58,6 +59,11 @@ func TestImportDirections(t *testing.T) {
 			}
 			if d == "internal/kneetest" {
 				t.Errorf("%s imports internal/kneetest outside its tests", pkg)
+			}
+			// lab is the article's experiments: general commands and
+			// packages must not depend on them.
+			if d == "lab" && pkg != "internal/cli" {
+				t.Errorf("%s imports lab; only internal/cli may", pkg)
 			}
 		}
 	}

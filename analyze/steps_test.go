@@ -1,4 +1,4 @@
-package lab_test
+package analyze_test
 
 import (
 	"encoding/json"
@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
-	"github.com/knee-dev/knee/lab"
+	"github.com/knee-dev/knee/load/schedule"
 	"github.com/knee-dev/knee/rundir"
+	"github.com/knee-dev/knee/scenario"
 	"github.com/knee-dev/knee/use"
 )
 
@@ -29,10 +30,11 @@ func TestValidatePlan(t *testing.T) {
 		{"zero hold", func(p *analyze.StepPlan) { p.StepDuration = 0 }, "--step-duration 0s"},
 		{"warmup as long as the step", func(p *analyze.StepPlan) { p.Warmup = 20 * time.Second }, "--warmup 20s"},
 		{"negative warmup", func(p *analyze.StepPlan) { p.Warmup = -time.Second }, "--warmup -1s"},
+		{"negative jump", func(p *analyze.StepPlan) { p.Jump = -time.Second }, "--jump -1s"},
 	} {
 		p := ok
 		tc.edit(&p)
-		errs := lab.ValidatePlan(p)
+		errs := analyze.ValidatePlan(p)
 		switch {
 		case tc.want == "" && len(errs) > 0:
 			t.Errorf("%s: %v, want valid", tc.name, errs)
@@ -42,24 +44,16 @@ func TestValidatePlan(t *testing.T) {
 	}
 }
 
-// The executor follows schedule.Steps: a 1 s jump then the hold, per step,
-// starting at the first step's rate.
-func TestStepsExecutor(t *testing.T) {
-	e := lab.StepsExecutor(analyze.StepPlan{Start: 100, Step: 50, Steps: 2, StepDuration: 20 * time.Second}, 0, 0)
-	if e.StartRate != 100 || e.TimeUnit != time.Second || e.PreAllocatedVUs != 50 || e.MaxVUs != 2000 {
-		t.Errorf("executor %+v", e)
+// analyze reads run.json without importing scenario or load: its names for
+// the stepped executor and its jump must stay theirs.
+func TestStepsNamesAgreeWithScenario(t *testing.T) {
+	if analyze.DefaultJump != schedule.StepJump {
+		t.Errorf("analyze.DefaultJump %v, schedule.StepJump %v", analyze.DefaultJump, schedule.StepJump)
 	}
-	want := []struct {
-		d      time.Duration
-		target float64
-	}{{time.Second, 100}, {20 * time.Second, 100}, {time.Second, 150}, {20 * time.Second, 150}}
-	if len(e.Stages) != len(want) {
-		t.Fatalf("stages %+v", e.Stages)
-	}
-	for i, w := range want {
-		if e.Stages[i].Duration != w.d || e.Stages[i].Target != w.target {
-			t.Errorf("stage %d %+v, want %v to %g", i, e.Stages[i], w.d, w.target)
-		}
+	r := metaRun(rampingMeta("s", "1s", "1s", 100, "5s", 100))
+	r.Meta.Scenarios[0].Executor = scenario.RampingArrivalRate
+	if _, ok := analyze.PlanFromMeta(r, ""); !ok {
+		t.Errorf("PlanFromMeta does not read executor %q", scenario.RampingArrivalRate)
 	}
 }
 
@@ -102,7 +96,7 @@ func TestPlanFromMeta(t *testing.T) {
 		{"constant rate", metaRun(rundir.Scenario{Name: "s", Executor: "constant-arrival-rate"}), "", analyze.StepPlan{}, false},
 		{"no scenarios", metaRun(), "", analyze.StepPlan{}, false},
 	} {
-		got, ok := lab.PlanFromMeta(tc.r, tc.scenario)
+		got, ok := analyze.PlanFromMeta(tc.r, tc.scenario)
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: %+v %v, want %+v %v", tc.name, got, ok, tc.want, tc.ok)
 		}
@@ -117,7 +111,7 @@ func TestStepTablesReadTheNextSecond(t *testing.T) {
 		samples = append(samples, use.Sample{At: time.Duration(i+1) * time.Second, Probe: "p", Readings: []use.Reading{
 			{Resource: use.TargetCPU, Metric: use.MetricCPUUtilization, Kind: use.Utilization, Value: v, Unit: use.UnitFraction}}})
 	}
-	tabs := lab.StepTables(samples, []analyze.Step{{Index: 0, OfferedRate: 100, From: time.Second, To: 2 * time.Second}})
+	tabs := analyze.StepTables(samples, []analyze.Step{{Index: 0, OfferedRate: 100, From: time.Second, To: 2 * time.Second}})
 	row, _ := tabs[0].Row(use.TargetCPU)
 	s, ok := row.Utilization.Headline()
 	if !ok || s.N != 1 || s.Mean != 0.2 || tabs[0].Label != "step 1: 100 req/s" {
@@ -135,7 +129,7 @@ func FuzzPlanFromMeta(f *testing.F) {
 	f.Add(`{"stages":null}`)
 	f.Fuzz(func(t *testing.T, cfg string) {
 		r := metaRun(rundir.Scenario{Name: "s", Executor: "ramping-arrival-rate", Config: json.RawMessage(cfg)})
-		p, ok := lab.PlanFromMeta(r, "")
+		p, ok := analyze.PlanFromMeta(r, "")
 		if !ok {
 			return
 		}

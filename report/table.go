@@ -1,0 +1,179 @@
+package report
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+)
+
+// Fit returns w for terminal tables that must fit width columns: every
+// table this package prints to it is narrowed to width (cells wrapped,
+// columns kept). width <= 0 returns w itself: tables keep their full width,
+// as they must when the output is a file or a pipe.
+func Fit(w io.Writer, width int) io.Writer {
+	if width <= 0 {
+		return w
+	}
+	return fitWriter{Writer: w, width: width}
+}
+
+// fitWriter is a writer that knows the width of the terminal behind it.
+type fitWriter struct {
+	io.Writer
+	width int
+}
+
+// widthOf is the width tables written to w must fit; 0 for no limit.
+func widthOf(w io.Writer) int {
+	if f, ok := w.(fitWriter); ok {
+		return f.width
+	}
+	return 0
+}
+
+// table is a terminal table: a header and rows of cells, laid out by
+// text/tabwriter. Columns marked right are right-aligned (numbers).
+type table struct {
+	indent string
+	header []string
+	right  []bool
+	rows   [][]string
+}
+
+// tablePadding is the space between two columns.
+const tablePadding = 2
+
+// minColumn is the narrowest a column is made to fit a terminal.
+const minColumn = 6
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// write lays t out on w, fitted to w's width (widthOf): the widest columns
+// give way first, and a cell longer than its column wraps onto
+// continuation lines, at spaces where it can. Never a column is dropped.
+func (t *table) write(w io.Writer) error {
+	n := len(t.header)
+	for _, r := range t.rows {
+		n = max(n, len(r))
+	}
+	widths, longestWord := make([]int, n), make([]int, n)
+	for _, r := range append([][]string{t.header}, t.rows...) {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			for _, word := range strings.Fields(c) {
+				longestWord[i] = max(longestWord[i], utf8.RuneCountInString(word))
+			}
+		}
+	}
+	if limit := widthOf(w); limit > 0 {
+		fitWidths(widths, longestWord, limit-utf8.RuneCountInString(t.indent)-tablePadding*(n-1))
+	}
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, tablePadding, ' ', 0)
+	p := &printer{w: tw}
+	for ri, r := range append([][]string{t.header}, t.rows...) {
+		if ri == 0 && len(r) == 0 {
+			continue
+		}
+		lines := make([][]string, n)
+		height := 1
+		for i := range n {
+			c := ""
+			if i < len(r) {
+				c = r[i]
+			}
+			lines[i] = wrapCell(c, widths[i])
+			height = max(height, len(lines[i]))
+		}
+		for l := range height {
+			p.f("%s", t.indent)
+			for i := range n {
+				c := ""
+				if l < len(lines[i]) {
+					c = lines[i][l]
+				}
+				if i < len(t.right) && t.right[i] {
+					c = strings.Repeat(" ", max(0, widths[i]-utf8.RuneCountInString(c))) + c
+				}
+				if i < n-1 {
+					p.f("%s\t", c)
+				} else {
+					p.f("%s", strings.TrimRight(c, " "))
+				}
+			}
+			p.f("\n")
+		}
+	}
+	if p.err != nil {
+		return p.err
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// tabwriter pads every cell but the last; a wrapped row's continuation
+	// lines would end in spaces.
+	out := &printer{w: w}
+	for line := range strings.Lines(buf.String()) {
+		out.f("%s\n", strings.TrimRight(line, " \n"))
+	}
+	return out.err
+}
+
+// fitWidths narrows columns until they add up to at most room: first the
+// widest column that can still wrap between words (down to its longest
+// word), then, if that is not enough, the widest one mid-word (down to
+// minColumn, or its own width when that is less).
+func fitWidths(widths, longestWord []int, room int) {
+	total := 0
+	for _, w := range widths {
+		total += w
+	}
+	for _, floor := range []func(i int) int{
+		func(i int) int { return max(longestWord[i], minColumn) },
+		func(int) int { return minColumn },
+	} {
+		for total > room {
+			widest := -1
+			for i, w := range widths {
+				if w > floor(i) && (widest < 0 || w > widths[widest]) {
+					widest = i
+				}
+			}
+			if widest < 0 {
+				break
+			}
+			widths[widest]--
+			total--
+		}
+	}
+}
+
+// wrapCell cuts s into lines of at most width runes, at the last space
+// that keeps a line within width, else mid-word.
+func wrapCell(s string, width int) []string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return []string{s}
+	}
+	var out []string
+	r := []rune(s)
+	for len(r) > width {
+		cut := width
+		for i := width; i > 0; i-- {
+			if r[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		out = append(out, strings.TrimRight(string(r[:cut]), " "))
+		r = r[cut:]
+		for len(r) > 0 && r[0] == ' ' {
+			r = r[1:]
+		}
+	}
+	if len(r) > 0 {
+		out = append(out, string(r))
+	}
+	return out
+}
