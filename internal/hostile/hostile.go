@@ -148,12 +148,14 @@ func HugeBody(n int64) Behavior {
 	})
 }
 
-// ManyHeaders answers with n header lines of 18 bytes (X-Header-000001: v).
-func ManyHeaders(n int) Behavior {
+// ManyHeaders answers with n header lines of size bytes each (at least 20),
+// as X-Header-000001: vvv...
+func ManyHeaders(n, size int) Behavior {
 	var b strings.Builder
 	b.WriteString("HTTP/1.1 200 OK\r\n")
+	value := strings.Repeat("v", max(1, size-19))
 	for i := range n {
-		fmt.Fprintf(&b, "X-Header-%06d: v\r\n", i%1_000_000)
+		fmt.Fprintf(&b, "X-Header-%06d: %s\r\n", i%1_000_000, value)
 	}
 	head := b.String() + "Content-Length: 2\r\n\r\nok"
 	return each(func(c net.Conn) error {
