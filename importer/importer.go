@@ -94,6 +94,9 @@ type Options struct {
 	// MaxSeries caps distinct scenario+name series (k6 names untagged
 	// requests by URL); the rest are folded into the name "(other)". Default 200.
 	MaxSeries int
+	// RedactQuery names query parameters whose values are masked in request
+	// names (k6 names untagged requests by URL); URL userinfo always is.
+	RedactQuery []string
 }
 
 // Errors Import wraps; test them with errors.Is.

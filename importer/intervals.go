@@ -6,6 +6,7 @@ import (
 
 	"github.com/knee-dev/knee/internal/version"
 	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/redact"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -62,7 +63,7 @@ type builder struct {
 func newBuilder(s source, format Format) *builder {
 	return &builder{
 		opt: s.opt, sink: s.sink, src: format, source: s.name,
-		series: newSeriesTable(s.opt.MaxSeries),
+		series: newSeriesTable(s.opt.MaxSeries, redact.New(s.opt.RedactQuery...)),
 		total:  record.NewHistogram(),
 		totals: newCounters(),
 	}

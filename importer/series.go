@@ -2,6 +2,7 @@ package importer
 
 import (
 	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/redact"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -17,11 +18,13 @@ type seriesTable struct {
 	interned  map[string]string // scenario names
 	names     map[string][]string
 	folded    int64 // latencies whose name was folded into otherName
+	red       *redact.Redactor
 }
 
-func newSeriesTable(max int) seriesTable {
+func newSeriesTable(max int, red *redact.Redactor) seriesTable {
 	return seriesTable{
 		max:      max,
+		red:      red,
 		latency:  map[string]map[string]int{},
 		index:    map[record.Key]int{},
 		interned: map[string]string{},
@@ -37,7 +40,14 @@ func (t *seriesTable) latencyID(scenario, name []byte) int {
 		}
 	}
 	sc := t.scenario(scenario)
-	nm := string(name)
+	raw := string(name)
+	// A name is often a URL: its secrets never become a series name. Two
+	// URLs that differ only in a secret are one series.
+	nm := t.red.URL(raw)
+	if id, ok := t.index[record.Key{Metric: record.Latency, Scenario: sc, Name: nm}]; ok && nm != otherName {
+		t.latency[sc][raw] = id
+		return id
+	}
 	if t.max > 0 && len(t.keys) >= t.max {
 		// Count this latency as folded; the (other) series itself is cached below
 		// only under its own name, so every folded row passes here.
@@ -53,7 +63,11 @@ func (t *seriesTable) latencyID(scenario, name []byte) int {
 		byName = map[string]int{}
 		t.latency[sc] = byName
 	}
-	byName[nm] = id
+	if nm == otherName {
+		byName[nm] = id // folded rows keep passing here to be counted
+	} else {
+		byName[raw] = id
+	}
 	t.names[sc] = append(t.names[sc], nm)
 	return id
 }

@@ -239,7 +239,7 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	notices := e.dropNotices()
 	e.meta.Notes = append(e.meta.Notes, notices...)
 	filesErr := e.werr
-	if err := e.w.Close(e.meta); err != nil && filesErr == nil {
+	if err := e.w.Close(redactMeta(&e.meta, e.red)); err != nil && filesErr == nil {
 		filesErr = err
 	}
 	var r *rundir.Dir
@@ -265,7 +265,7 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	r.Meta.Summary = sum
 	// run.json again, now with the summary; after a failure it is worth a try
 	// (a full disk may have room for it once the other files are closed).
-	if err := e.w.Close(e.meta); err != nil && failure == nil {
+	if err := e.w.Close(redactMeta(&e.meta, e.red)); err != nil && failure == nil {
 		failure = fmt.Errorf("%w: %s: %w", ErrRunDir, e.opt.Dir, err)
 	}
 	res := &Result{Dir: e.opt.Dir, Run: r, Summary: sum, Resources: e.resources, Notices: notices}

@@ -23,6 +23,7 @@ import (
 	"github.com/knee-dev/knee/internal/version"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/redact"
 	"github.com/knee-dev/knee/request"
 	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/scenario"
@@ -102,6 +103,12 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	if opt.Interval <= 0 {
 		opt.Interval = DefaultInterval
 	}
+	// Secrets stop here: requests are named without them, and every text
+	// run.json and resources.jsonl take from outside (notes, errors, probe
+	// errors) is scrubbed by red.
+	red := cfg.Redactor()
+	cfg = cfg.Redacted(red)
+	opt.Probes = redactProbes(opt.Probes, red)
 	faults, err := ResolveFaults(cfg.Faults, opt.Target)
 	if err != nil {
 		return nil, err
@@ -141,11 +148,12 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 		return nil, err
 	}
 
+	redactMeta(&meta, red)
 	w, err := rundir.Create(opt.Dir, meta)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRunDir, err)
 	}
-	e := &engine{opt: opt, w: w, meta: meta, rec: record.NewRecorder(time.Now()), mem: newTotals(), source: cfg.Source}
+	e := &engine{opt: opt, red: red, w: w, meta: meta, rec: record.NewRecorder(time.Now()), mem: newTotals(), source: cfg.Source}
 	runErr := e.run(ctx, scs, faults, gracefulStop(cfg))
 	if p := e.meta.Part; p != nil && !e.t0.IsZero() {
 		p.T0, p.Interval = e.t0, opt.Interval
@@ -222,6 +230,7 @@ func newMeta(cfg *scenario.Config) rundir.Meta {
 // engine is one run in progress.
 type engine struct {
 	opt  Options
+	red  *redact.Redactor // scrubs what run.json takes from outside
 	w    *rundir.Writer
 	meta rundir.Meta
 	rec  *record.Recorder

@@ -42,6 +42,9 @@ type Config struct {
 	HTTP       request.TransportOptions // shared by every scenario's requests
 	Faults     []Fault
 	Thresholds []string // kept as written, e.g. "p(95)<200ms"; evaluated elsewhere
+	// RedactQuery names the query parameters whose values are secrets
+	// (redactQuery: in a file, --redact-query); see Redactor.
+	RedactQuery []string
 
 	origins map[string]origin // key path → where it was written; nil when built in code
 }

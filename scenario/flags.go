@@ -42,6 +42,7 @@ type Flags struct {
 	Seed            uint64        // --seed
 	GracefulStop    time.Duration // --graceful-stop, default 30s
 	Thresholds      []string      // --threshold
+	RedactQuery     []string      // --redact-query, query parameter names whose values are secret
 
 	Client request.Client // --client: auto or net/http
 }
@@ -60,7 +61,7 @@ var flagKeys = map[string]string{
 // then validates it. The error joins every problem, each an *Error naming
 // its flag.
 func FromFlags(f Flags) (*Config, error) {
-	cfg := &Config{Seed: f.Seed, Thresholds: f.Thresholds, origins: map[string]origin{
+	cfg := &Config{Seed: f.Seed, Thresholds: f.Thresholds, RedactQuery: f.RedactQuery, origins: map[string]origin{
 		"vars": {flag: "--var"}, "http.maxConnsPerHost": {flag: "--max-conns"}, "thresholds": {flag: "--threshold"},
 	}}
 	key := join("scenarios", FlagScenario)

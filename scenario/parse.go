@@ -18,7 +18,7 @@ import (
 
 // Keys each level of a scenario file accepts, with k6's spelling.
 var (
-	topKeys      = []string{"scenarios", "vars", "seed", "http", "faults", "thresholds"}
+	topKeys      = []string{"scenarios", "vars", "seed", "http", "faults", "thresholds", "redactQuery"}
 	httpKeys     = []string{"maxConnsPerHost", "http2", "insecure"}
 	commonKeys   = []string{"executor", "startTime", "gracefulStop", "tags", "requests"}
 	requestKeys  = []string{"name", "method", "url", "headers", "body", "weight", "timeout"}
@@ -163,6 +163,8 @@ func (d *decoder) top(n *yaml.Node) {
 			d.items(v, k, "faults", func(path string, fn *yaml.Node) { d.fault(fn, path) })
 		case "thresholds":
 			d.cfg.Thresholds = d.strList(v, k, "thresholds such as \"p(95)<200ms\"")
+		case "redactQuery":
+			d.cfg.RedactQuery = d.strList(v, k, "query parameter names such as token")
 		}
 	})
 	if scenarios == nil {

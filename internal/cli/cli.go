@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/knee-dev/knee/internal/version"
+	"github.com/knee-dev/knee/redact"
 )
 
 // Exit codes.
@@ -50,9 +51,14 @@ func usagef(format string, a ...any) error {
 
 // Main runs knee with env and returns the process exit code.
 func Main(env Env) int {
+	// The last line of defence for the terminal: what a command prints and
+	// its error pass through the secrets of its arguments (and, once read,
+	// of its scenario file). Run directories are kept clean upstream.
+	red := redact.FromArgs(env.Args)
+	env.Stdout, env.Stderr = red.Writer(env.Stdout), red.Writer(env.Stderr)
 	ctx, abort, stop := interruptContexts(env)
 	defer stop()
-	a := &app{env: env, ctx: ctx, abort: abort}
+	a := &app{env: env, ctx: ctx, abort: abort, red: red}
 	root := a.rootCommand()
 	root.SetArgs(env.Args)
 	root.SetOut(env.Stdout)
@@ -75,8 +81,9 @@ func Main(env Env) int {
 // app is the state every command shares.
 type app struct {
 	env   Env
-	ctx   context.Context // cancelled by the first interrupt: stop gracefully
-	abort context.Context // cancelled by the second interrupt: stop at once
+	ctx   context.Context  // cancelled by the first interrupt: stop gracefully
+	abort context.Context  // cancelled by the second interrupt: stop at once
+	red   *redact.Redactor // scrubs Stdout and Stderr
 }
 
 func (a *app) rootCommand() *cobra.Command {

@@ -230,13 +230,18 @@ func registerRequestFlags(fl *pflag.FlagSet, sc *scenario.Flags) {
 	fl.StringArrayVar(&sc.Vars, "var", nil, "value list for a placeholder: name=v1,v2,v3 (repeatable)")
 	fl.StringVar(&sc.Name, "name", "", "the request's name tag (default: the URL template)")
 	fl.DurationVar(&sc.Timeout, "timeout", 0, "per-request timeout (default 60s)")
+	fl.StringSliceVar(&sc.RedactQuery, "redact-query", nil, "query parameters whose values are secrets, masked in every output, e.g. token,api_key (URL userinfo and Authorization, Cookie and API-key headers always are)")
 	fl.Var(&sc.Client, "client", "HTTP/1.1 client: auto (the lean client for plain http:// where it applies, else net/http) or net/http")
 }
 
 // loadConfig reads the scenario file, or builds one scenario from flags; not both.
 func (a *app) loadConfig(c *cobra.Command, args []string, sf scenario.Flags) (*scenario.Config, error) {
 	if len(args) == 0 {
-		return scenario.FromFlags(sf)
+		cfg, err := scenario.FromFlags(sf)
+		if err == nil {
+			a.red.Merge(cfg.Redactor())
+		}
+		return cfg, err
 	}
 	var given []string
 	c.Flags().Visit(func(fl *pflag.Flag) {
@@ -253,6 +258,8 @@ func (a *app) loadConfig(c *cobra.Command, args []string, sf scenario.Flags) (*s
 	}
 	cfg.Thresholds = append(cfg.Thresholds, sf.Thresholds...)
 	cfg.HTTP.Client = sf.Client // a choice of client, not of scenario: allowed with a file
+	cfg.RedactQuery = append(cfg.RedactQuery, sf.RedactQuery...)
+	a.red.Merge(cfg.Redactor())
 	return cfg, nil
 }
 
