@@ -35,7 +35,7 @@ func HTML(w io.Writer, in Input) error {
 		htmlView
 		Style  template.CSS
 		Script template.JS
-	}{newHTMLView(in), template.CSS(css), template.JS(js)} // #nosec: our own embedded files
+	}{newHTMLView(in), template.CSS(PaletteCSS() + string(css)), template.JS(js)} // #nosec: our own embedded files
 	if err := tmpl.Execute(w, page); err != nil {
 		return fmt.Errorf("report: html: %w", err)
 	}
