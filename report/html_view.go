@@ -64,8 +64,8 @@ type chartData struct {
 	Palette       map[string]PaletteEntry `json:"palette"`
 	Timeline      *timelineChart          `json:"timeline,omitempty"`
 	Activity      []Activity              `json:"activity,omitempty"`
-	Distributions []distChart    `json:"distributions,omitempty"`
-	Curve         *curveChart    `json:"curve,omitempty"`
+	Distributions []distChart             `json:"distributions,omitempty"`
+	Curve         *curveChart             `json:"curve,omitempty"`
 }
 
 // timelineChart holds per-window percentiles; a window without requests is null.
