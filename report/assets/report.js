@@ -346,7 +346,7 @@
   }
 
   function series(key, label, vals, start, end, extra) {
-    var s = { key: key, name: label || NAMES[key] || key, color: COLORS[key] || '#000', pts: steps(start, end, vals), vals: vals };
+    var s = { key: key, name: label || NAMES[key] || key, color: COLORS[key] || 'currentColor', pts: steps(start, end, vals), vals: vals };
     for (var k in extra) { s[k] = extra[k]; }
     return s;
   }
