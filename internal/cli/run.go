@@ -34,6 +34,7 @@ type runFlags struct {
 	quiet         bool
 	repeat        int
 	repeatPause   time.Duration
+	dashboard     string
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -97,6 +98,7 @@ omission can be detected and corrected by knee analyze.`,
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the same test N times, each into its own run directory, and report median and range (N >= 3 for a firm result)")
 	fl.DurationVar(&f.repeatPause, "repeat-pause", 5*time.Second, "pause between repetitions, so one run's tail does not land in the next")
+	registerDashboardFlag(fl, &f.dashboard)
 	return c
 }
 
@@ -123,8 +125,11 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	if f.dashboard != "" && f.repeat > 1 {
+		return usagef("--dashboard follows one run: not with --repeat %d", f.repeat)
+	}
 	if f.repeat == 1 {
-		res, err := runner.Execute(a.ctx, cfg, opt)
+		res, err := a.executeRun(cfg, opt, f.dashboard, thresholds)
 		if res == nil {
 			return notRun(err)
 		}
