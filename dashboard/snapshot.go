@@ -57,7 +57,7 @@ func Build(r *rundir.Dir, dir string, interval time.Duration) Snapshot {
 	in := report.Input{}
 	if r != nil && len(r.Intervals) > 0 {
 		sum := analyze.Summarize(r, analyze.SummaryOptions{})
-		in.Windows = analyze.Windows(r, interval, nil)
+		in.Windows = analyze.Windows(r, chartWindow(interval, len(r.Intervals)), nil)
 		in.Activity = report.ActivityOf(r)
 		snap.CO = analyze.DetectCO(r, analyze.COOptions{})
 		st := &snap.Status
@@ -100,6 +100,17 @@ func Build(r *rundir.Dir, dir string, interval time.Duration) Snapshot {
 	}
 	snap.Charts = charts
 	return snap
+}
+
+// maxWindows bounds the windows drawn: a chart is about 700 pixels wide,
+// and every window costs a percentile computation per refresh.
+const maxWindows = 600
+
+// chartWindow is the interval, or a whole multiple of it once the run has
+// more than maxWindows intervals: each window's percentiles still come from
+// the merge of its intervals' histograms.
+func chartWindow(interval time.Duration, intervals int) time.Duration {
+	return interval * time.Duration(max(1, (intervals+maxWindows-1)/maxWindows))
 }
 
 func num(ms float64) *float64 {
