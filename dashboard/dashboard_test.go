@@ -132,6 +132,11 @@ func TestDashboardChartsGrow(t *testing.T) {
 		}
 	})
 	t.Logf("points seen during the run: %v", seen)
+	if dir := os.Getenv("KNEE_SCREENSHOT_DIR"); dir != "" { // for a look: KNEE_SCREENSHOT_DIR=/tmp/shots
+		if png, err := b.Screenshot(); err == nil {
+			os.WriteFile(filepath.Join(dir, "dashboard.png"), png, 0o644)
+		}
+	}
 	grew := 0
 	for i := 1; i < len(seen); i++ {
 		if seen[i] > seen[i-1] {

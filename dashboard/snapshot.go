@@ -65,6 +65,11 @@ func Build(r *rundir.Dir, dir string, interval time.Duration) Snapshot {
 		st.Requests, st.Errors, st.ErrorsByClass, st.Dropped = sum.Requests, sum.Errors, sum.ErrorsByClass, sum.DroppedIterations
 		last := r.Intervals[len(r.Intervals)-1]
 		st.ElapsedS = last.End.Seconds()
+		if n := len(r.Intervals); n > 1 && last.End-last.Start < interval/2 {
+			// The run's last interval is cut short by its end: the one before
+			// it says more of how the run went.
+			last = r.Intervals[n-2]
+		}
 		lat := record.Series(last.Histograms).Merged(func(k record.Key) bool { return k.Metric == record.Latency })
 		if secs := (last.End - last.Start).Seconds(); secs > 0 {
 			st.Rate = float64(lat.Count()) / secs

@@ -312,3 +312,16 @@ func Loopback(u string) bool {
 	}
 	return false
 }
+
+// Screenshot captures the whole page as PNG bytes.
+func (b *Browser) Screenshot() ([]byte, error) {
+	res, err := b.Call("Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true})
+	if err != nil {
+		return nil, err
+	}
+	var r struct{ Data []byte }
+	if err := json.Unmarshal(res, &r); err != nil {
+		return nil, err
+	}
+	return r.Data, nil
+}
