@@ -243,7 +243,7 @@ func TestDashboardShowsCOLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	var firedAt time.Duration
-	var firstCO string
+	var firstCO, early string
 	start := time.Now()
 	b, res := live(t, cfg, runner.Options{Interval: 500 * time.Millisecond, Target: freezer, FaultState: t.TempDir()},
 		func(b *cdptest.Browser, runDone <-chan struct{}) {
@@ -252,6 +252,9 @@ func TestDashboardShowsCOLive(t *testing.T) {
 				case <-runDone:
 					return
 				case <-time.After(200 * time.Millisecond):
+				}
+				if early == "" && b.String(`document.getElementById('co-warning').hidden`) == "false" {
+					early = fmt.Sprintf("%.1f s: %s", time.Since(start).Seconds(), b.String(`document.getElementById('co-evidence').textContent`))
 				}
 				if firedAt == 0 && b.String(`document.getElementById('co-warning').hidden`) == "false" &&
 					strings.Contains(b.String(`document.body.getAttribute('data-co')`), "stall") {
@@ -263,6 +266,7 @@ func TestDashboardShowsCOLive(t *testing.T) {
 	if firedAt == 0 {
 		t.Fatalf("the stall warning never appeared during the run (verdict at the end: %s)", b.String(`document.getElementById('co-verdict').textContent`))
 	}
+	t.Logf("first CO warning at %s", early)
 	t.Logf("stall warning shown %.1f s after the start (freeze 3-5 s, run %.1f s): %s", firedAt.Seconds(), res.Summary.DurationS, firstCO)
 	// A quiet interval is judged once the next interval is written (the
 	// freeze starts at 3 s, intervals are 0.5 s); it must show before the 10 s run ends.
@@ -272,4 +276,23 @@ func TestDashboardShowsCOLive(t *testing.T) {
 	if !strings.Contains(firstCO, "quiet spells: 3–") {
 		t.Errorf("the live stall evidence %q does not start the quiet spell at the freeze (3 s)", firstCO)
 	}
+}
+
+// FuzzCheckAddr: whatever the string, an accepted address is on loopback.
+func FuzzCheckAddr(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:5665", "[::1]:1", "localhost:80", "0.0.0.0:1", ":1", "[::ffff:127.0.0.1]:1", "127.1:1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, addr string) {
+		if CheckAddr(addr) != nil {
+			return
+		}
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			t.Fatalf("accepted %q, which does not split: %v", addr, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			t.Fatalf("accepted %q: host %q is not loopback", addr, host)
+		}
+	})
 }
