@@ -23,7 +23,7 @@ func refFile(t *testing.T, name string) string {
 	t.Helper()
 	p := filepath.Join(refDir, name)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("reference data missing: %v", err)
+		t.Skipf("SKIP: interop file %s is missing: ../shared is not beside this checkout (%v)", p, err)
 	}
 	return p
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -80,6 +81,7 @@ func (t *Target) start(ctx context.Context, opt TargetOptions) error {
 	}
 	args := append([]string{"lab", "serve", "--addr", "127.0.0.1:0"}, opt.Args...)
 	cmd := exec.Command(opt.Executable, args...)
+	cmd.Env = childEnv(os.Environ())
 	if opt.Stderr != nil {
 		cmd.Stderr = &prefixWriter{w: opt.Stderr, prefix: "bookstore: "}
 	}
@@ -212,4 +214,19 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// childEnv is the Bookstore's environment: the user's, without the KNEE_
+// variables that set knee's flags, so that KNEE_CPUS meant for knee lab
+// curve does not also become the child's --cpus. KNEE_TEST_ variables are
+// the tests' hooks and pass.
+func childEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "KNEE_") && !strings.HasPrefix(kv, "KNEE_TEST_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -17,5 +18,13 @@ func TestPrefixWriter(t *testing.T) {
 	want := "bookstore: first line\nbookstore: second\nbookstore: third"
 	if out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+func TestChildEnvDropsKneeFlags(t *testing.T) {
+	got := childEnv([]string{"PATH=/bin", "KNEE_CPUS=0.1", "KNEE_TEST_AS_KNEE=1", "HOME=/root", "KNEE_OUT=x"})
+	want := []string{"PATH=/bin", "KNEE_TEST_AS_KNEE=1", "HOME=/root"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("childEnv = %q, want %q", got, want)
 	}
 }

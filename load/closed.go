@@ -80,9 +80,12 @@ func (l *loops) vu(s *scenarioRun, id uint64, iterCtx, end context.Context, endA
 	defer timer.Stop()
 	var prev time.Time
 	for iter := uint64(0); ; iter++ {
-		select {
-		case <-end.Done():
+		// Two lock-free checks: a select over both channels would lock
+		// end's channel, which every VU shares, on every iteration.
+		if end.Err() != nil {
 			return
+		}
+		select {
 		case <-retire:
 			return
 		default:

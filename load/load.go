@@ -74,7 +74,8 @@ type ConstantArrivalRate struct {
 	TimeUnit        time.Duration // default 1s
 	Duration        time.Duration
 	PreAllocatedVUs int
-	MaxVUs          int // default PreAllocatedVUs... see Validate
+	MaxVUs          int            // default PreAllocatedVUs... see Validate
+	Share           schedule.Share // this runner's part of the test (Segment); zero is the whole
 }
 
 // RampingArrivalRate ramps the arrival rate linearly through Stages from StartRate.
@@ -84,6 +85,7 @@ type RampingArrivalRate struct {
 	Stages          []Stage
 	PreAllocatedVUs int
 	MaxVUs          int
+	Share           schedule.Share // this runner's part of the test (Segment); zero is the whole
 }
 
 // ConstantVUs runs VUs closed-model loops (request, then Think) for Duration.

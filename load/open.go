@@ -9,18 +9,20 @@ import (
 )
 
 func (c ConstantArrivalRate) newDriver() (driver, error) {
-	sched, err := schedule.NewConstant(c.Rate, c.TimeUnit, c.Duration)
+	whole, err := schedule.NewConstant(c.Rate, c.TimeUnit, c.Duration)
 	if err != nil {
 		return nil, err
 	}
+	sched := schedule.Segmented(whole, c.Share)
 	return &arrivals{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
 }
 
 func (c RampingArrivalRate) newDriver() (driver, error) {
-	sched, err := schedule.NewRamping(c.StartRate, c.TimeUnit, c.Stages)
+	whole, err := schedule.NewRamping(c.StartRate, c.TimeUnit, c.Stages)
 	if err != nil {
 		return nil, err
 	}
+	sched := schedule.Segmented(whole, c.Share)
 	return &arrivals{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
 }
 
@@ -105,23 +107,34 @@ func (a *arrivals) vu(s *scenarioRun, id uint64, jobs chan job, ready func()) {
 	}
 }
 
-// run is the scheduler. It resets one timer to each absolute intended
-// time, never to "last + interval", so lateness does not accumulate; when
-// it wakes late, every past-due iteration still goes out at once, each
-// with its own intended time.
+// run is the scheduler. It sets its pacer (a kernel timer where there is
+// one, see pacer.go) to each absolute intended time, never to "last +
+// interval", so lateness does not accumulate; when it wakes late, every
+// past-due iteration still goes out at once, each with its own intended
+// time. It wakes at most once per TimerSlack.
 func (a *arrivals) run(s *scenarioRun, start time.Time) {
 	s.live.start.Store(&start)
-	timer := newStoppedTimer()
-	defer timer.Stop()
+	pace := newPacer(s.stop, s.runner.opt.TimerSlack)
+	defer pace.close()
+	var woke time.Time // the last wake-up asked of pace
 	for i := int64(0); ; i++ {
 		off, ok := a.sched.Offset(i)
 		if !ok {
 			// The schedule is done; the scenario lasts until its end.
-			wait(timer, start.Add(a.sched.Duration()), s.stop)
+			pace.wait(start.Add(a.sched.Duration()), s.stop)
 			break
 		}
 		due := start.Add(off)
-		if !wait(timer, due, s.stop) {
+		// A start due sooner than the pacer's gap after its last wake-up
+		// waits for the gap; one already due goes at once.
+		at := due
+		if now := time.Now(); at.After(now) {
+			if earliest := woke.Add(pace.gap()); at.Before(earliest) {
+				at = earliest
+			}
+			woke = at
+		}
+		if !pace.wait(at, s.stop) {
 			break
 		}
 		a.dispatch(s, job{i: i, intended: due})

@@ -82,13 +82,16 @@ func TestLogWriterInterop(t *testing.T) {
 	}
 }
 
+// modTestdata is the test directory of the hdrhistogram-go module go.mod
+// requires, wherever the module cache keeps it.
 func modTestdata(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
-	if err != nil {
-		t.Skipf("go env GOMODCACHE: %v", err)
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/HdrHistogram/hdrhistogram-go").Output()
+	dir := strings.TrimSpace(string(out))
+	if err != nil || dir == "" {
+		t.Fatalf("go list -m -f {{.Dir}} github.com/HdrHistogram/hdrhistogram-go: %v (run go mod download)", err)
 	}
-	return filepath.Join(strings.TrimSpace(string(out)), "github.com", "!hdr!histogram", "hdrhistogram-go@v1.4.0", "test")
+	return filepath.Join(dir, "test")
 }
 
 // (b) Logs from Java and C writers, with the counts, p99.9 and max that
@@ -119,10 +122,16 @@ func TestLogReaderReferenceLogs(t *testing.T) {
 		{"ycsb.logV1.hlog", 1000, 180, 700, 421, 209686, 530, 17775, 1438613579.295},
 		{"../shared/testdata/hdrhistogram/jHiccup-2.0.7S.logV3.hlog", 1, 0, -1, 62, 48761, 1745879039, 1796210687, 1441812279.474},
 	}
+	var missing []string
 	for _, tt := range tests {
 		path := filepath.Join(mod, tt.file)
 		if strings.HasPrefix(tt.file, "..") {
 			path = filepath.Join("..", tt.file)
+			// Interop data from ../shared, beside the checkout in CI only.
+			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+				missing = append(missing, path)
+				continue
+			}
 		}
 		f, err := os.Open(path)
 		if err != nil {
@@ -159,6 +168,9 @@ func TestLogReaderReferenceLogs(t *testing.T) {
 		if got := lr.Header().StartTime; !got.Equal(epoch(tt.startSec)) {
 			t.Errorf("%s: start %v, want %v", tt.file, got, epoch(tt.startSec))
 		}
+	}
+	if len(missing) > 0 {
+		t.Skipf("SKIP (partly): interop file %s is missing: ../shared is not beside this checkout; the other logs were checked", strings.Join(missing, ", "))
 	}
 }
 

@@ -60,7 +60,7 @@ func (c *Client) Set(s string) error {
 }
 
 // Type is the flag's value type in help text.
-func (c *Client) Type() string { return "string" }
+func (c *Client) Type() string { return "client" }
 
 // NewTransport returns a transport tuned for load: connections are reused
 // and kept idle up to MaxConnsPerHost, compression is never negotiated

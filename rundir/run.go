@@ -45,6 +45,8 @@ type Meta struct {
 	Finished      bool            `json:"finished"`
 	Faults        []Fault         `json:"faults,omitempty"`
 	Notes         []string        `json:"notes,omitempty"`
+	Part          *Part           `json:"part,omitempty"`  // a runner's part of a split test
+	Parts         []MergedPart    `json:"parts,omitempty"` // Source "merge": the parts merged
 }
 
 // Scenario is what was asked of one scenario.

@@ -162,6 +162,9 @@ func (e *engine) writeInterval(now time.Time) {
 		e.meta.Counters.Add(c)
 	}
 	e.mem.add(snap, extra)
+	if e.opt.OnInterval != nil && !e.t0.IsZero() {
+		e.opt.OnInterval(&e.meta, e.t0.Add(snap.End), snap)
+	}
 	if e.werr != nil {
 		return // the files stopped at the failure; a later line would leave a gap
 	}

@@ -2,16 +2,28 @@ package runner
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // plainEvery is how often a non-terminal progress line is printed.
 const plainEvery = 5 * time.Second
 
+// defaultWidth is the width assumed for a live line when the terminal's
+// own cannot be read.
+const defaultWidth = 80
+
+// Widther is a Progress writer that knows its terminal's width in columns
+// (read at every line, so a resized window is followed); 0 means unknown.
+type Widther interface {
+	Width() int
+}
+
 // progress prints the state after an interval: elapsed/total, target vs
 // achieved rate, busy VUs, the last interval's p99, errors and drops. On a
-// terminal it rewrites one line every interval; otherwise it prints a line
-// every plainEvery.
+// terminal it rewrites one line every interval, fitted to the terminal's
+// width; otherwise it prints a whole line every plainEvery.
 func (e *engine) progress(elapsed time.Duration) {
 	if e.opt.Progress == nil {
 		return
@@ -40,17 +52,67 @@ func (e *engine) progress(elapsed time.Duration) {
 	if secs > 0 {
 		rate = float64(reqs) / secs
 	}
-	line := fmt.Sprintf("%5.0fs/%.0fs", elapsed.Seconds(), e.total.Seconds())
-	if target > 0 {
-		line += fmt.Sprintf("  target %.0f/s", target)
+	// Fields in display order; rank says which go first when the line must
+	// shrink (the highest rank is dropped first).
+	fields := []progressField{
+		{fmt.Sprintf("%5.0fs/%.0fs", elapsed.Seconds(), e.total.Seconds()), 0},
 	}
-	line += fmt.Sprintf("  achieved %.0f/s  VUs busy %d/%d (max %d)  p99 %s  errors %d  dropped %d",
-		rate, busy, vus, peak, shortDuration(p99), errs, dropped)
-	if e.opt.Live {
-		e.printf("\r\x1b[K%s", line)
+	if target > 0 {
+		fields = append(fields, progressField{fmt.Sprintf("target %.0f/s", target), 1})
+	}
+	fields = append(fields,
+		progressField{fmt.Sprintf("achieved %.0f/s", rate), 1},
+		progressField{fmt.Sprintf("VUs busy %d/%d", busy, vus), 4},
+		progressField{fmt.Sprintf("(max %d)", peak), 6},
+		progressField{"p99 " + shortDuration(p99), 2},
+		progressField{fmt.Sprintf("errors %d", errs), 3},
+		progressField{fmt.Sprintf("dropped %d", dropped), 3},
+	)
+	if !e.opt.Live {
+		e.printf("%s\n", fitLine(fields, 0))
 		return
 	}
-	e.printf("%s\n", line)
+	width := defaultWidth
+	if w, ok := e.opt.Progress.(Widther); ok && w.Width() > 0 {
+		width = w.Width()
+	}
+	// One column short of the width: a line that fills the last column
+	// wraps on some terminals, and "\r" then rewrites only the second row.
+	e.printf("\r\x1b[K%s", fitLine(fields, width-1))
+}
+
+type progressField struct {
+	text string
+	rank int // 0: always kept; higher ranks are dropped first
+}
+
+// fitLine joins fields with two spaces, dropping the highest-ranked fields
+// until the line is at most width columns (width <= 0: no limit); what still
+// does not fit is cut.
+func fitLine(fields []progressField, width int) string {
+	join := func(fs []progressField) string {
+		parts := make([]string, len(fs))
+		for i, f := range fs {
+			parts[i] = f.text
+		}
+		return strings.Join(parts, "  ")
+	}
+	line := join(fields)
+	for width > 0 && utf8.RuneCountInString(line) > width {
+		worst := -1
+		for i, f := range fields {
+			if f.rank > 0 && (worst < 0 || f.rank >= fields[worst].rank) {
+				worst = i
+			}
+		}
+		if worst < 0 {
+			r := []rune(line)
+			return string(r[:width])
+		}
+		fields = append(fields[:worst:worst], fields[worst+1:]...)
+		line = join(fields)
+	}
+	return line
 }
 
 func (e *engine) printf(format string, a ...any) {

@@ -53,6 +53,10 @@ type Options struct {
 	Probes    []use.Probe
 	// SkipEnvironment leaves out the environment note's /proc sampling (tests).
 	SkipEnvironment bool
+	Split           Split // this runner's part of a test split among runners
+	// OnInterval, if set, is given every interval as it is written, with
+	// its wall-clock end (live outputs such as prometheus-rw). It must not block.
+	OnInterval func(meta *rundir.Meta, end time.Time, snap record.IntervalSnapshot)
 }
 
 // Result is what a run left behind.
@@ -91,6 +95,14 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	var part *rundir.Part
+	if opt.Split.active() {
+		var notes []string
+		if cfg, part, notes, err = splitConfig(cfg, opt.Split); err != nil {
+			return nil, err
+		}
+		opt.Notes = append(opt.Notes, notes...)
+	}
 	scs, senders, err := build(cfg)
 	if err != nil {
 		return nil, err
@@ -103,6 +115,8 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 
 	meta := newMeta(cfg)
 	meta.Notes = append(meta.Notes, opt.Notes...)
+	meta.Part = part
+	scaleTargets(&meta, opt.Split.Share)
 	hostOpts := hostinfo.Options{KneeVersion: version.String(), TargetPID: opt.TargetPID, TargetCommit: opt.TargetCommit}
 	if !opt.SkipEnvironment {
 		env, err := hostinfo.Collect(ctx, hostOpts)
@@ -112,6 +126,9 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 		meta.Env = env
 	}
 	meta.Env.KneeVersion = version.String()
+	if err := waitUntil(ctx, opt.Split.StartAt); err != nil {
+		return nil, err
+	}
 
 	w, err := rundir.Create(opt.Dir, meta)
 	if err != nil {
@@ -119,6 +136,12 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	}
 	e := &engine{opt: opt, w: w, meta: meta, rec: record.NewRecorder(time.Now()), mem: newTotals(), source: cfg.Source}
 	runErr := e.run(ctx, scs, faults, gracefulStop(cfg))
+	if p := e.meta.Part; p != nil && !e.t0.IsZero() {
+		p.T0, p.Interval = e.t0, opt.Interval
+		if !p.StartAt.IsZero() {
+			p.StartOffset = e.t0.Sub(p.StartAt)
+		}
+	}
 
 	if !opt.SkipEnvironment {
 		if err := hostinfo.Finish(context.WithoutCancel(ctx), hostOpts, &e.meta.Env); err != nil {

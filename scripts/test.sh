@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs what knee's tests need on a fresh Debian machine (Go modules, a
-# PostgreSQL server, Chromium for the HTML report test), starts PostgreSQL on
-# loopback and runs every test. `make test` and .ci/run call this script.
+# PostgreSQL server, Chromium for the HTML report test, tmux for the progress
+# line's terminal test), starts PostgreSQL on loopback and runs every test.
+# `make test` and .ci/run call this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v initdb >/dev/null 2>&1 || [ -x /usr/lib/postgresql/*/bin/initdb ] 2>/dev/null || need_apt+=(postgresql)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v tmux >/dev/null 2>&1 || need_apt+=(tmux) # the progress line in a real terminal
+command -v prometheus >/dev/null 2>&1 || need_apt+=(prometheus)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "test.sh: installing ${need_apt[*]} (apt-get)"

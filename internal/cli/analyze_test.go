@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,8 +16,8 @@ const k6Dir = "../../../shared/testdata/k6/"
 // k6's summary.json gives (201).
 func TestAnalyzeK6Export(t *testing.T) {
 	for _, file := range []string{"default-timeformat.csv", "results.json", "rfc3339.csv.gz"} {
-		if _, err := os.Stat(k6Dir + file); err != nil {
-			t.Fatalf("interop fixture missing: %v", err)
+		if _, err := os.Stat(k6Dir + file); errors.Is(err, os.ErrNotExist) {
+			t.Skipf("SKIP: interop file %s is missing: ../shared is not beside this checkout", k6Dir+file)
 		}
 		export := filepath.Join(t.TempDir(), "a.json")
 		code, out, stderr := runKnee(t, "analyze", k6Dir+file, "--summary-export", export)

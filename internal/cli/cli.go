@@ -85,10 +85,23 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "A load tester whose numbers can be trusted",
 		Long: `knee generates load in the open and closed models, records every latency in
 HdrHistograms (merged, never averaged), detects and corrects coordinated
-omission, finds the knee of the throughput-latency curve and the bottleneck.`,
+omission, finds the knee of the throughput-latency curve and the bottleneck.
+
+` + envHelp + `
+
+Exit codes: 0 success; 1 the work failed (I/O, target unreachable, a failure
+after the load ran); 2 bad input (flags, files); 99 a --threshold failed.`,
+		Example: `  knee run --rate 100 --duration 30s --url http://127.0.0.1:5080/
+  KNEE_OUT=/var/tmp/runs knee run --rate 100 --duration 30s --url http://127.0.0.1:5080/
+  knee analyze runs/2026-11-30T10-00-00/
+  knee completion bash > /etc/bash_completion.d/knee`,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Flags not given on the command line come from KNEE_ variables.
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			return applyEnv(c, a.env.Getenv)
+		},
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usagef("%s: %w (see 'knee %s --help')", c.Name(), err, c.Name())
@@ -96,11 +109,23 @@ omission, finds the knee of the throughput-latency curve and the bottleneck.`,
 	for _, add := range []func() *cobra.Command{
 		a.runCommand, a.analyzeCommand, a.importCommand, a.tailCommand,
 		a.labCommand, a.thawCommand, a.reportCommand, a.compareCommand,
-		a.stepsCommand, a.curveCommand, a.useCommand,
+		a.stepsCommand, a.curveCommand, a.useCommand, a.mergeCommand, a.k8sCommand,
 	} {
 		root.AddCommand(add())
 	}
+	if a.env.Stdout != nil {
+		root.SetOut(a.env.Stdout) // before the completion commands, which keep it
+	}
+	completionExamples(root)
+	completeFlagValues(root)
 	return root
+}
+
+// Command returns knee's command tree for env without running it, for
+// documentation generators (man pages).
+func Command(env Env) *cobra.Command {
+	a := &app{env: env, ctx: context.Background(), abort: context.Background()}
+	return a.rootCommand()
 }
 
 // isFlagError reports cobra's own argument errors, which carry no ExitError.

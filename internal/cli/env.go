@@ -18,7 +18,7 @@ type Env struct {
 	Stdout     io.Writer
 	Stderr     io.Writer
 	Getenv     func(string) string
-	IsTerminal bool // stdout is a terminal: live progress line instead of periodic lines
+	IsTerminal bool // stdout is a terminal (the progress line asks of stderr: app.progressStream)
 	// Signals delivers interrupt requests (Ctrl-C, SIGTERM). Nil means none arrive.
 	Signals <-chan os.Signal
 	PID     int // this process, for messages

@@ -26,6 +26,7 @@ func (a *app) labCommand() *cobra.Command {
 API, a real sample target (SQLite or PostgreSQL, a real connection pool, an
 output cache, /metrics) that knee starts in its own cgroup so it can limit its
 CPU and freeze it, as docker --cpus and docker pause do.`,
+		Example: "  knee lab co\n  knee lab curve --summary-export curve.json",
 	}
 	c.AddCommand(a.labCOCommand(), a.labServeCommand())
 	c.AddCommand(a.labCurveCommand(), a.labPoolCommand())
@@ -55,7 +56,7 @@ way HdrHistogram does comes close to the open one.`,
 			o.Out = filepath.Join(out, "lab-co-"+time.Now().UTC().Format("2006-01-02T15-04-05"))
 			o.Executable, o.Stderr, o.Abort, o.Getenv = a.env.Executable, a.env.Stderr, a.abort.Done(), a.env.Getenv
 			if !quiet {
-				o.Progress, o.Live = a.env.Stderr, a.env.IsTerminal
+				o.Progress, o.Live = a.progressStream()
 			}
 			if err := checkCPUs(c, o.CPUs); err != nil {
 				return err
@@ -256,7 +257,7 @@ func (a *app) curveOptions(f labStepsFlags, experiment string) lab.CurveOptions 
 		o.CPUs = -1 // the flag's 0 means no limit; the option's 0 means the default
 	}
 	if !f.quiet {
-		o.Progress, o.Live = a.env.Stderr, a.env.IsTerminal
+		o.Progress, o.Live = a.progressStream()
 	}
 	return o
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -34,6 +33,8 @@ type runFlags struct {
 	quiet         bool
 	repeat        int
 	repeatPause   time.Duration
+	junit         string
+	split         splitFlags
 	dashboard     string
 }
 
@@ -61,7 +62,7 @@ omission can be detected and corrected by knee analyze.`,
       --out runs/ --summary-export summary.json
   knee run --executor constant-vus --vus 20 --think 100ms --duration 60s --url 'http://127.0.0.1:5080/api/books/{isbn}' --var isbn=9780441172719
   knee run ./scenario.yaml --threshold 'p(95)<200ms'
-  generate-scenario | knee run -`,
+  knee run - < scenario.yaml                 # the scenario from standard input`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.doRun(c, args, f)
@@ -87,8 +88,10 @@ omission can be detected and corrected by knee analyze.`,
 	fl.DurationVar(&f.sc.GracefulStop, "graceful-stop", 0, "how long in-flight requests may finish after the end (default 30s)")
 	fl.StringArrayVar(&f.sc.Thresholds, "threshold", nil, "pass/fail criterion, e.g. 'p(95)<200ms', 'errors<1%' (exit 99 when one fails)")
 
-	fl.StringVar(&f.out, "out", "runs", "directory under which the run directory is created")
+	f.out = "runs"
+	fl.Var(outFlag{&f.out, &f.split.promRW}, "out", "directory under which the run directory is created; prometheus-rw=URL pushes every interval to Prometheus too (repeatable)")
 	fl.StringVar(&f.summaryExport, "summary-export", "", "write the end-of-run summary as JSON to this file")
+	fl.StringVar(&f.junit, "junit", "", "write the thresholds as JUnit XML to this file (one test case per threshold)")
 	fl.DurationVar(&f.interval, "interval", runner.DefaultInterval, "histogram interval (one line per interval in latency.hlog)")
 	fl.DurationVar(&f.sendLagLimit, "send-lag-limit", analyze.DefaultSendLagLimit, "send-lag p99 above which the generator is reported as the limit")
 	fl.StringArrayVar(&f.faults, "fault", nil, "freeze the target: freeze@AT:FOR, e.g. freeze@30s:5s (repeatable)")
@@ -98,6 +101,7 @@ omission can be detected and corrected by knee analyze.`,
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the same test N times, each into its own run directory, and report median and range (N >= 3 for a firm result)")
 	fl.DurationVar(&f.repeatPause, "repeat-pause", 5*time.Second, "pause between repetitions, so one run's tail does not land in the next")
+	registerSplitFlags(fl, &f.split)
 	registerDashboardFlag(fl, &f.dashboard)
 	return c
 }
@@ -128,12 +132,15 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 	if f.dashboard != "" && f.repeat > 1 {
 		return usagef("--dashboard follows one run: not with --repeat %d", f.repeat)
 	}
+	defer a.liveOutputs(&opt, f.split.promRW)()
 	if f.repeat == 1 {
 		res, err := a.executeRun(cfg, opt, f.dashboard, thresholds)
 		if res == nil {
 			return notRun(err)
 		}
-		ferr := a.finishRun(res, f.summaryExport, thresholds)
+		jr := junitReport{path: f.junit}
+		jr.add(res, thresholds)
+		ferr := errors.Join(a.finishRun(res, f.summaryExport, thresholds), jr.write())
 		if err != nil {
 			// The load ran and its summary is printed; what failed after it
 			// is a failure of the run, not bad input.
@@ -150,6 +157,7 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 	base := opt.Dir
 	var sums []rundir.Summary
 	failed := false
+	jr := junitReport{path: f.junit}
 	for i := 1; i <= f.repeat; i++ {
 		if i > 1 {
 			select {
@@ -167,9 +175,10 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		if res == nil {
 			return notRun(err)
 		}
+		jr.add(res, ts)
 		ferr := a.finishRun(res, "", ts)
 		if err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("repetition %d of %d: %w", i, f.repeat, errors.Join(err, ferr))}
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("repetition %d of %d: %w", i, f.repeat, errors.Join(err, ferr, jr.write()))}
 		}
 		if err := ferr; err != nil {
 			var ee *ExitError
@@ -189,6 +198,9 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		if err := writeJSON(f.summaryExport, map[string]any{"runs": sums, "repetitions": rep}); err != nil {
 			return err
 		}
+	}
+	if err := jr.write(); err != nil {
+		return err
 	}
 	if failed {
 		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed in at least one repetition")}
@@ -261,8 +273,12 @@ func (a *app) runOptions(f runFlags) (runner.Options, error) {
 	if f.interval <= 0 {
 		return opt, fmt.Errorf("--interval %s: must be positive, e.g. 1s", f.interval)
 	}
+	var err error
+	if opt.Split, err = f.split.parse(); err != nil {
+		return opt, err
+	}
 	if !f.quiet {
-		opt.Progress, opt.Live = a.env.Stderr, a.env.IsTerminal
+		opt.Progress, opt.Live = a.progressStream()
 	}
 	switch {
 	case f.targetPID != 0 && f.targetCgroup != "":
@@ -343,9 +359,9 @@ func printThresholds(w interface{ Write([]byte) (int, error) }, rs []analyze.Thr
 	}
 }
 
-// writeJSON writes v to path, indented, atomically enough for a summary file.
+// writeJSON writes v to path, indented, with "format_version" first.
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := marshalExport(v)
 	if err != nil {
 		return err
 	}

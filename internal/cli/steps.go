@@ -113,7 +113,7 @@ func (a *app) doSteps(f stepsFlags) error {
 		Resources: true, Probes: probes,
 	}
 	if !f.quiet {
-		opt.Progress, opt.Live = a.env.Stderr, a.env.IsTerminal
+		opt.Progress, opt.Live = a.progressStream()
 	}
 	res, err := runner.Execute(a.ctx, cfg, opt)
 	if res == nil {

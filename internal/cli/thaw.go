@@ -16,7 +16,8 @@ func (a *app) thawCommand() *cobra.Command {
 		Long: `Before knee freezes a target it notes it in a state file; after the thaw it
 removes the note. If knee was killed (kill -9) in between, 'knee thaw' thaws
 every noted target whose knee is gone.`,
-		Args: cobra.NoArgs,
+		Example: "  knee thaw\n  knee thaw --state-dir /var/tmp/knee-state",
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if dir == "" {
 				d, err := fault.DefaultStateDir(a.env.Getenv)

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/merge"
+	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/rundir"
+)
+
+func (a *app) mergeCommand() *cobra.Command {
+	var f mergeFlags
+	c := &cobra.Command{
+		Use:   "merge RUN... --out DIR",
+		Short: "Merge the run directories of a test split among runners into one run directory",
+		Long: `knee merge builds one run directory from the parts of a split test (knee run
+--execution-segment on each runner): intervals aligned on the wall clock,
+histograms added per interval and tag, counters and dropped iterations summed,
+each runner's environment note kept. Every command that reads a run directory
+reads the merge. Parts of different tests, or a part given twice, are refused.
+
+A RUN that is not itself a run directory stands for every run directory under
+it (two levels down), so a volume of parts can be merged without a shell glob.`,
+		Example: `  knee merge results/part-0/* results/part-1/* --out results/merged
+  knee merge /results --out /results/merged --threshold 'p(99)<250ms'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return a.doMerge(args, f) },
+	}
+	c.Flags().StringVar(&f.out, "out", "", "the run directory to write (must not exist yet)")
+	c.Flags().StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion evaluated on the merge, e.g. 'p(99)<250ms' (exit 99 when one fails)")
+	c.Flags().IntVar(&f.waitParts, "wait-parts", 0, "first wait until this many parts have finished (a merge Job started beside the runners)")
+	c.Flags().DurationVar(&f.waitTimeout, "wait-timeout", 30*time.Minute, "how long --wait-parts waits")
+	return c
+}
+
+type mergeFlags struct {
+	out         string
+	thresholds  []string
+	waitParts   int
+	waitTimeout time.Duration
+}
+
+func (a *app) doMerge(args []string, f mergeFlags) error {
+	out := f.out
+	if out == "" {
+		return usagef("merge: give the run directory to write with --out DIR")
+	}
+	if _, err := os.Stat(filepath.Join(out, rundir.MetaFile)); err == nil {
+		return usagef("merge: --out %s is already a run directory; choose a new directory", out)
+	}
+	ts, err := analyze.ParseThresholds(f.thresholds)
+	if err != nil {
+		return usageErr(err)
+	}
+	dirs, err := merge.FindParts(args, out)
+	if f.waitParts > 0 {
+		dirs, err = merge.WaitForParts(a.ctx, args, out, f.waitParts, f.waitTimeout, 2*time.Second)
+	}
+	if err != nil {
+		return usageErr(err)
+	}
+	var parts []*rundir.Dir
+	for _, d := range dirs {
+		r, err := rundir.Open(d)
+		if err != nil {
+			return usageErr(err)
+		}
+		parts = append(parts, r)
+	}
+	res, err := merge.Merge(parts, out)
+	if errors.Is(err, merge.ErrRefused) {
+		return usageErr(err)
+	}
+	if err != nil {
+		return err
+	}
+	w := a.env.Stdout
+	fmt.Fprintf(w, "merged %d parts into run directory: %s\n", len(parts), out)
+	if err := report.Summary(w, res.Run.Meta.Summary); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "per runner")
+	for _, r := range res.Runners {
+		fmt.Fprintf(w, "  %-12s %-20s %9d requests  p99 %s\n", r.Segment, r.Runner, r.Requests, ms(r.P99))
+	}
+	fmt.Fprintf(w, "p99 of all requests (histograms added): %s\n", ms(res.TrueP99))
+	if res.MeanP99 != res.TrueP99 {
+		fmt.Fprintf(w, "runners' p99s averaged:                 %s  <- wrong: percentiles do not average; use the line above\n", ms(res.MeanP99))
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	results := analyze.EvaluateThresholds(res.Run, ts)
+	printThresholds(w, results)
+	if !analyze.ThresholdsPass(results) {
+		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed on the merge")}
+	}
+	return nil
+}
+
+func ms(d interface{ Seconds() float64 }) string {
+	return fmt.Sprintf("%.3f ms", d.Seconds()*1000)
+}

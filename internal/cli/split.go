@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/knee-dev/knee/load/schedule"
+	"github.com/knee-dev/knee/promrw"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/rundir"
+	"github.com/knee-dev/knee/runner"
+)
+
+// splitFlags are knee run's flags for a test split among runners.
+type splitFlags struct {
+	segment  string
+	sequence string
+	index    string // --execution-segment-index: the N-th segment of the sequence (0-based)
+	startAt  string
+	testID   string
+	runner   string
+	promRW   []string // --out prometheus-rw=URL
+}
+
+func registerSplitFlags(fl *pflag.FlagSet, f *splitFlags) {
+	fl.StringVar(&f.segment, "execution-segment", "", "this runner's part of the test, k6's from:to (e.g. 1/4:2/4, 25%:50%)")
+	fl.StringVar(&f.sequence, "execution-segment-sequence", "", "every runner's segments, e.g. 0,1/4,2/4,3/4,1 (give it to all runners so their parts fit exactly)")
+	fl.StringVar(&f.index, "execution-segment-index", "", "take the N-th segment (0-based) of --execution-segment-sequence, e.g. a Job's completion index")
+	fl.StringVar(&f.startAt, "start-at", "", "start the schedule at this wall-clock instant (RFC 3339), the same on every runner")
+	fl.StringVar(&f.testID, "test-id", "", "name of the split test, the same on every runner (default: derived from the plan)")
+	fl.StringVar(&f.runner, "runner-name", "", "this runner's name in the merge (default: the host name)")
+}
+
+// parse turns the flags into a runner.Split.
+func (f splitFlags) parse() (runner.Split, error) {
+	var sp runner.Split
+	seq, err := schedule.ParseSequence(f.sequence)
+	if err != nil {
+		return sp, fmt.Errorf("--execution-segment-sequence: %w", err)
+	}
+	var seg schedule.Segment
+	switch {
+	case f.index != "" && f.segment != "":
+		return sp, fmt.Errorf("give --execution-segment or --execution-segment-index, not both")
+	case f.index != "":
+		n, err := strconv.Atoi(strings.TrimSpace(f.index))
+		if err != nil || n < 0 || n >= len(seq) {
+			return sp, fmt.Errorf("--execution-segment-index %q: want 0 to %d, the segments of --execution-segment-sequence %q", f.index, len(seq)-1, f.sequence)
+		}
+		seg = seq[n]
+	default:
+		if seg, err = schedule.ParseSegment(f.segment); err != nil {
+			return sp, fmt.Errorf("--execution-segment: %w", err)
+		}
+	}
+	if sp.Share, err = schedule.NewShare(seg, seq); err != nil {
+		return sp, fmt.Errorf("--execution-segment %s: %w", seg, err)
+	}
+	if f.startAt != "" {
+		if sp.StartAt, err = time.Parse(time.RFC3339Nano, f.startAt); err != nil {
+			return sp, fmt.Errorf("--start-at %q: not an RFC 3339 time such as 2026-12-01T03:00:00Z", f.startAt)
+		}
+	}
+	sp.TestID, sp.Runner = f.testID, f.runner
+	if sp.Runner == "" {
+		sp.Runner, _ = os.Hostname() // a name only; none is fine
+	}
+	return sp, nil
+}
+
+// outFlag is knee run's --out: a directory, or prometheus-rw=URL (repeatable).
+type outFlag struct {
+	dir  *string
+	urls *[]string
+}
+
+func (o outFlag) String() string {
+	if o.dir == nil {
+		return ""
+	}
+	return *o.dir
+}
+
+func (o outFlag) Set(v string) error {
+	if u, ok := strings.CutPrefix(v, "prometheus-rw="); ok {
+		if u == "" {
+			return fmt.Errorf("prometheus-rw=URL: give the remote-write URL, e.g. prometheus-rw=http://127.0.0.1:9090/api/v1/write")
+		}
+		*o.urls = append(*o.urls, u)
+		return nil
+	}
+	*o.dir = v
+	return nil
+}
+
+func (o outFlag) Type() string { return "string" }
+
+// liveOutputs pushes every interval to each prometheus-rw URL; the returned
+// function sends what is left and reports what was pushed.
+func (a *app) liveOutputs(opt *runner.Options, urls []string) func() {
+	if len(urls) == 0 {
+		return func() {}
+	}
+	var pushers []*promrw.Pusher
+	opt.OnInterval = func(meta *rundir.Meta, end time.Time, snap record.IntervalSnapshot) {
+		if pushers == nil { // the first interval: the run's identity is known
+			testID, name := meta.ID, ""
+			if meta.Part != nil {
+				testID, name = meta.Part.TestID, meta.Part.Runner
+			}
+			if name == "" {
+				name, _ = os.Hostname()
+			}
+			for _, u := range urls {
+				p, err := promrw.New(u, testID, name)
+				if err != nil {
+					fmt.Fprintln(a.env.Stderr, "knee:", err)
+					continue
+				}
+				pushers = append(pushers, p)
+			}
+		}
+		for _, p := range pushers {
+			p.Interval(end, snap)
+		}
+	}
+	return func() {
+		for i, p := range pushers {
+			st := p.Close()
+			fmt.Fprintf(a.env.Stderr, "prometheus-rw %s: %d pushes, %d bytes, %d dropped\n", urls[i], st.Requests, st.Bytes, st.Dropped)
+			if st.LastError != nil {
+				fmt.Fprintf(a.env.Stderr, "prometheus-rw %s: last error: %v\n", urls[i], st.LastError)
+			}
+		}
+	}
+}

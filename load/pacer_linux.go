@@ -1,0 +1,85 @@
+package load
+
+import (
+	"context"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// fdPacer sleeps on a timerfd through the runtime's netpoller. The kernel's
+// high-resolution timer makes the fd readable at the given nanosecond, and
+// the netpoller wakes as soon as it is, where a runtime timer would wait
+// for epoll's whole-millisecond timeout: the scheduler wakes within
+// microseconds of an intended start without spinning. A wait costs one
+// syscall (arming the timer); nothing is read, as arming again resets the
+// expiry count, and the clock, not the fd, says when the time has come.
+type fdPacer struct {
+	f       *os.File
+	rc      syscall.RawConn
+	stopped func() bool // stops the AfterFunc that closes f when stop ends
+	at      time.Time   // the current wait's end, for due
+	due     func(uintptr) bool
+	slack   time.Duration // least time between wake-ups
+}
+
+// newKernelPacer returns nil when the kernel refuses a timerfd (too many
+// open files, a seccomp filter); the caller falls back to the runtime timer.
+func newKernelPacer(stop context.Context, slack time.Duration) pacer {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	// A non-blocking fd makes os.File wait for it in the netpoller.
+	p := &fdPacer{f: os.NewFile(uintptr(fd), "timerfd"), slack: slack}
+	if p.rc, err = p.f.SyscallConn(); err != nil {
+		p.f.Close()
+		return nil
+	}
+	p.due = func(uintptr) bool { return !time.Now().Before(p.at) }
+	// Closing f wakes a blocked wait at once: that is how stop reaches a
+	// sleeping VU.
+	p.stopped = context.AfterFunc(stop, func() { p.f.Close() })
+	return p
+}
+
+func (p *fdPacer) wait(at time.Time, stop context.Context) bool {
+	if stop.Err() != nil {
+		return false
+	}
+	d := time.Until(at)
+	if d <= 0 {
+		return true
+	}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	var serr error
+	if err := p.rc.Control(func(fd uintptr) { serr = unix.TimerfdSettime(int(fd), 0, &spec, nil) }); err != nil || serr != nil {
+		return stop.Err() == nil && fallbackWait(at, stop)
+	}
+	// RawConn.Read forgets readiness seen before it, then calls due before
+	// each wait: the timer expires at or after at, so if due finds at not
+	// yet reached, the expiry's edge is still to come and will wake it.
+	p.at = at
+	if err := p.rc.Read(p.due); err != nil {
+		// Closed by stop, or a poller error: let the runtime timer finish
+		// the wait unless stop ended it.
+		return stop.Err() == nil && fallbackWait(at, stop)
+	}
+	return stop.Err() == nil
+}
+
+func (p *fdPacer) gap() time.Duration { return p.slack }
+
+func (p *fdPacer) close() {
+	p.stopped()
+	p.f.Close()
+}
+
+// fallbackWait finishes a wait on a runtime timer.
+func fallbackWait(at time.Time, stop context.Context) bool {
+	t := newStoppedTimer()
+	defer t.Stop()
+	return wait(t, at, stop)
+}

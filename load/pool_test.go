@@ -1,0 +1,47 @@
+package load
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestVUPoolGrowsOnlyAsTheScheduleDemands(t *testing.T) {
+	tests := []struct {
+		name    string
+		service time.Duration
+		wantVUs int // VUs that ever ran (each takes one shard)
+	}{
+		// 10/s: an iteration every 100 ms. One VU is free again before the next start.
+		{"service shorter than the interval: the one pre-allocated VU", 90 * ms, 1},
+		// 250 ms each: iterations i, i+1, i+2 overlap, the 4th start finds the first VU free.
+		{"service of 2.5 intervals: three VUs", 250 * ms, 3},
+		// 101 ms: each start finds the VU before last busy and the last one free.
+		{"service a little over one interval: two VUs", 101 * ms, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tg := &target{service: tt.service}
+				exec := ConstantArrivalRate{Rate: 10, Duration: 2 * time.Second, PreAllocatedVUs: 1, MaxVUs: 10}
+				o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", Executor: exec, Iteration: tg})
+				if o.err != nil {
+					t.Fatal(o.err)
+				}
+				if o.rec.shards != tt.wantVUs {
+					t.Errorf("%d VUs ran, want %d", o.rec.shards, tt.wantVUs)
+				}
+				if n := len(o.rec.all()); n != 20 || o.rec.dropped["s"] != 0 {
+					t.Errorf("%d samples, %d dropped; want 20 and 0", n, o.rec.dropped["s"])
+				}
+				want := make([]time.Duration, 20)
+				for i := range want {
+					want[i] = time.Duration(i) * 100 * ms
+				}
+				if got := tg.callOffsets(o.t0); !equalDurations(got, want) {
+					t.Errorf("calls at %v, want every 100 ms", got)
+				}
+			})
+		})
+	}
+}

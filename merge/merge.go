@@ -1,0 +1,290 @@
+// Package merge builds one run directory from the run directories of the
+// runners of a split test (knee run --execution-segment): intervals are
+// aligned on the wall clock, histograms added per interval and tag,
+// counters summed. HdrHistograms add exactly, so the merge's percentiles
+// are those of all the requests, not an average of the runners' percentiles.
+package merge
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/internal/version"
+	"github.com/knee-dev/knee/load/schedule"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/rundir"
+)
+
+// ErrRefused is wrapped by every error for parts that must not be merged.
+var ErrRefused = errors.New("these run directories cannot be merged")
+
+// Runner is one part's own figure, to show next to the merge's.
+type Runner struct {
+	Dir      string
+	Runner   string
+	Segment  string
+	Requests int64
+	P99      time.Duration
+}
+
+// Result is what Merge wrote and what it found.
+type Result struct {
+	Run      *rundir.Dir
+	Runners  []Runner
+	TrueP99  time.Duration // p99 of every request, from the added histograms
+	MeanP99  time.Duration // the runners' p99s averaged: the wrong figure, for contrast
+	Warnings []string
+}
+
+// Merge checks that parts are the parts of one test, each once, writes
+// their merge to the run directory out and reads it back.
+func Merge(parts []*rundir.Dir, out string) (*Result, error) {
+	if err := check(parts); err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	res.Warnings = append(res.Warnings, coverage(parts)...)
+	iv, err := intervalOf(parts)
+	if err != nil {
+		return nil, err
+	}
+	t0 := parts[0].Meta.Part.T0
+	var last time.Time
+	for _, p := range parts {
+		t0 = minTime(t0, p.Meta.Part.T0)
+		last = maxTime(last, p.Meta.Part.T0)
+	}
+	if spread := last.Sub(t0); spread > iv {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"the runners started %v apart, more than one interval (%v): intervals are aligned on each runner's clock, but the runners did not offer their load together; start them with --start-at", spread.Round(time.Millisecond), iv))
+	}
+	var unsynced []string
+	for _, p := range parts {
+		if !p.Meta.Part.ClockSynced {
+			unsynced = append(unsynced, p.Meta.Part.Segment)
+		}
+	}
+	if len(unsynced) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"%d of %d runners (segments %s) had a clock the kernel reports unsynchronised: their intervals line up only as well as their clocks agree (run NTP or chrony on the runners' nodes)",
+			len(unsynced), len(parts), strings.Join(unsynced, ", ")))
+	}
+
+	meta := mergedMeta(parts, t0)
+	w, err := rundir.Create(out, meta)
+	if err != nil {
+		return nil, err
+	}
+	if err := align(parts, t0, iv, w.WriteInterval); err != nil {
+		w.Close(meta)
+		return nil, err
+	}
+	if err := w.Close(meta); err != nil {
+		return nil, err
+	}
+	r, err := rundir.Open(out)
+	if err != nil {
+		return nil, fmt.Errorf("reading back the merge: %w", err)
+	}
+	meta.Summary = analyze.Summarize(r, analyze.SummaryOptions{})
+	meta.Summary.Warnings = append(meta.Summary.Warnings, res.Warnings...)
+	r.Meta = meta
+	if err := w.Close(meta); err != nil {
+		return nil, err
+	}
+	res.Run = r
+
+	isLatency := func(k record.Key) bool { return k.Metric == record.Latency }
+	res.TrueP99 = r.Merged(isLatency, 0, 0).Percentile(99)
+	var sum time.Duration
+	for _, p := range parts {
+		h := p.Merged(isLatency, 0, 0)
+		res.Runners = append(res.Runners, Runner{Dir: p.Dir, Runner: p.Meta.Part.Runner, Segment: p.Meta.Part.Segment,
+			Requests: h.Count(), P99: h.Percentile(99)})
+		sum += h.Percentile(99)
+	}
+	res.MeanP99 = sum / time.Duration(len(parts))
+	return res, nil
+}
+
+// check refuses what is not one test's parts, each once.
+func check(parts []*rundir.Dir) error {
+	if len(parts) == 0 {
+		return fmt.Errorf("%w: no run directories given", ErrRefused)
+	}
+	for _, p := range parts {
+		if p.Meta.Part == nil {
+			return fmt.Errorf("%w: %s is not a part of a split test (it was not run with --execution-segment, --start-at or --test-id)", ErrRefused, p.Dir)
+		}
+		if p.Meta.Part.T0.IsZero() {
+			return fmt.Errorf("%w: %s never started its schedule (no t0 in run.json)", ErrRefused, p.Dir)
+		}
+	}
+	first := parts[0]
+	fp := first.Meta.Part
+	plan, _ := json.Marshal(fp.Plan)
+	seen := map[string]string{}
+	for _, p := range parts {
+		pp := p.Meta.Part
+		switch {
+		case pp.TestID != fp.TestID:
+			return fmt.Errorf("%w: %s is part of test %s, %s of test %s; merge the parts of one test", ErrRefused, p.Dir, pp.TestID, first.Dir, fp.TestID)
+		case pp.Sequence != fp.Sequence:
+			return fmt.Errorf("%w: %s split the test by %s, %s by %s; the parts only fit when every runner has the same --execution-segment-sequence", ErrRefused, p.Dir, pp.Sequence, first.Dir, fp.Sequence)
+		}
+		if b, _ := json.Marshal(pp.Plan); string(b) != string(plan) {
+			return fmt.Errorf("%w: %s and %s ran different plans under one test id %s", ErrRefused, p.Dir, first.Dir, fp.TestID)
+		}
+		if other, dup := seen[pp.Segment]; dup {
+			return fmt.Errorf("%w: %s and %s both ran segment %s; give each part once", ErrRefused, other, p.Dir, pp.Segment)
+		}
+		seen[pp.Segment] = p.Dir
+	}
+	return nil
+}
+
+// coverage warns about the sequence's segments no part ran.
+func coverage(parts []*rundir.Dir) []string {
+	seq, err := schedule.ParseSequence(parts[0].Meta.Part.Sequence)
+	if err != nil {
+		return []string{fmt.Sprintf("sequence %q unreadable: %v", parts[0].Meta.Part.Sequence, err)}
+	}
+	have := map[string]bool{}
+	for _, p := range parts {
+		have[p.Meta.Part.Segment] = true
+	}
+	var missing []string
+	for _, s := range seq {
+		if !have[s.String()] {
+			missing = append(missing, s.String())
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("segments %v of %s are missing: the merge holds only part of the test", missing, parts[0].Meta.Part.Sequence)}
+}
+
+// intervalOf is the parts' interval length, which must be the same.
+func intervalOf(parts []*rundir.Dir) (time.Duration, error) {
+	first := parts[0]
+	iv := first.Meta.Part.Interval
+	for _, p := range parts {
+		if d := p.Meta.Part.Interval; d != iv {
+			return 0, fmt.Errorf("%w: %s has %v intervals, %s %v; run every part with the same --interval", ErrRefused, first.Dir, iv, p.Dir, d)
+		}
+	}
+	if iv <= 0 {
+		return 0, fmt.Errorf("%w: %s records no interval length", ErrRefused, first.Dir)
+	}
+	return iv, nil
+}
+
+// align adds every part's intervals into the merged interval whose start
+// is nearest on the wall clock, counted from t0 in steps of iv, and hands
+// each merged interval to write in time order. Only one merged interval is
+// held at a time: an unpacked HdrHistogram is some 180 kB, so holding a
+// long run's would not fit in memory.
+func align(parts []*rundir.Dir, t0 time.Time, iv time.Duration, write func(record.IntervalSnapshot, map[string]rundir.IntervalCounters) error) error {
+	type ref struct{ part, interval int }
+	byIndex := map[int64][]ref{}
+	for pi, p := range parts {
+		shift := p.Meta.Part.T0.Sub(t0)
+		for ii, in := range p.Intervals {
+			k := int64(math.Round(float64(shift+in.Start) / float64(iv)))
+			byIndex[k] = append(byIndex[k], ref{pi, ii})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(byIndex)) {
+		start := time.Duration(k) * iv
+		s := record.IntervalSnapshot{Start: start, End: start,
+			Histograms: map[record.Key]*record.Histogram{}, Counters: map[string]record.Counters{}}
+		extra := map[string]rundir.IntervalCounters{}
+		for _, r := range byIndex[k] {
+			in := parts[r.part].Intervals[r.interval]
+			s.End = max(s.End, s.Start+(in.End-in.Start))
+			for key, h := range in.Histograms {
+				if have, ok := s.Histograms[key]; ok {
+					have.Merge(h)
+				} else {
+					s.Histograms[key] = h.Clone()
+				}
+			}
+			for sc, c := range in.Counters {
+				sum := s.Counters[sc]
+				sum.Add(c.Counters)
+				s.Counters[sc] = sum
+				x := extra[sc]
+				x.TargetRate += c.TargetRate
+				x.BusyVUs += c.BusyVUs
+				x.VUs += c.VUs
+				extra[sc] = x
+			}
+		}
+		if err := write(s, extra); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergedMeta is the merge's run.json: the whole test's plan, and each
+// part's environment note kept.
+func mergedMeta(parts []*rundir.Dir, t0 time.Time) rundir.Meta {
+	fp := parts[0].Meta.Part
+	m := rundir.Meta{
+		KneeVersion: version.String(),
+		ID:          "merge-" + fp.TestID,
+		Source:      "merge",
+		Started:     t0,
+		Model:       parts[0].Meta.Model,
+		Scenarios:   fp.Plan,
+		Finished:    true,
+	}
+	m.Env.KneeVersion = version.String()
+	m.Env.Host = fmt.Sprintf("%d runners", len(parts))
+	sorted := slices.Clone(parts)
+	slices.SortFunc(sorted, func(a, b *rundir.Dir) int { return cmp.Compare(a.Meta.Part.Segment, b.Meta.Part.Segment) })
+	for _, p := range sorted {
+		m.Ended = maxTime(m.Ended, p.Meta.Ended)
+		m.Interrupted = m.Interrupted || p.Meta.Interrupted
+		m.Finished = m.Finished && p.Meta.Finished
+		m.Counters.Add(p.Meta.Counters)
+		m.Env.Generator.CPUSeconds += p.Meta.Env.Generator.CPUSeconds
+		m.Env.Generator.PeakRSSMB = max(m.Env.Generator.PeakRSSMB, p.Meta.Env.Generator.PeakRSSMB)
+		if p.Meta.Model != m.Model {
+			m.Model = "mixed"
+		}
+		for _, f := range p.Meta.Faults {
+			f.Target = p.Meta.Part.Runner + ": " + f.Target
+			m.Faults = append(m.Faults, f)
+		}
+		for _, n := range p.Meta.Notes {
+			m.Notes = append(m.Notes, fmt.Sprintf("segment %s: %s", p.Meta.Part.Segment, n))
+		}
+		m.Parts = append(m.Parts, rundir.MergedPart{Dir: p.Dir, ID: p.Meta.ID, Part: *p.Meta.Part, Env: p.Meta.Env, Notes: p.Meta.Notes})
+	}
+	return m
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
