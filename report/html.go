@@ -2,6 +2,7 @@ package report
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -35,7 +36,7 @@ func HTML(w io.Writer, in Input) error {
 		htmlView
 		Style  template.CSS
 		Script template.JS
-	}{newHTMLView(in), template.CSS(css), template.JS(js)} // #nosec: our own embedded files
+	}{newHTMLView(in), template.CSS(PaletteCSS() + string(css)), template.JS(js)} // #nosec: our own embedded files
 	if err := tmpl.Execute(w, page); err != nil {
 		return fmt.Errorf("report: html: %w", err)
 	}
@@ -50,4 +51,28 @@ func parsePage() (*template.Template, error) {
 		return nil, fmt.Errorf("report: html template: %w", err)
 	}
 	return tmpl, nil
+}
+
+// PageAssets are the report's stylesheet (with the palette) and chart
+// script, for another self-contained page drawn with the same code (the
+// live dashboard): its script calls window.kneeCharts.drawAll(ChartJSON(...)).
+func PageAssets() (css, js string, err error) {
+	c, err := assets.ReadFile("assets/report.css")
+	if err != nil {
+		return "", "", fmt.Errorf("report: assets: %w", err)
+	}
+	j, err := assets.ReadFile("assets/report.js")
+	if err != nil {
+		return "", "", fmt.Errorf("report: assets: %w", err)
+	}
+	return PaletteCSS() + string(c), string(j), nil
+}
+
+// ChartJSON is the chart data of in as the page's script reads it.
+func ChartJSON(in Input) ([]byte, error) {
+	b, err := json.Marshal(chartsOf(in))
+	if err != nil {
+		return nil, fmt.Errorf("report: chart data: %w", err)
+	}
+	return b, nil
 }

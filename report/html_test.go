@@ -66,7 +66,7 @@ func TestHTMLSelfContained(t *testing.T) {
 }
 
 func TestHTMLChartCount(t *testing.T) {
-	want := map[string]int{"open": 2, "closed": 2, "steps": 4}
+	want := map[string]int{"open": 5, "closed": 5, "steps": 7}
 	for _, tc := range reportCases(t) {
 		page := string(renderHTML(t, tc.in))
 		if got := `data-charts-expected="` + strconv.Itoa(want[tc.name]) + `"`; !strings.Contains(page, got) {
@@ -126,7 +126,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		name string
 		in   Input
 	}{"hostile", hostileInput()})
-	want := map[string]int{"open": 2, "closed": 2, "steps": 4, "hostile": 1}
+	want := map[string]int{"open": 5, "closed": 5, "steps": 7, "hostile": 1}
 	dir := t.TempDir()
 	for _, tc := range cases {
 		file := filepath.Join(dir, tc.name+".html")
@@ -148,7 +148,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		if drawn != strconv.Itoa(want[tc.name]) {
 			t.Errorf("%s: data-charts-drawn=%q, want %d", tc.name, drawn, want[tc.name])
 		}
-		if n := strings.Count(dom, "<svg"); n != want[tc.name] {
+		if n := strings.Count(dom, `class="chart-svg"`); n != want[tc.name] {
 			t.Errorf("%s: %d <svg> elements in the DOM, want %d", tc.name, n, want[tc.name])
 		}
 		if n := strings.Count(dom, "<path"); n < want[tc.name] {

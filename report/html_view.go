@@ -61,9 +61,11 @@ type stepRow struct{ Offered, Rate, P50, P95, P99, Dropped, Errors string }
 
 // chartData is what the page's script draws; JSON names are the script's.
 type chartData struct {
-	Timeline      *timelineChart `json:"timeline,omitempty"`
-	Distributions []distChart    `json:"distributions,omitempty"`
-	Curve         *curveChart    `json:"curve,omitempty"`
+	Palette       map[string]PaletteEntry `json:"palette"`
+	Timeline      *timelineChart          `json:"timeline,omitempty"`
+	Activity      []Activity              `json:"activity,omitempty"`
+	Distributions []distChart             `json:"distributions,omitempty"`
+	Curve         *curveChart             `json:"curve,omitempty"`
 }
 
 // timelineChart holds per-window percentiles; a window without requests is null.
@@ -75,6 +77,8 @@ type timelineChart struct {
 	P95     []*float64 `json:"p95"`
 	P99     []*float64 `json:"p99"`
 	Merged  [3]float64 `json:"merged"` // p50, p95, p99 of every request
+	Rate    []float64  `json:"rate"`   // achieved req/s
+	Target  []*float64 `json:"target"` // offered req/s; null in a closed model
 }
 
 // distChart is one percentile distribution: pct in [0, 100] against ms.
@@ -243,7 +247,7 @@ func curveView(v *htmlView, c *analyze.CurveSummary) {
 
 // chartsOf copies the numbers the charts need, converting units only.
 func chartsOf(in Input) chartData {
-	var d chartData
+	d := chartData{Palette: PaletteJSON()}
 	if ws := in.Windows.All; len(ws.Windows) > 0 {
 		t := &timelineChart{WindowS: in.Windows.WindowS, Merged: [3]float64{ws.MergedMS.P50, ws.MergedMS.P95, ws.MergedMS.P99}}
 		for _, w := range ws.Windows {
@@ -251,8 +255,13 @@ func chartsOf(in Input) chartData {
 			t.P50 = append(t.P50, present(w.Requests, w.LatencyMS.P50))
 			t.P95 = append(t.P95, present(w.Requests, w.LatencyMS.P95))
 			t.P99 = append(t.P99, present(w.Requests, w.LatencyMS.P99))
+			t.Rate = append(t.Rate, w.Rate)
+			t.Target = append(t.Target, positive(w.Target))
 		}
 		d.Timeline = t
+	}
+	if len(in.Activity) > 0 {
+		d.Activity = in.Activity
 	}
 	for _, dist := range in.Distributions {
 		dc := distChart{Label: dist.Label}
@@ -295,7 +304,10 @@ func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecon
 func chartCount(d chartData) int {
 	n := 0
 	if d.Timeline != nil {
-		n++
+		n += 2 // latency and throughput over time
+	}
+	if d.Activity != nil {
+		n += 2 // errors and dropped, VUs over time
 	}
 	if len(d.Distributions) > 0 {
 		n++
@@ -304,4 +316,12 @@ func chartCount(d chartData) int {
 		n += 2 // throughput and latency against the offered rate
 	}
 	return n
+}
+
+// positive is v, or nil (null in the page) when v is not above zero.
+func positive(v float64) *float64 {
+	if !(v > 0) {
+		return nil
+	}
+	return &v
 }

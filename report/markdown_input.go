@@ -33,6 +33,7 @@ type Input struct {
 	Endpoints []Endpoint     // one per (scenario, request name), in tag order
 
 	Windows       analyze.WindowReport
+	Activity      []Activity // per interval: errors, drops, VUs (the HTML report's over-time charts)
 	CO            *analyze.COSignals
 	Correction    *analyze.Correction
 	Distributions []Distribution // percentile plots: the run, each endpoint, the corrected run
@@ -150,6 +151,7 @@ func Build(runs []*rundir.Dir, opt BuildOptions) (Input, error) {
 		in.Distributions = append(in.Distributions, Distribution{Label: "all requests", Points: all.Distribution(ticks)})
 	}
 	in.Endpoints = endpoints(r)
+	in.Activity = ActivityOf(r)
 	if len(in.Endpoints) > 1 {
 		for _, e := range in.Endpoints {
 			h := r.Merged(analyze.Selector{Scenario: e.Scenario, Name: e.Name}.Of(record.Latency), 0, 0)

@@ -75,16 +75,17 @@ func renderPlot(out io.Writer, f Format, w, h vg.Length, panels ...*plot.Plot) e
 	return nil
 }
 
-// Colours, fixed so p50/p95/p99 read the same in every plot.
+// Colours come from Palette, so a series reads the same in every view;
+// the translucent bands are the plots' own.
 var (
-	plotColorP50      = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff} // blue
-	plotColorP95      = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff} // orange
-	plotColorP99      = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff} // red
-	plotColorAchieved = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff} // green
-	plotColorGuide    = color.RGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff}
+	plotColorP50      = Style(SeriesP50).Color
+	plotColorP95      = Style(SeriesP95).Color
+	plotColorP99      = Style(SeriesP99).Color
+	plotColorAchieved = Style(SeriesAchieved).Color
+	plotColorGuide    = Style(SeriesTarget).Color
 	plotColorKnee     = color.NRGBA{R: 0xff, G: 0xc8, B: 0x00, A: 0x50} // translucent yellow
 	plotColorWarmup   = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x30} // translucent grey
-	plotColorCollapse = color.RGBA{R: 0x99, G: 0x00, B: 0x00, A: 0xff}
+	plotColorCollapse = Style(SeriesCollapse).Color
 )
 
 // newPlotPanel returns a plot with a title, axis labels and a light grid.

@@ -15,10 +15,13 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
-// PromProbe scrapes a Prometheus /metrics endpoint (text exposition format)
-// and turns the families its Mappings name into readings: levels as they
+// PromProbe scrapes a Prometheus /metrics endpoint (protobuf exposition
+// format first, for native histograms; text when the target offers no
+// protobuf) and turns the families its Mappings name into readings: levels as they
 // are, counters into rates and histograms into quantiles of what was
 // observed between two scrapes.
 type PromProbe struct {
@@ -83,8 +86,9 @@ func (p *PromProbe) scrape(ctx context.Context) (map[string]*dto.MetricFamily, e
 	if err != nil {
 		return nil, err
 	}
-	// Ask for the text format: promhttp would otherwise pick protobuf or OpenMetrics.
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	// Protobuf first: only it carries native histograms; text as the fallback.
+	// (OpenMetrics is not asked for: it has no native histograms either.)
+	req.Header.Set("Accept", acceptHeader)
 	client := p.Client
 	if client == nil {
 		client = http.DefaultClient
@@ -97,7 +101,45 @@ func (p *PromProbe) scrape(ctx context.Context) (map[string]*dto.MetricFamily, e
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s", p.URL, resp.Status)
 	}
-	return ParseMetrics(io.LimitReader(resp.Body, maxScrape))
+	body := io.LimitReader(resp.Body, maxScrape)
+	if expfmt.ResponseFormat(resp.Header).FormatType() == expfmt.TypeProtoDelim {
+		b, err := io.ReadAll(body)
+		if err != nil {
+			return nil, fmt.Errorf("GET %s: %w", p.URL, err)
+		}
+		return parseDelimited(b)
+	}
+	return ParseMetrics(body)
+}
+
+// acceptHeader asks for length-delimited protobuf, then the text format.
+const acceptHeader = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7," +
+	"text/plain;version=0.0.4;q=0.3"
+
+// parseDelimited reads the protobuf exposition format (each MetricFamily
+// after its varint length) into families by name. It reads the messages
+// itself so that a length larger than what is left is an error, not an
+// allocation of that size.
+func parseDelimited(b []byte) (map[string]*dto.MetricFamily, error) {
+	out := map[string]*dto.MetricFamily{}
+	for off := 0; off < len(b); {
+		n, w := protowire.ConsumeVarint(b[off:])
+		if w < 0 || n > uint64(len(b)-off-w) {
+			return nil, fmt.Errorf("parse metrics (protobuf): bad message length at byte %d", off)
+		}
+		off += w
+		mf := &dto.MetricFamily{}
+		if err := proto.Unmarshal(b[off:off+int(n)], mf); err != nil {
+			return nil, fmt.Errorf("parse metrics (protobuf) at byte %d: %w", off, err)
+		}
+		off += int(n)
+		if old := out[mf.GetName()]; old != nil {
+			old.Metric = append(old.Metric, mf.Metric...)
+			continue
+		}
+		out[mf.GetName()] = mf
+	}
+	return out, nil
 }
 
 // ParseMetrics parses the Prometheus text exposition format into metric
@@ -280,9 +322,14 @@ func bucketCounts(ms []*dto.Metric) map[float64]float64 {
 // The first bucket's lower bound is 0; a rank in the +Inf bucket answers
 // the largest finite bound, as a histogram cannot say more.
 func quantileDelta(now, before []*dto.Metric, q float64) (float64, string) {
+	if isNative(now) {
+		return nativeQuantileDelta(now, before, q)
+	}
 	cur, old := bucketCounts(now), bucketCounts(before)
-	if len(cur) == 0 || cur[math.Inf(1)] == 0 && len(cur) == 1 {
-		return 0, "not a histogram"
+	if len(cur) <= 1 {
+		// Nothing but a count: not a histogram, or a native histogram read
+		// over the text format (which cannot carry its buckets).
+		return 0, "not a histogram: no finite buckets (a native histogram needs the protobuf format)"
 	}
 	bounds := slices.Sorted(maps.Keys(cur))
 	deltas := make([]float64, len(bounds))

@@ -37,6 +37,7 @@ type runFlags struct {
 	split         splitFlags
 	script        scriptFlags // a k6 script's flags (runscript.go)
 	outs          []string    // --out values: the run directory's parent, k6 outputs, prometheus-rw (splitOuts)
+	dashboard     string
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -106,6 +107,7 @@ omission can be detected and corrected by knee analyze.`,
 	fl.DurationVar(&f.repeatPause, "repeat-pause", 5*time.Second, "pause between repetitions, so one run's tail does not land in the next")
 	registerSplitFlags(fl, &f.split)
 	registerScriptFlags(fl, &f.script)
+	registerDashboardFlag(fl, &f.dashboard)
 	return c
 }
 
@@ -135,9 +137,12 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	if f.dashboard != "" && f.repeat > 1 {
+		return usagef("--dashboard follows one run: not with --repeat %d", f.repeat)
+	}
 	defer a.liveOutputs(&opt, f.split.promRW)()
 	if f.repeat == 1 {
-		res, err := runner.Execute(a.ctx, cfg, opt)
+		res, err := a.executeRun(cfg, opt, f.dashboard, thresholds)
 		if res == nil {
 			return notRun(err)
 		}

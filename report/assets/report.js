@@ -13,8 +13,14 @@
 
   var SVGNS = 'http://www.w3.org/2000/svg'; // a namespace name, not a URL that is fetched
   var W = 760, H = 330, M = { left: 80, right: 24, top: 44, bottom: 48 };
-  var COLORS = { p50: '#2b8a3e', p95: '#e67700', p99: '#c92a2a', rate: '#1c5fbd', offered: '#868e96' };
-  var PALETTE = ['#1c5fbd', '#c92a2a', '#2b8a3e', '#e67700', '#7048e8', '#0b7285', '#a61e4d'];
+  // COLORS and NAMES come from the palette knee emits with the data (report.Palette),
+  // so a series has one colour and one name in the plots, this page and the dashboard.
+  var COLORS = {}, NAMES = {};
+  var DISTINCT = ['p50', 'p99', 'achieved', 'p95', 'errors', 'send_lag', 'busy_vus'];
+
+  function usePalette(p) {
+    for (var k in p) { COLORS[k] = p[k].color; NAMES[k] = p[k].name; }
+  }
 
   function el(name, attrs, parent, text) {
     var n = document.createElementNS(SVGNS, name);
@@ -23,7 +29,6 @@
     if (parent) { parent.appendChild(n); }
     return n;
   }
-
   // fmtMs keeps three or four significant digits, as the tables do.
   function fmtMs(ms) {
     if (ms === 0) { return '0'; }
@@ -38,10 +43,12 @@
     if (kind === 'log') {
       lo = Math.log10(lo); hi = Math.log10(hi);
       if (hi - lo < 1e-9) { lo -= 0.5; hi += 0.5; }
-      return { kind: kind, lo: lo, hi: hi, px: function (v) { return p0 + (Math.log10(v) - lo) / (hi - lo) * (p1 - p0); } };
+      return { kind: kind, lo: lo, hi: hi, px: function (v) { return p0 + (Math.log10(v) - lo) / (hi - lo) * (p1 - p0); },
+        inv: function (p) { return Math.pow(10, lo + (p - p0) / (p1 - p0) * (hi - lo)); } };
     }
     if (hi - lo < 1e-12) { hi = lo + 1; }
-    return { kind: kind, lo: lo, hi: hi, px: function (v) { return p0 + (v - lo) / (hi - lo) * (p1 - p0); } };
+    return { kind: kind, lo: lo, hi: hi, px: function (v) { return p0 + (v - lo) / (hi - lo) * (p1 - p0); },
+      inv: function (p) { return lo + (p - p0) / (p1 - p0) * (hi - lo); } };
   }
 
   // niceLog widens a log range to 1, 2 or 5 times a power of ten, so both
@@ -77,33 +84,98 @@
     return out;
   }
 
-  function extent(series, pick, positive) {
+  // extent is the [lo, hi] of coordinate pick over every point; with xr, only
+  // over points inside the x range or on a segment that crosses it.
+  function extent(series, pick, positive, xr) {
     var lo = Infinity, hi = -Infinity;
+    function near(q, p) {
+      return q && q[1] !== null && isFinite(q[0]) && Math.min(q[0], p[0]) <= xr[1] && Math.max(q[0], p[0]) >= xr[0];
+    }
     series.forEach(function (s) {
-      s.pts.forEach(function (p) {
+      s.pts.forEach(function (p, i) {
         var v = p[pick];
         if (v === null || !isFinite(v) || (positive && v <= 0)) { return; }
+        if (xr && p[0] !== null && !(p[0] >= xr[0] && p[0] <= xr[1]) && !near(s.pts[i - 1], p) && !near(s.pts[i + 1], p)) { return; }
         lo = Math.min(lo, v); hi = Math.max(hi, v);
       });
     });
     return [lo, hi];
   }
 
-  // chart draws one SVG line chart from spec and appends it to the figure with id.
-  function chart(id, spec) {
+  // fmtExact is what a hover shows: the number as measured, six significant digits.
+  function fmtExact(v, unit) {
+    if (v === null || v === undefined || !isFinite(v)) { return 'no data'; }
+    return String(+v.toPrecision(6)) + (unit ? ' ' + unit : '');
+  }
+
+  // A time group is the charts over the run's seconds: they share one cursor
+  // and one zoom, so a spike in latency lines up with the rate, errors and VUs.
+  function timeGroup() {
+    var g = { charts: [], range: null, full: [0, 1] };
+    g.zoom = function (lo, hi) {
+      var f = g.full;
+      lo = Math.max(lo, f[0]); hi = Math.min(hi, f[1]);
+      if (!(hi - lo > (f[1] - f[0]) * 1e-3)) { return; }
+      g.range = (lo <= f[0] && hi >= f[1]) ? null : [lo, hi];
+      g.redraw();
+    };
+    g.reset = function () { g.range = null; g.redraw(); };
+    g.redraw = function () {
+      g.charts.forEach(function (c) { c.draw(); });
+      var r = g.range || g.full;
+      body.setAttribute('data-zoom', fmtNum(r[0]) + '-' + fmtNum(r[1]));
+    };
+    g.cursor = function (t) { g.charts.forEach(function (c) { c.cursor(t); }); };
+    g.hide = function () { g.charts.forEach(function (c) { c.hideCursor(); }); };
+    return g;
+  }
+
+  var charts = {};
+
+  // chart draws (or redraws, when called again with the same id) one SVG line
+  // chart from spec into the figure with id. Charts of a time group take their
+  // x range from the group.
+  function chart(id, spec, group) {
     var fig = document.getElementById(id);
-    var svg = el('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': spec.title }, fig);
+    var c = charts[id];
+    if (!c) {
+      c = charts[id] = { id: id, fig: fig, group: group, range: null };
+      c.draw = function () { render(c); };
+      c.cursor = function () {};
+      c.hideCursor = function () {};
+      if (group) {
+        group.charts.push(c);
+        var b = document.createElement('button');
+        b.type = 'button'; b.className = 'reset'; b.textContent = 'reset zoom';
+        b.title = 'drag across a chart or turn the wheel over it to zoom in time; double-click also resets';
+        b.addEventListener('click', function () { group.reset(); });
+        fig.appendChild(b);
+      }
+    }
+    c.spec = spec;
+    fig.hidden = false;
+    c.draw();
+    return c;
+  }
+
+  function render(c) {
+    var spec = c.spec, fig = c.fig;
+    if (c.svg) { fig.removeChild(c.svg); }
+    var svg = c.svg = el('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': spec.title, 'class': 'chart-svg' });
+    fig.insertBefore(svg, fig.querySelector('button.reset'));
     el('text', { x: M.left, y: 18, 'class': 'title' }, svg, spec.title);
     var top = M.top + 18 * (legend(svg, spec.series.concat(spec.hrefs || [])) - 1);
-    var all = spec.series.concat((spec.hrefs || []).map(function (r) { return { pts: [[null, r.y]] }; }));
     var ylog = spec.y.kind === 'log';
-    var ye = extent(all, 1, ylog), xe = spec.x.range || extent(spec.series, 0, spec.x.kind === 'log');
+    var xe = c.group ? (c.group.range || c.group.full) : (spec.x.range || extent(spec.series, 0, spec.x.kind === 'log'));
+    var all = spec.series.concat((spec.hrefs || []).map(function (r) { return { pts: [[null, r.y]] }; }));
+    var ye = extent(all, 1, ylog, c.group ? xe : null);
     if (spec.y.zero) { ye[0] = 0; }
-    if (!isFinite(ye[0])) { ye = [ylog ? 0.1 : 0, 1]; }
-    if (ylog) { ye = niceLog(ye[0] / 1.15, ye[1] * 1.15); } else { ye[1] *= 1.08; }
-    if (!spec.x.range && spec.x.kind === 'lin') { var pad = (xe[1] - xe[0]) * 0.04; xe = [xe[0] - pad, xe[1] + pad]; }
-    var x = axis(spec.x.kind, xe[0], xe[1], M.left, W - M.right);
-    var y = axis(spec.y.kind, ye[0], ye[1], H - M.bottom, top);
+    if (!isFinite(ye[0]) || !isFinite(ye[1])) { ye = [ylog ? 0.1 : 0, 1]; }
+    if (ylog) { ye = niceLog(ye[0] / 1.15, ye[1] * 1.15); } else { ye[1] = ye[1] > 0 ? ye[1] * 1.08 : 1; }
+    if (!c.group && !spec.x.range && spec.x.kind === 'lin') { var pad = (xe[1] - xe[0]) * 0.04 || 1; xe = [xe[0] - pad, xe[1] + pad]; }
+    var x = c.x = axis(spec.x.kind, xe[0], xe[1], M.left, W - M.right);
+    var y = c.y = axis(spec.y.kind, ye[0], ye[1], H - M.bottom, top);
+    svg.setAttribute('data-x-range', fmtNum(x.lo) + '-' + fmtNum(x.hi));
     var fy = spec.y.fmt || fmtNum, fx = spec.x.fmt || fmtNum;
     ticks(y).forEach(function (v) {
       el('line', { x1: M.left, x2: W - M.right, y1: y.px(v), y2: y.px(v), 'class': 'grid' }, svg);
@@ -111,26 +183,112 @@
     });
     (spec.x.ticks || ticks(x).map(function (v) { return { v: v, label: fx(v) }; })).forEach(function (t) {
       el('line', { x1: x.px(t.v), x2: x.px(t.v), y1: top, y2: H - M.bottom, 'class': 'grid' }, svg);
-      el('text', { x: x.px(t.v), y: H - M.bottom + 16, 'text-anchor': 'middle', 'class': 'tick' }, svg, t.label);
+      el('text', { x: x.px(t.v), y: H - M.bottom + 16, 'text-anchor': 'middle', 'class': 'tick xtick' }, svg, t.label);
     });
     el('line', { x1: M.left, x2: W - M.right, y1: H - M.bottom, y2: H - M.bottom, 'class': 'axis' }, svg);
     el('line', { x1: M.left, x2: M.left, y1: top, y2: H - M.bottom, 'class': 'axis' }, svg);
     el('text', { x: (M.left + W - M.right) / 2, y: H - 10, 'text-anchor': 'middle' }, svg, spec.x.label);
     el('text', { x: 14, y: (top + H - M.bottom) / 2, 'text-anchor': 'middle',
       transform: 'rotate(-90 14 ' + (top + H - M.bottom) / 2 + ')' }, svg, spec.y.label);
+    // The plot area is a nested viewport in the same coordinates: it clips
+    // what a zoom pushes outside without a clip-path reference.
+    var pw = W - M.right - M.left, ph = H - M.bottom - top;
+    var area = el('svg', { x: M.left, y: top, width: pw, height: ph, viewBox: M.left + ' ' + top + ' ' + pw + ' ' + ph, overflow: 'hidden' }, svg);
     (spec.vrefs || []).forEach(function (r) {
       if (!(r.x > 0)) { return; }
-      el('line', { x1: x.px(r.x), x2: x.px(r.x), y1: top, y2: H - M.bottom, stroke: r.color, 'stroke-dasharray': '2 3', 'stroke-width': 1.5 }, svg);
+      el('line', { x1: x.px(r.x), x2: x.px(r.x), y1: top, y2: H - M.bottom, stroke: r.color, 'stroke-dasharray': '2 3', 'stroke-width': 1.5 }, area);
       var right = x.px(r.x) > (M.left + W - M.right) / 2; // label on the side with room
       el('text', { x: x.px(r.x) + (right ? -4 : 4), y: top + 12, 'text-anchor': right ? 'end' : 'start',
-        style: 'fill:' + r.color }, svg, r.label);
+        style: 'fill:' + r.color }, area, r.label);
     });
     (spec.hrefs || []).forEach(function (r) {
       if (ylog && !(r.y > 0)) { return; }
-      el('line', { x1: M.left, x2: W - M.right, y1: y.px(r.y), y2: y.px(r.y), stroke: r.color, 'stroke-dasharray': '6 4', 'stroke-width': 1.2, opacity: 0.8 }, svg);
+      el('line', { x1: M.left, x2: W - M.right, y1: y.px(r.y), y2: y.px(r.y), stroke: r.color, 'stroke-dasharray': '6 4', 'stroke-width': 1.2, opacity: 0.8 }, area);
     });
-    spec.series.forEach(function (s) { drawSeries(svg, s, x, y, fy, fx, ylog); });
-    return svg;
+    spec.series.forEach(function (s) { drawSeries(area, s, x, y, fy, fx, ylog); });
+    interact(c, svg, top, fx);
+  }
+
+  // interact adds the hover cursor and, for time charts, the zoom.
+  function interact(c, svg, top, fx) {
+    var spec = c.spec, x = c.x, bottom = H - M.bottom;
+    var cur = el('line', { x1: 0, x2: 0, y1: top, y2: bottom, 'class': 'cursor', visibility: 'hidden' }, svg);
+    var sel = el('rect', { x: 0, y: top, width: 0, height: bottom - top, 'class': 'sel', visibility: 'hidden' }, svg);
+    var tip = el('g', { 'class': 'tip', visibility: 'hidden' }, svg);
+    var over = el('rect', { x: M.left, y: top, width: W - M.right - M.left, height: bottom - top, 'class': 'overlay' }, svg);
+    c.hideCursor = function () { cur.setAttribute('visibility', 'hidden'); tip.setAttribute('visibility', 'hidden'); };
+    c.cursor = function (t) {
+      var px = x.px(t);
+      if (!(px >= M.left - 0.5 && px <= W - M.right + 0.5)) { c.hideCursor(); return; }
+      var info = spec.lookup ? spec.lookup(t) : nearest(spec, x, px, fx);
+      if (!info) { c.hideCursor(); return; }
+      cur.setAttribute('x1', px); cur.setAttribute('x2', px); cur.setAttribute('visibility', 'visible');
+      while (tip.firstChild) { tip.removeChild(tip.firstChild); }
+      var bg = el('rect', { 'class': 'tipbg', rx: 3 }, tip);
+      el('text', { x: 8, y: 16, 'class': 'tiphead' }, tip, info.head);
+      info.rows.forEach(function (r, i) {
+        el('rect', { x: 8, y: 25 + 16 * i, width: 10, height: 10, fill: r.color }, tip);
+        el('text', { x: 22, y: 34 + 16 * i, 'class': 'tiprow' }, tip, r.name + ': ' + r.value);
+      });
+      tip.setAttribute('visibility', 'visible');
+      var bb = tip.getBBox();
+      bg.setAttribute('width', bb.width + 14); bg.setAttribute('height', bb.height + 10);
+      bg.setAttribute('x', 0); bg.setAttribute('y', 0);
+      var tx = px + 12 + bb.width + 14 > W - M.right ? px - 12 - bb.width - 14 : px + 12;
+      tip.setAttribute('transform', 'translate(' + tx + ' ' + (top + 6) + ')');
+      var hover = info.head + ' | ' + info.rows.map(function (r) { return r.name + ': ' + r.value; }).join(' | ');
+      c.fig.setAttribute('data-hover', hover);
+    };
+    function toX(evt) {
+      var pt = svg.createSVGPoint();
+      pt.x = evt.clientX; pt.y = evt.clientY;
+      return pt.matrixTransform(svg.getScreenCTM().inverse()).x;
+    }
+    var g = c.group, drag = null;
+    over.addEventListener('mousemove', function (evt) {
+      var px = toX(evt);
+      if (drag !== null) {
+        sel.setAttribute('x', Math.min(px, drag)); sel.setAttribute('width', Math.abs(px - drag));
+        sel.setAttribute('visibility', 'visible');
+      }
+      if (g) { g.cursor(x.inv(px)); } else { c.cursor(x.inv(px)); }
+    });
+    over.addEventListener('mouseleave', function () {
+      if (g) { g.hide(); } else { c.hideCursor(); }
+    });
+    if (!g) { return; }
+    over.addEventListener('mousedown', function (evt) { if (evt.button === 0) { drag = toX(evt); evt.preventDefault(); } });
+    over.addEventListener('mouseup', function (evt) {
+      var from = drag, px = toX(evt);
+      drag = null;
+      sel.setAttribute('visibility', 'hidden');
+      if (from !== null && Math.abs(px - from) > 4) { g.zoom(x.inv(Math.min(px, from)), x.inv(Math.max(px, from))); }
+    });
+    over.addEventListener('wheel', function (evt) {
+      evt.preventDefault();
+      var t = x.inv(toX(evt)), f = evt.deltaY > 0 ? 1.25 : 0.8;
+      g.zoom(t - (t - x.lo) * f, t + (x.hi - t) * f);
+    }, { passive: false });
+    over.addEventListener('dblclick', function () { g.reset(); });
+  }
+
+  // nearest is the point of each series closest to px (charts over rates
+  // and percentiles: one value per marker).
+  function nearest(spec, x, px, fx) {
+    var best = null, rows = [];
+    spec.series.forEach(function (s) {
+      var pick = null, d = Infinity;
+      s.pts.forEach(function (p) {
+        if (p[1] === null || !isFinite(p[1]) || !isFinite(p[0])) { return; }
+        var dd = Math.abs(x.px(p[0]) - px);
+        if (dd < d) { d = dd; pick = p; }
+      });
+      if (!pick || d > 40) { return; }
+      if (!best || d < best.d) { best = { d: d, p: pick }; }
+      rows.push({ name: s.name, color: s.color, value: (spec.x.point ? '' : (pick[2] || fx(pick[0])) + ' → ') + (spec.y.exact || fmtExact)(pick[1]) });
+    });
+    if (!best) { return null; }
+    return { head: spec.x.point ? (best.p[2] || fx(best.p[0])) : spec.x.label, rows: rows };
   }
 
   // drawSeries splits the line at missing points, so a gap shows as a gap.
@@ -142,7 +300,7 @@
       d += (pen ? 'L' : 'M') + x.px(p[0]).toFixed(1) + ' ' + y.px(p[1]).toFixed(1);
       pen = true;
     });
-    if (d) { el('path', { d: d, fill: 'none', stroke: s.color, 'stroke-width': s.width || 2, 'stroke-dasharray': s.dash || '' }, svg); }
+    if (d) { el('path', { d: d, fill: 'none', stroke: s.color, 'stroke-width': s.width || 2, 'stroke-dasharray': s.dash || '', 'data-series': s.key || '' }, svg); }
     if (!s.markers) { return; }
     s.pts.forEach(function (p) {
       if (p[1] === null || !isFinite(p[1]) || (ylog && p[1] <= 0)) { return; }
@@ -166,29 +324,88 @@
     return row + 1;
   }
 
-  // timeline: each window drawn flat over its span (a window has one p99, not a slope).
-  function drawTimeline(t) {
-    function steps(vals) {
-      var pts = [];
-      vals.forEach(function (v, i) { pts.push([t.start_s[i], v]); pts.push([t.end_s[i], v]); pts.push([t.end_s[i], null]); });
-      return pts;
-    }
+  // steps draws each interval flat over its span (an interval has one value, not a slope).
+  function steps(start, end, vals) {
+    var pts = [];
+    vals.forEach(function (v, i) { pts.push([start[i], v]); pts.push([end[i], v]); pts.push([end[i], null]); });
+    return pts;
+  }
+
+  // spanLookup finds the interval holding t and reports every series' value in it.
+  function spanLookup(start, end, rows) {
+    return function (t) {
+      for (var i = 0; i < start.length; i++) {
+        if (t >= start[i] && (t < end[i] || (i === start.length - 1 && t <= end[i]))) {
+          return { head: fmtNum(start[i]) + '–' + fmtNum(end[i]) + ' s', rows: rows.map(function (r) {
+            return { name: r.name, color: r.color, value: r.fmt(r.vals[i]) };
+          }) };
+        }
+      }
+      return null;
+    };
+  }
+
+  function series(key, label, vals, start, end, extra) {
+    var s = { key: key, name: label || NAMES[key] || key, color: COLORS[key] || 'currentColor', pts: steps(start, end, vals), vals: vals };
+    for (var k in extra) { s[k] = extra[k]; }
+    return s;
+  }
+
+  function timeAxis() { return { kind: 'lin', label: 'seconds since start', time: true }; }
+
+  function drawTimeline(t, group) {
     var w = t.window_s + ' s';
+    var ms = function (v) { return fmtExact(v, 'ms'); };
+    var lat = [
+      series('p99', NAMES.p99 + ' per window', t.p99, t.start_s, t.end_s, { width: 5, fmt: ms }),
+      series('p95', NAMES.p95 + ' per window', t.p95, t.start_s, t.end_s, { width: 3.5, fmt: ms }),
+      series('p50', NAMES.p50 + ' per window', t.p50, t.start_s, t.end_s, { fmt: ms })
+    ];
     chart('chart-timeline', {
       title: 'Latency per ' + w + ' window',
-      x: { kind: 'lin', label: 'seconds since start', range: [0, t.end_s[t.end_s.length - 1]] },
+      x: timeAxis(),
       y: { kind: 'log', label: 'latency (log)', fmt: fmtMs },
-      series: [
-        { name: 'p99 per window', color: COLORS.p99, width: 5, pts: steps(t.p99) },
-        { name: 'p95 per window', color: COLORS.p95, width: 3.5, pts: steps(t.p95) },
-        { name: 'p50 per window', color: COLORS.p50, pts: steps(t.p50) }
-      ],
-      hrefs: [
+      series: lat,
+      lookup: spanLookup(t.start_s, t.end_s, lat),
+      hrefs: t.merged ? [
         { name: 'run p99 ' + fmtMs(t.merged[2]), y: t.merged[2], color: COLORS.p99, dash: '6 4' },
         { name: 'run p95 ' + fmtMs(t.merged[1]), y: t.merged[1], color: COLORS.p95, dash: '6 4' },
         { name: 'run p50 ' + fmtMs(t.merged[0]), y: t.merged[0], color: COLORS.p50, dash: '6 4' }
-      ]
-    });
+      ] : []
+    }, group);
+    var rps = function (v) { return fmtExact(v, 'req/s'); };
+    var rate = [series('achieved', null, t.rate, t.start_s, t.end_s, { fmt: rps })];
+    if ((t.target || []).some(function (v) { return v !== null; })) {
+      rate.push(series('target', null, t.target, t.start_s, t.end_s, { dash: '5 4', fmt: rps }));
+    }
+    chart('chart-rate', {
+      title: 'Throughput per ' + w + ' window',
+      x: timeAxis(),
+      y: { kind: 'lin', label: 'req/s', zero: true },
+      series: rate,
+      lookup: spanLookup(t.start_s, t.end_s, rate)
+    }, group);
+  }
+
+  // drawActivity: errors, dropped iterations and VUs per interval, summed over scenarios.
+  function drawActivity(a, group) {
+    var start = a.map(function (r) { return r.start_s; }), end = a.map(function (r) { return r.end_s; });
+    var col = function (k) { return a.map(function (r) { return r[k]; }); };
+    var count = function (v) { return fmtExact(v); };
+    var errs = [series('errors', null, col('errors'), start, end, { fmt: count }),
+      series('dropped', null, col('dropped'), start, end, { dash: '5 3', fmt: count })];
+    chart('chart-errors', {
+      title: 'Errors and dropped iterations per interval',
+      x: timeAxis(), y: { kind: 'lin', label: 'count', zero: true },
+      series: errs, lookup: spanLookup(start, end, errs)
+    }, group);
+    var vus = [series('busy_vus', null, col('busy_vus'), start, end, { fmt: count }),
+      series('vus', null, col('vus'), start, end, { dash: '5 3', fmt: count })];
+    chart('chart-vus', {
+      title: 'VUs per interval',
+      x: timeAxis(), y: { kind: 'lin', label: 'VUs', zero: true },
+      series: vus, lookup: spanLookup(start, end, vus)
+    }, group);
   }
 
   // nines: x = 1/(1-q) on a log axis, so 90 %, 99 %, 99.9 % are equally spaced.
@@ -202,7 +419,7 @@
     }
     ticksX.push({ v: Math.pow(10, last), label: 'max' });
     var series = ds.map(function (d, i) {
-      return { name: d.label, color: PALETTE[i % PALETTE.length], dash: /corrected/.test(d.label) ? '7 4' : '',
+      return { name: d.label, color: COLORS[DISTINCT[i % DISTINCT.length]], dash: /corrected/.test(d.label) ? '7 4' : '',
         markers: d.pct.length <= 80,
         pts: d.pct.map(function (p, j) {
           return [p >= 100 ? Math.pow(10, last) : 100 / (100 - p), d.ms[j], p >= 100 ? 'max' : 'p' + +p.toPrecision(6)];
@@ -211,54 +428,72 @@
     chart('chart-distribution', {
       title: 'Latency by percentile',
       x: { kind: 'log', label: 'percentile', ticks: ticksX, range: [1, Math.pow(10, last)] },
-      y: { kind: 'log', label: 'latency (log)', fmt: fmtMs },
+      y: { kind: 'log', label: 'latency (log)', fmt: fmtMs, exact: function (v) { return fmtExact(v, 'ms'); } },
       series: series
     });
   }
 
   function drawCurve(c) {
     var marks = [
-      { x: c.last_healthy, label: 'last healthy', color: COLORS.p50 },
+      { x: c.last_healthy, label: 'last healthy', color: COLORS.achieved },
       { x: c.first_unhealthy, label: 'first unhealthy', color: COLORS.p99 },
-      { x: c.collapse_at, label: 'collapse', color: '#000' }
+      { x: c.collapse_at, label: 'collapse', color: COLORS.collapse }
     ];
-    var off = function (vals) { return c.offered.map(function (o, i) { return [o, vals[i], fmtNum(o) + ' req/s offered']; }); };
+    var off = function (vals) { return c.offered.map(function (o, i) { return [o, vals[i], fmtExact(o) + ' req/s offered']; }); };
     chart('chart-throughput', {
       title: 'Achieved against offered rate',
-      x: { kind: 'lin', label: 'offered rate (req/s)' },
-      y: { kind: 'lin', label: 'req/s', zero: true },
+      x: { kind: 'lin', label: 'offered rate (req/s)', point: true },
+      y: { kind: 'lin', label: 'req/s', zero: true, exact: function (v) { return fmtExact(v, 'req/s'); } },
       series: [
-        { name: 'offered (ideal)', color: COLORS.offered, dash: '4 4', pts: off(c.offered) },
-        { name: 'achieved', color: COLORS.rate, markers: true, pts: off(c.rate) }
+        { key: 'target', name: 'offered (y = x)', color: COLORS.target, dash: '4 4', pts: off(c.offered) },
+        { key: 'achieved', name: NAMES.achieved, color: COLORS.achieved, markers: true, pts: off(c.rate) }
       ],
       vrefs: marks
     });
     chart('chart-curve', {
       title: 'Latency against offered rate',
-      x: { kind: 'lin', label: 'offered rate (req/s)' },
-      y: { kind: 'log', label: 'latency (log)', fmt: fmtMs },
+      x: { kind: 'lin', label: 'offered rate (req/s)', point: true },
+      y: { kind: 'log', label: 'latency (log)', fmt: fmtMs, exact: function (v) { return fmtExact(v, 'ms'); } },
       series: [
-        { name: 'p99', color: COLORS.p99, width: 5, markers: true, pts: off(c.p99) },
-        { name: 'p95', color: COLORS.p95, width: 3.5, markers: true, pts: off(c.p95) },
-        { name: 'p50', color: COLORS.p50, markers: true, pts: off(c.p50) }
+        { key: 'p99', name: NAMES.p99, color: COLORS.p99, width: 5, markers: true, pts: off(c.p99) },
+        { key: 'p95', name: NAMES.p95, color: COLORS.p95, width: 3.5, markers: true, pts: off(c.p95) },
+        { key: 'p50', name: NAMES.p50, color: COLORS.p50, markers: true, pts: off(c.p50) }
       ],
       vrefs: marks
     });
   }
 
-  var drawn = 0;
-  function attempt(id, ok, draw) {
-    if (!ok) { var fig = document.getElementById(id); if (fig) { fig.remove(); } return; }
-    try { draw(); drawn += (id === 'chart-throughput') ? 2 : 1; } catch (e) { fail(id + ': ' + e.message); }
+  // drawAll draws every chart data has; called again (the live dashboard)
+  // it redraws in place and keeps the zoom. Charts without data are hidden.
+  // It returns how many charts it drew.
+  var group = timeGroup();
+  function drawAll(data) {
+    usePalette(data.palette || {});
+    var drawn = 0;
+    function attempt(ids, ok, draw) {
+      ids.forEach(function (id) { var fig = document.getElementById(id); if (fig && !ok) { fig.hidden = true; } });
+      if (!ok) { return; }
+      try { draw(); drawn += ids.length; } catch (e) { fail(ids[0] + ': ' + e.message); }
+    }
+    var end = 0;
+    if (data.timeline) { end = Math.max(end, data.timeline.end_s[data.timeline.end_s.length - 1] || 0); }
+    (data.activity || []).forEach(function (r) { end = Math.max(end, r.end_s); });
+    group.full = [0, end > 0 ? end : 1];
+    if (group.range && group.range[1] > group.full[1]) { group.range = null; }
+    attempt(['chart-timeline', 'chart-rate'], !!(data.timeline && data.timeline.start_s.length), function () { drawTimeline(data.timeline, group); });
+    attempt(['chart-errors', 'chart-vus'], !!(data.activity && data.activity.length), function () { drawActivity(data.activity, group); });
+    attempt(['chart-distribution'], !!(data.distributions && data.distributions.length), function () { drawDistributions(data.distributions); });
+    attempt(['chart-throughput', 'chart-curve'], !!(data.curve && data.curve.offered.length), function () { drawCurve(data.curve); });
+    return drawn;
   }
+
+  window.kneeCharts = { drawAll: drawAll, fail: fail, fmtMs: fmtMs, group: group };
+  var dataBlock = document.getElementById('knee-data');
+  if (!dataBlock) { return; } // the live dashboard feeds drawAll itself
   try {
-    var data = JSON.parse(document.getElementById('knee-data').textContent);
-    attempt('chart-timeline', !!data.timeline, function () { drawTimeline(data.timeline); });
-    attempt('chart-distribution', !!(data.distributions && data.distributions.length), function () { drawDistributions(data.distributions); });
-    attempt('chart-throughput', !!data.curve, function () { drawCurve(data.curve); });
-    if (!data.curve) { attempt('chart-curve', false); }
+    body.setAttribute('data-charts-drawn', String(drawAll(JSON.parse(dataBlock.textContent))));
   } catch (e) {
     fail('chart data: ' + e.message);
+    body.setAttribute('data-charts-drawn', '0');
   }
-  body.setAttribute('data-charts-drawn', String(drawn));
 })();

@@ -1,0 +1,58 @@
+// knee live dashboard: every server-sent event is a snapshot of the run
+// directory; the charts are the report's (window.kneeCharts), redrawn in place.
+(function () {
+  'use strict';
+  var K = window.kneeCharts, body = document.body, updates = 0, finished = false;
+  function text(id, v) { document.getElementById(id).textContent = v; }
+  function ms(v) { return v === null || v === undefined ? 'no requests' : K.fmtMs(v); }
+  function classes(m) {
+    var parts = [];
+    for (var k in (m || {})) { parts.push(k + ' ' + m[k]); }
+    return parts.length ? ' (' + parts.sort().join(', ') + ')' : '';
+  }
+  function show(s) {
+    var st = s.status;
+    text('run-dir', st.run_dir);
+    text('elapsed', st.elapsed_s.toFixed(1) + ' s, ' + st.intervals + ' intervals');
+    text('rate', st.rate.toFixed(1) + ' req/s achieved' + (st.target ? ' of ' + st.target.toFixed(1) + ' req/s offered' : ''));
+    text('latency', 'p50 ' + ms(st.p50_ms) + ', p95 ' + ms(st.p95_ms) + ', p99 ' + ms(st.p99_ms));
+    text('errors', st.errors + ' of ' + st.requests + ' requests' + classes(st.errors_by_class));
+    text('dropped', st.model === 'closed' ? 'not applicable (closed model)' : String(st.dropped));
+    text('vus', st.busy_vus + ' busy of ' + st.vus + ' allocated');
+    text('sendlag', st.send_lag_p99_ms === null || st.send_lag_p99_ms === undefined ? 'not measured (closed model or no request)' : K.fmtMs(st.send_lag_p99_ms));
+    text('steps', st.steps ? String(st.steps) : 'not a stepped run (or no step complete yet)');
+    var drawn = K.drawAll(s.charts);
+    var fired = s.co.signals.filter(function (x) { return x.fired; });
+    if (fired.length) {
+      document.getElementById('co-warning').hidden = false;
+      text('co-verdict', 'Verdict so far: ' + s.co.verdict + '.');
+      var ul = document.getElementById('co-evidence');
+      while (ul.firstChild) { ul.removeChild(ul.firstChild); }
+      fired.forEach(function (x) {
+        var li = document.createElement('li');
+        li.textContent = x.name + ': ' + x.evidence;
+        ul.appendChild(li);
+      });
+      body.setAttribute('data-co', fired.map(function (x) { return x.name; }).join(','));
+    }
+    if (s.done) {
+      finished = true;
+      es.close();
+      var d = document.getElementById('done');
+      d.hidden = false;
+      d.textContent = 'Run finished. Run directory: ' + s.done.run_dir + (s.done.report ? '. Report: ' + s.done.report : '');
+      body.setAttribute('data-done', s.done.report || s.done.run_dir);
+    }
+    updates++;
+    body.setAttribute('data-updates', String(updates));
+    body.setAttribute('data-charts-drawn', String(drawn));
+    body.setAttribute('data-points', String(s.charts.timeline ? s.charts.timeline.start_s.length : 0));
+  }
+  var es = new EventSource('/events');
+  es.onmessage = function (e) {
+    try { show(JSON.parse(e.data)); } catch (err) { K.fail('event: ' + err.message); }
+  };
+  es.onerror = function () {
+    if (!finished) { text('elapsed', 'connection to knee lost; retrying'); }
+  };
+})();

@@ -1,0 +1,228 @@
+// Package dashboard serves the live view of a run: one self-contained page
+// (the HTML report's chart code and palette) fed by server-sent events. It
+// reads nothing but the run directory the runner writes every interval, so
+// what it shows is what the run recorded: per-interval percentiles from
+// that interval's merged histograms, never averages.
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/knee-dev/knee/rundir"
+)
+
+// DefaultAddr is where --dashboard listens when given no address.
+const DefaultAddr = "127.0.0.1:5665"
+
+// ErrNotLoopback is returned for an address other hosts could reach.
+var ErrNotLoopback = errors.New("the dashboard listens on loopback only")
+
+// CheckAddr accepts host:port on a loopback address (127.0.0.0/8, ::1,
+// localhost). The page shows the target's URLs and the run as it goes, and
+// has no authentication yet, so it is not served to the network.
+func CheckAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("dashboard address %q: %w (write host:port, e.g. %s)", addr, err, DefaultAddr)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("dashboard address %q: %w: the page has no access control yet; use %s and reach it over an SSH tunnel (ssh -L 5665:127.0.0.1:5665 host)",
+		addr, ErrNotLoopback, DefaultAddr)
+}
+
+// Options say what to serve and where.
+type Options struct {
+	Addr     string        // host:port on loopback; "" means DefaultAddr
+	Dir      string        // the run directory to watch (it may not exist yet)
+	Interval time.Duration // the run's interval: the windows drawn and how often the directory is read
+}
+
+// Server is a running dashboard.
+type Server struct {
+	opt  Options
+	ln   net.Listener
+	http *http.Server
+	page []byte
+
+	mu        sync.Mutex
+	last      []byte // the newest event
+	seq       int
+	intervals int // intervals in the newest event
+	changed   chan struct{}
+	finished  bool
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// Start listens on opt.Addr and starts watching opt.Dir. Close stops both.
+func Start(opt Options) (*Server, error) {
+	if opt.Addr == "" {
+		opt.Addr = DefaultAddr
+	}
+	if opt.Interval <= 0 {
+		opt.Interval = time.Second
+	}
+	if err := CheckAddr(opt.Addr); err != nil {
+		return nil, err
+	}
+	page, err := Page()
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", opt.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	s := &Server{opt: opt, ln: ln, page: page, changed: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.servePage)
+	mux.HandleFunc("GET /events", s.serveEvents)
+	mux.HandleFunc("GET /data", s.serveData)
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go s.http.Serve(ln)
+	go s.watch()
+	return s, nil
+}
+
+// URL is the page's address.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/" }
+
+// watch reads the run directory twice an interval and publishes every new interval.
+func (s *Server) watch() {
+	defer close(s.done)
+	wait := max(s.opt.Interval/2, 50*time.Millisecond)
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-time.After(wait):
+		}
+		began := time.Now()
+		s.refresh(nil)
+		// A refresh reads the whole run directory, which grows with the run;
+		// waiting ten times as long as it took keeps the dashboard under a
+		// tenth of one core of the generator's machine.
+		wait = max(s.opt.Interval/2, 50*time.Millisecond, 10*time.Since(began))
+	}
+}
+
+// refresh reads the directory and publishes a snapshot when it holds a new
+// interval, or always when done is set (the run's end).
+func (s *Server) refresh(done *Done) {
+	r, err := rundir.Open(s.opt.Dir)
+	if err != nil {
+		// Not created yet, or caught between two writes: the next read will do.
+		if done == nil {
+			return
+		}
+		r = nil
+	}
+	s.mu.Lock()
+	seen, finished := s.intervals, s.finished
+	s.mu.Unlock()
+	if finished || (done == nil && (r == nil || len(r.Intervals) == seen)) {
+		return
+	}
+	snap := Build(r, s.opt.Dir, s.opt.Interval)
+	snap.Done = done
+	b, err := json.Marshal(snap)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last, s.seq = b, s.seq+1
+	if r != nil {
+		s.intervals = len(r.Intervals)
+	}
+	s.finished = done != nil
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Finish publishes the run's last state and where its directory and report are.
+func (s *Server) Finish(runDir, reportFile string) {
+	s.refresh(&Done{RunDir: runDir, Report: reportFile})
+}
+
+// Close stops watching and serving; open event streams end.
+func (s *Server) Close() error {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	<-s.done
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := s.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = s.http.Close()
+	}
+	return err
+}
+
+func (s *Server) servePage(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(s.page)
+}
+
+func (s *Server) serveData(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	b := s.last
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if b == nil {
+		b = []byte("null")
+	}
+	w.Write(b)
+}
+
+// serveEvents streams every snapshot as one server-sent event ("data:" line
+// of JSON), the newest first, until the client goes or the server closes.
+func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	sent := 0
+	for {
+		s.mu.Lock()
+		b, seq, ch := s.last, s.seq, s.changed
+		s.mu.Unlock()
+		if seq != sent && b != nil {
+			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", seq, b); err != nil {
+				return
+			}
+			fl.Flush()
+			sent = seq
+		}
+		select {
+		case <-ch:
+		case <-r.Context().Done():
+			return
+		case <-s.stop:
+			return
+		case <-time.After(15 * time.Second):
+			fmt.Fprint(w, ": keep-alive\n\n") // proxies close silent streams
+			fl.Flush()
+		}
+	}
+}

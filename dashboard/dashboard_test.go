@@ -1,0 +1,298 @@
+package dashboard
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/fault"
+	"github.com/knee-dev/knee/internal/cdptest"
+	"github.com/knee-dev/knee/runner"
+	"github.com/knee-dev/knee/scenario"
+)
+
+func TestCheckAddr(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		ok   bool
+	}{
+		{"127.0.0.1:5665", true},
+		{"127.0.0.2:80", true},
+		{"[::1]:5665", true},
+		{"localhost:5665", true},
+		{":5665", false}, // every interface
+		{"0.0.0.0:5665", false},
+		{"[::]:5665", false},
+		{"192.168.1.20:5665", false},
+		{"example.com:5665", false},
+		{"127.0.0.1", false}, // no port
+	} {
+		err := CheckAddr(tc.addr)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckAddr(%q) = %v, want ok=%v", tc.addr, err, tc.ok)
+		}
+		if err != nil && tc.ok == false && strings.Contains(tc.addr, ":5665") && tc.addr != "127.0.0.1" && !errors.Is(err, ErrNotLoopback) {
+			t.Errorf("CheckAddr(%q): %v does not wrap ErrNotLoopback", tc.addr, err)
+		}
+	}
+	if _, err := Start(Options{Addr: "0.0.0.0:0", Dir: t.TempDir()}); !errors.Is(err, ErrNotLoopback) {
+		t.Errorf("Start on 0.0.0.0: %v, want ErrNotLoopback", err)
+	}
+}
+
+// attr reads a numeric attribute of <body>.
+func attr(b *cdptest.Browser, name string) int {
+	n, _ := strconv.Atoi(b.String(`document.body.getAttribute('` + name + `') || '0'`))
+	return n
+}
+
+// live runs cfg into a fresh run directory with the dashboard open in a
+// headless chromium; check is called while the run goes.
+func live(t *testing.T, cfg *scenario.Config, opt runner.Options, during func(b *cdptest.Browser, runDone <-chan struct{})) (*cdptest.Browser, *runner.Result) {
+	t.Helper()
+	opt.Dir = filepath.Join(t.TempDir(), "run")
+	opt.SkipEnvironment = true
+	srv, err := Start(Options{Addr: "127.0.0.1:0", Dir: opt.Dir, Interval: opt.Interval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	b := cdptest.Start(t)
+	b.Navigate(srv.URL())
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	runDone := make(chan struct{})
+	var res *runner.Result
+	var runErr error
+	go func() {
+		defer close(runDone)
+		res, runErr = runner.Execute(ctx, cfg, opt)
+	}()
+	during(b, runDone)
+	<-runDone
+	if runErr != nil {
+		t.Fatalf("run: %v", runErr)
+	}
+	srv.Finish(res.Dir, filepath.Join(res.Dir, "report.html"))
+	if !b.WaitFor(`document.body.hasAttribute('data-done')`, 10*time.Second) {
+		t.Error("the page never said the run finished")
+	}
+	if got := b.String(`document.getElementById('done').textContent`); !strings.Contains(got, res.Dir) || !strings.Contains(got, "report.html") {
+		t.Errorf("end of run says %q, want the run directory %s and the report", got, res.Dir)
+	}
+	for _, u := range b.URLs() {
+		if !cdptest.Loopback(u) {
+			t.Errorf("the page requested %s: off loopback", u)
+		}
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("browser errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if e := b.String(`document.body.getAttribute('data-errors')`); e != "null" {
+		t.Errorf("script errors: %s", e)
+	}
+	return b, res
+}
+
+// TestDashboardChartsGrow: during a 6 s open-model run against a loopback
+// server, the page's charts gain points interval by interval.
+func TestDashboardChartsGrow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 6 s run in a browser; skipped in -short")
+	}
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) }))
+	defer target.Close()
+	cfg, err := scenario.FromFlags(scenario.Flags{Executor: scenario.ConstantArrivalRate, Rate: 100, Duration: 6 * time.Second, URL: target.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []int
+	b, res := live(t, cfg, runner.Options{Interval: 500 * time.Millisecond}, func(b *cdptest.Browser, runDone <-chan struct{}) {
+		for {
+			select {
+			case <-runDone:
+				return
+			case <-time.After(700 * time.Millisecond):
+			}
+			if n := attr(b, "data-points"); len(seen) == 0 || n != seen[len(seen)-1] {
+				seen = append(seen, n)
+			}
+		}
+	})
+	t.Logf("points seen during the run: %v", seen)
+	if dir := os.Getenv("KNEE_SCREENSHOT_DIR"); dir != "" { // for a look: KNEE_SCREENSHOT_DIR=/tmp/shots
+		if png, err := b.Screenshot(); err == nil {
+			os.WriteFile(filepath.Join(dir, "dashboard.png"), png, 0o644)
+		}
+	}
+	grew := 0
+	for i := 1; i < len(seen); i++ {
+		if seen[i] > seen[i-1] {
+			grew++
+		}
+	}
+	if grew < 3 {
+		t.Errorf("the charts gained points %d times during the run (%v), want 3 or more", grew, seen)
+	}
+	if n := attr(b, "data-points"); n < len(res.Run.Intervals)-1 {
+		t.Errorf("at the end the latency chart has %d windows, the run %d intervals", n, len(res.Run.Intervals))
+	}
+	if drawn := attr(b, "data-charts-drawn"); drawn != 4 {
+		t.Errorf("%d charts drawn, want latency, throughput, errors and VUs over time", drawn)
+	}
+	// The page shows the run's own numbers: the total of requests.
+	if got, want := b.String(`document.getElementById('errors').textContent`), fmt.Sprintf("0 of %d requests", res.Summary.Requests); got != want {
+		t.Errorf("errors line %q, want %q", got, want)
+	}
+	// Hover works on the live charts as in the report.
+	var r struct{ X, Y, W, H float64 }
+	if err := b.Eval(`(function(){var o=document.querySelector('#chart-timeline .overlay');o.scrollIntoView({block:'center'});var r=o.getBoundingClientRect();return {X:r.x,Y:r.y,W:r.width,H:r.height};})()`, &r); err != nil {
+		t.Fatal(err)
+	}
+	b.Mouse("mouseMoved", r.X+r.W/2, r.Y+r.H/2, 0)
+	if h := b.String(`document.getElementById('chart-rate').getAttribute('data-hover')`); !strings.Contains(h, "achieved: ") {
+		t.Errorf("hover on the live latency chart shows %q on the throughput chart", h)
+	}
+}
+
+const targetEnv = "KNEE_DASHBOARD_TEST_TARGET"
+
+// TestDashboardTargetProcess is the freeze test's target when re-executed with targetEnv.
+func TestDashboardTargetProcess(t *testing.T) {
+	if os.Getenv(targetEnv) != "1" {
+		t.Skip("the freeze test's target process; runs only when re-executed by it")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(2 * time.Millisecond)
+		w.Write([]byte("ok"))
+	})}
+	go srv.Serve(ln)
+	fmt.Println(ln.Addr().String())
+	os.Stdin.Read(make([]byte, 1)) // EOF: the parent test is gone
+	srv.Close()
+}
+
+func startTarget(t *testing.T) (string, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDashboardTargetProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), targetEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT) // a failed run may have left it stopped
+		stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Scan()
+		line <- strings.TrimSpace(sc.Text())
+	}()
+	select {
+	case addr := <-line:
+		return addr, cmd.Process.Pid
+	case <-time.After(30 * time.Second):
+		t.Fatal("the target process did not print its address within 30 s")
+	}
+	return "", 0
+}
+
+// TestDashboardShowsCOLive: a closed-model run whose target (a child
+// process) is stopped with SIGSTOP for 2 s shows the coordinated-omission
+// warning on the page while the run still goes.
+func TestDashboardShowsCOLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 10 s run with a real freeze in a browser; skipped in -short")
+	}
+	addr, pid := startTarget(t)
+	cfg, err := scenario.FromFlags(scenario.Flags{Executor: scenario.ConstantVUs, VUs: 5, Duration: 10 * time.Second, URL: "http://" + addr + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Faults = []scenario.Fault{{At: 3 * time.Second, Kind: scenario.FaultFreeze, For: 2 * time.Second}}
+	freezer, err := fault.NewSignalFreezer(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var firedAt time.Duration
+	var firstCO, early string
+	start := time.Now()
+	b, res := live(t, cfg, runner.Options{Interval: 500 * time.Millisecond, Target: freezer, FaultState: t.TempDir()},
+		func(b *cdptest.Browser, runDone <-chan struct{}) {
+			for {
+				select {
+				case <-runDone:
+					return
+				case <-time.After(200 * time.Millisecond):
+				}
+				if early == "" && b.String(`document.getElementById('co-warning').hidden`) == "false" {
+					early = fmt.Sprintf("%.1f s: %s", time.Since(start).Seconds(), b.String(`document.getElementById('co-evidence').textContent`))
+				}
+				if firedAt == 0 && b.String(`document.getElementById('co-warning').hidden`) == "false" &&
+					strings.Contains(b.String(`document.body.getAttribute('data-co')`), "stall") {
+					firedAt = time.Since(start)
+					firstCO = b.String(`document.getElementById('co-evidence').textContent`)
+				}
+			}
+		})
+	if firedAt == 0 {
+		t.Fatalf("the stall warning never appeared during the run (verdict at the end: %s)", b.String(`document.getElementById('co-verdict').textContent`))
+	}
+	t.Logf("first CO warning at %s", early)
+	t.Logf("stall warning shown %.1f s after the start (freeze 3-5 s, run %.1f s): %s", firedAt.Seconds(), res.Summary.DurationS, firstCO)
+	// A quiet interval is judged once the next interval is written (the
+	// freeze starts at 3 s, intervals are 0.5 s); it must show before the 10 s run ends.
+	if firedAt < 3500*time.Millisecond || firedAt > 9800*time.Millisecond {
+		t.Errorf("the stall warning came at %s, want between 3.5 s (the freeze plus an interval) and the run's end (10 s)", firedAt)
+	}
+	if !strings.Contains(firstCO, "quiet spells: 3–") {
+		t.Errorf("the live stall evidence %q does not start the quiet spell at the freeze (3 s)", firstCO)
+	}
+}
+
+// FuzzCheckAddr: whatever the string, an accepted address is on loopback.
+func FuzzCheckAddr(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:5665", "[::1]:1", "localhost:80", "0.0.0.0:1", ":1", "[::ffff:127.0.0.1]:1", "127.1:1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, addr string) {
+		if CheckAddr(addr) != nil {
+			return
+		}
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			t.Fatalf("accepted %q, which does not split: %v", addr, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			t.Fatalf("accepted %q: host %q is not loopback", addr, host)
+		}
+	})
+}

@@ -1,0 +1,126 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/rundir"
+)
+
+// Snapshot is one event: the charts (the report's chart data) and the
+// figures of the newest interval.
+type Snapshot struct {
+	Charts json.RawMessage   `json:"charts"`
+	Status Status            `json:"status"`
+	CO     analyze.COSignals `json:"co"`
+	Done   *Done             `json:"done,omitempty"`
+}
+
+// Status is the run so far and its newest interval.
+type Status struct {
+	RunDir    string  `json:"run_dir"`
+	Model     string  `json:"model,omitempty"`
+	Intervals int     `json:"intervals"`
+	ElapsedS  float64 `json:"elapsed_s"`
+	// The newest interval: achieved and offered rate, percentiles from its
+	// merged histogram (null when it saw no request), VUs, send lag p99.
+	Rate      float64  `json:"rate"`
+	Target    float64  `json:"target,omitempty"`
+	P50MS     *float64 `json:"p50_ms"`
+	P95MS     *float64 `json:"p95_ms"`
+	P99MS     *float64 `json:"p99_ms"`
+	BusyVUs   int      `json:"busy_vus"`
+	VUs       int      `json:"vus"`
+	SendLagMS *float64 `json:"send_lag_p99_ms"`
+	// The run so far.
+	Requests      int64            `json:"requests"`
+	Errors        int64            `json:"errors"`
+	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
+	Dropped       int64            `json:"dropped"`
+	Steps         int              `json:"steps,omitempty"` // stepped runs: steps measured so far
+}
+
+// Done is the run's end: where to find what it left.
+type Done struct {
+	RunDir string `json:"run_dir"`
+	Report string `json:"report,omitempty"`
+}
+
+// Build computes a snapshot of r (nil: nothing recorded yet) with windows
+// of one interval, all from analyze: the same numbers knee analyze prints.
+func Build(r *rundir.Dir, dir string, interval time.Duration) Snapshot {
+	snap := Snapshot{Status: Status{RunDir: dir}}
+	in := report.Input{}
+	if r != nil && len(r.Intervals) > 0 {
+		sum := analyze.Summarize(r, analyze.SummaryOptions{})
+		in.Windows = analyze.Windows(r, chartWindow(interval, len(r.Intervals)), nil)
+		in.Activity = report.ActivityOf(r)
+		snap.CO = analyze.DetectCO(r, analyze.COOptions{})
+		st := &snap.Status
+		st.Model, st.Intervals = sum.Model, len(r.Intervals)
+		st.Requests, st.Errors, st.ErrorsByClass, st.Dropped = sum.Requests, sum.Errors, sum.ErrorsByClass, sum.DroppedIterations
+		last := r.Intervals[len(r.Intervals)-1]
+		st.ElapsedS = last.End.Seconds()
+		if n := len(r.Intervals); n > 1 && last.End-last.Start < interval/2 {
+			// The run's last interval is cut short by its end: the one before
+			// it says more of how the run went.
+			last = r.Intervals[n-2]
+		}
+		lat := record.Series(last.Histograms).Merged(func(k record.Key) bool { return k.Metric == record.Latency })
+		if secs := (last.End - last.Start).Seconds(); secs > 0 {
+			st.Rate = float64(lat.Count()) / secs
+		}
+		if n := lat.Count(); n > 0 {
+			l := lat.Latencies()
+			st.P50MS, st.P95MS, st.P99MS = num(l.P50), num(l.P95), num(l.P99)
+		}
+		if lag := record.Series(last.Histograms).Merged(func(k record.Key) bool { return k.Metric == record.SendLag }); lag.Count() > 0 {
+			st.SendLagMS = num(lag.Latencies().P99)
+		}
+		for _, c := range last.Counters {
+			st.Target += c.TargetRate
+			st.BusyVUs += c.BusyVUs
+			st.VUs += c.VUs
+		}
+		if plan, ok := analyze.PlanFromMeta(r, ""); ok {
+			plan.Steps = min(plan.Steps, analyze.StepsIn(r, plan))
+			if plan.Steps > 0 {
+				if cs, err := analyze.SummarizeCurve(r, plan, analyze.Health{}); err == nil {
+					in.Curve = &cs
+					st.Steps = len(cs.Steps)
+				}
+			}
+		}
+	}
+	if snap.CO.Signals == nil {
+		snap.CO.Signals = []analyze.COSignal{}
+	}
+	charts, err := report.ChartJSON(in)
+	if err != nil {
+		charts = []byte(`{}`)
+	}
+	snap.Charts = charts
+	return snap
+}
+
+// maxWindows bounds the windows drawn: a chart is about 700 pixels wide,
+// and every window costs a percentile computation per refresh.
+const maxWindows = 600
+
+// chartWindow is the interval, or a whole multiple of it once the run has
+// more than maxWindows intervals: each window's percentiles still come from
+// the merge of its intervals' histograms.
+func chartWindow(interval time.Duration, intervals int) time.Duration {
+	return interval * time.Duration(max(1, (intervals+maxWindows-1)/maxWindows))
+}
+
+func num(ms float64) *float64 {
+	if math.IsNaN(ms) || math.IsInf(ms, 0) {
+		return nil
+	}
+	return &ms
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/dashboard"
+	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/rundir"
+	"github.com/knee-dev/knee/runner"
+	"github.com/knee-dev/knee/scenario"
+)
+
+// registerDashboardFlag adds --dashboard[=ADDR] (alone: dashboard.DefaultAddr).
+func registerDashboardFlag(fl *pflag.FlagSet, addr *string) {
+	fl.StringVar(addr, "dashboard", "", "serve a live dashboard of the run at http://ADDR while it runs (alone: "+
+		dashboard.DefaultAddr+"; loopback addresses only; give an address as --dashboard=ADDR)")
+	fl.Lookup("dashboard").NoOptDefVal = dashboard.DefaultAddr
+}
+
+// executeRun is runner.Execute, serving the live dashboard of the run
+// directory while the run goes when addr is set. At the end it writes the
+// HTML report into the run directory and tells the page (and stderr) where
+// the run directory and the report are.
+func (a *app) executeRun(cfg *scenario.Config, opt runner.Options, addr string, ts []analyze.Threshold) (*runner.Result, error) {
+	if addr == "" {
+		return runner.Execute(a.ctx, cfg, opt)
+	}
+	srv, err := dashboard.Start(dashboard.Options{Addr: addr, Dir: opt.Dir, Interval: opt.Interval})
+	if err != nil {
+		return nil, fmt.Errorf("--dashboard: %w", err)
+	}
+	defer srv.Close()
+	fmt.Fprintf(a.env.Stderr, "dashboard: %s\n", srv.URL())
+	res, err := runner.Execute(a.ctx, cfg, opt)
+	if res == nil {
+		return res, err
+	}
+	page := filepath.Join(res.Dir, "report.html")
+	if rerr := writeRunReport(res.Run, page, ts); rerr != nil {
+		fmt.Fprintf(a.env.Stderr, "dashboard: no report written: %v\n", rerr)
+		page = ""
+	}
+	srv.Finish(res.Dir, page)
+	fmt.Fprintf(a.env.Stderr, "dashboard: run directory %s, report %s\n", res.Dir, orNone(page))
+	return res, err
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// writeRunReport writes the HTML report of one run to file.
+func writeRunReport(r *rundir.Dir, file string, ts []analyze.Threshold) error {
+	in, err := report.Build([]*rundir.Dir{r}, report.BuildOptions{Thresholds: ts})
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := report.HTML(&buf, in); err != nil {
+		return err
+	}
+	return os.WriteFile(file, buf.Bytes(), 0o644)
+}
