@@ -3,8 +3,8 @@ package dashboard
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/fault"
+	"github.com/knee-dev/knee/guard"
 	"github.com/knee-dev/knee/internal/cdptest"
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
@@ -29,26 +30,73 @@ func TestCheckAddr(t *testing.T) {
 		ok   bool
 	}{
 		{"127.0.0.1:5665", true},
-		{"127.0.0.2:80", true},
 		{"[::1]:5665", true},
 		{"localhost:5665", true},
-		{":5665", false}, // every interface
-		{"0.0.0.0:5665", false},
-		{"[::]:5665", false},
-		{"192.168.1.20:5665", false},
-		{"example.com:5665", false},
-		{"127.0.0.1", false}, // no port
+		{":5665", true},          // every interface: served behind the token
+		{"192.0.2.1:5665", true}, // likewise
+		{"127.0.0.1", false},     // no port
+		{"[::1", false},
 	} {
-		err := CheckAddr(tc.addr)
-		if (err == nil) != tc.ok {
+		if err := CheckAddr(tc.addr); (err == nil) != tc.ok {
 			t.Errorf("CheckAddr(%q) = %v, want ok=%v", tc.addr, err, tc.ok)
 		}
-		if err != nil && tc.ok == false && strings.Contains(tc.addr, ":5665") && tc.addr != "127.0.0.1" && !errors.Is(err, ErrNotLoopback) {
-			t.Errorf("CheckAddr(%q): %v does not wrap ErrNotLoopback", tc.addr, err)
+	}
+}
+
+// A dashboard that needs a token (as every one beyond loopback does)
+// answers nothing without it, sets a cookie for the page's own requests
+// once given ?token=, and serves its page under a policy that lets only the
+// page's own inline code run.
+func TestDashboardToken(t *testing.T) {
+	srv, err := Start(Options{Addr: "127.0.0.1:0", Dir: t.TempDir(), Token: "s3cret-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if !strings.HasSuffix(srv.URL(), "/?token=s3cret-token") {
+		t.Errorf("URL %q does not carry the token", srv.URL())
+	}
+	base := strings.TrimSuffix(srv.URL(), "?token=s3cret-token")
+	for _, path := range []string{"", "data", "events", "?token=wrong"} {
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET /%s without the token: %d, want 401", path, res.StatusCode)
 		}
 	}
-	if _, err := Start(Options{Addr: "0.0.0.0:0", Dir: t.TempDir()}); !errors.Is(err, ErrNotLoopback) {
-		t.Errorf("Start on 0.0.0.0: %v, want ErrNotLoopback", err)
+	res, err := http.Get(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(page), "<script>") {
+		t.Fatalf("GET with the token: %d", res.StatusCode)
+	}
+	csp := res.Header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "default-src 'none'") || strings.Count(csp, "'sha256-") != 3 || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("policy %q: want default-src 'none' and the page's two scripts and one style by hash, no unsafe-inline", csp)
+	}
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == guard.CookieName {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HttpOnly {
+		t.Fatalf("no HttpOnly cookie after ?token=: %v", res.Cookies())
+	}
+	req, _ := http.NewRequest("GET", base+"data", nil)
+	req.AddCookie(cookie)
+	if res, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("GET /data with the cookie: %d, want 200", res.StatusCode)
 	}
 }
 
@@ -278,7 +326,8 @@ func TestDashboardShowsCOLive(t *testing.T) {
 	}
 }
 
-// FuzzCheckAddr: whatever the string, an accepted address is on loopback.
+// FuzzCheckAddr: whatever the string, an accepted address splits into
+// host and port, and a non-loopback one gets a token from Start's guard.
 func FuzzCheckAddr(f *testing.F) {
 	for _, s := range []string{"127.0.0.1:5665", "[::1]:1", "localhost:80", "0.0.0.0:1", ":1", "[::ffff:127.0.0.1]:1", "127.1:1"} {
 		f.Add(s)
@@ -287,12 +336,15 @@ func FuzzCheckAddr(f *testing.F) {
 		if CheckAddr(addr) != nil {
 			return
 		}
-		host, _, err := net.SplitHostPort(addr)
-		if err != nil {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
 			t.Fatalf("accepted %q, which does not split: %v", addr, err)
 		}
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			t.Fatalf("accepted %q: host %q is not loopback", addr, host)
+		g, err := guard.For(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !guard.IsLoopback(addr) && g.Token() == "" {
+			t.Fatalf("%q is beyond loopback but needs no token", addr)
 		}
 	})
 }

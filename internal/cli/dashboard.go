@@ -19,7 +19,7 @@ import (
 // registerDashboardFlag adds --dashboard[=ADDR] (alone: dashboard.DefaultAddr).
 func registerDashboardFlag(fl *pflag.FlagSet, addr *string) {
 	fl.StringVar(addr, "dashboard", "", "serve a live dashboard of the run at http://ADDR while it runs (alone: "+
-		dashboard.DefaultAddr+"; loopback addresses only; give an address as --dashboard=ADDR)")
+		dashboard.DefaultAddr+"; beyond loopback every request needs the token printed at start; give an address as --dashboard=ADDR)")
 	fl.Lookup("dashboard").NoOptDefVal = dashboard.DefaultAddr
 }
 
@@ -36,7 +36,7 @@ func (a *app) executeRun(cfg *scenario.Config, opt runner.Options, addr string, 
 		return nil, fmt.Errorf("--dashboard: %w", err)
 	}
 	defer srv.Close()
-	fmt.Fprintf(a.env.Stderr, "dashboard: %s\n", srv.URL())
+	srv.Announce(a.env.Stderr)
 	res, err := runner.Execute(a.ctx, cfg, opt)
 	if res == nil {
 		return res, err
