@@ -14,6 +14,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 
+	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/request"
 )
 
@@ -274,7 +275,12 @@ func (e *iterErrors) get() (int64, string) {
 }
 
 // Metrics are the script's custom metrics (k6/metrics).
-func (s *Script) Metrics() []MetricResult { return s.metrics.Results() }
+//
+// trend gives a Trend's histogram over the run (runner merges the run
+// directory's trend series); nil leaves Trends without values.
+func (s *Script) Metrics(trend func(name string) *record.Histogram) []MetricResult {
+	return s.metrics.Results(trend)
+}
 
 type sharedEntry struct {
 	once sync.Once

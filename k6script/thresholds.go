@@ -119,11 +119,12 @@ func example(kind string) string {
 	return "rate>0.99"
 }
 
-// EvaluateOwn judges the thresholds after the run; span is the run's
-// measured length, for a Counter's rate.
-func (s *Script) EvaluateOwn(ts []OwnThreshold, span time.Duration) []OwnResult {
+// EvaluateOwn judges the thresholds after the run on the custom metrics'
+// results ms (Script.Metrics); span is the run's measured length, for a
+// Counter's rate.
+func (s *Script) EvaluateOwn(ts []OwnThreshold, ms []MetricResult, span time.Duration) []OwnResult {
 	byName := map[string]MetricResult{}
-	for _, r := range s.metrics.Results() {
+	for _, r := range ms {
 		byName[r.Name] = r
 	}
 	out := make([]OwnResult, 0, len(ts))

@@ -70,7 +70,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	if res == nil {
 		return nil, err
 	}
-	out := &ScriptResult{Result: res, Checks: s.Checks.Results(), Metrics: s.Metrics()}
+	out := &ScriptResult{Result: res, Checks: s.Checks.Results(), Metrics: s.Metrics(trendOf(res))}
 	out.ChecksRate, out.ChecksTotal = s.Checks.Rate()
 	out.IterationErrors, out.FirstError = s.IterationErrors()
 	if terr := s.Teardown(context.WithoutCancel(ctx)); terr != nil {

@@ -132,7 +132,7 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	}
 	printChecks(a.env.Stdout, res)
 	printMetrics(a.env.Stdout, res.Metrics)
-	own := s.EvaluateOwn(ownTs, time.Duration(res.Summary.DurationS*float64(time.Second)))
+	own := s.EvaluateOwn(ownTs, res.Metrics, time.Duration(res.Summary.DurationS*float64(time.Second)))
 	if ferr := a.finishRun(res.Result, f.summaryExport, thresholds); ferr != nil {
 		printOwnThresholds(a.env.Stdout, own)
 		return ferr
@@ -168,8 +168,16 @@ func printMetrics(w io.Writer, ms []k6script.MetricResult) {
 		}
 		switch m.Kind {
 		case k6script.KindTrend:
-			fmt.Fprintf(w, "%-20s avg=%.4g%s min=%.4g%s med=%.4g%s max=%.4g%s p(90)=%.4g%s p(95)=%.4g%s p(99)=%.4g%s (%d values)\n", m.Name,
-				m.Avg, unit, m.Min, unit, m.Med, unit, m.Max, unit, m.P90, unit, m.P95, unit, m.P99, unit, m.Count)
+			if m.Count == 0 {
+				fmt.Fprintf(w, "%-20s no values\n", m.Name)
+				continue
+			}
+			fmt.Fprintf(w, "%-20s count=%d avg=%.4g%s min=%.4g%s p50=%.4g%s p95=%.4g%s p99=%.4g%s max=%.4g%s", m.Name, m.Count,
+				m.Avg, unit, m.Min, unit, m.Med, unit, m.P95, unit, m.P99, unit, m.Max, unit)
+			if m.Clamped > 0 {
+				fmt.Fprintf(w, " (%d values outside 0.001..3,600,000 clamped)", m.Clamped)
+			}
+			fmt.Fprintln(w)
 		case k6script.KindCounter:
 			fmt.Fprintf(w, "%-20s %.6g (%d adds)\n", m.Name, m.Sum, m.Count)
 		case k6script.KindRate:
