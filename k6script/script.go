@@ -58,6 +58,7 @@ type Script struct {
 	errs    iterErrors
 
 	iterations atomic.Int64 // iterations finished, every scenario
+	exec       execState    // k6/execution's test-wide state
 	iterInTest sync.Map     // scenario -> *atomic.Int64, for k6/execution
 	sharedData sync.Map     // SharedArray name -> *sharedEntry
 	executors  map[string]string

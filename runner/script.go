@@ -56,6 +56,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		return s.Iteration(sc.Name, plan.Scenarios[sc.Name], func() { cancel(errIterationsDone) })
 	}
 	opt.Completed = errIterationsDone
+	s.OnAbort(func(reason string) { cancel(errors.New(reason)) })
 	opt.AfterLoad = func() []string {
 		var notes []string
 		if n, first := s.IterationErrors(); n > 0 {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -133,15 +134,23 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	printChecks(a.env.Stdout, res)
 	printMetrics(a.env.Stdout, res.Metrics)
 	own := s.EvaluateOwn(ownTs, res.Metrics, time.Duration(res.Summary.DurationS*float64(time.Second)))
-	if ferr := a.finishRun(res.Result, f.summaryExport, thresholds); ferr != nil {
-		printOwnThresholds(a.env.Stdout, own)
+	ferr := a.finishRun(res.Result, f.summaryExport, thresholds)
+	ownPass := printOwnThresholds(a.env.Stdout, own)
+	if reason, ok := s.Aborted(); ok { // k6's exit code wins over the thresholds', as in k6
+		return &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
+	}
+	if ferr != nil {
 		return ferr
 	}
-	if !printOwnThresholds(a.env.Stdout, own) {
+	if !ownPass {
 		return &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
 	}
 	return err
 }
+
+// ExitScriptAborted is k6's exit code when the script called
+// exec.test.abort().
+const ExitScriptAborted = 108
 
 // printOwnThresholds prints the thresholds on checks and custom metrics;
 // false when one failed.
