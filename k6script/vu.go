@@ -169,6 +169,9 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	v.last = load.Result{}
 	must(v.rt.Set("__ITER", st.Iter))
 	v.iterInTest = v.s.iterationCounter(st.Scenario).Add(1) - 1
+	if v.jar != nil && !v.s.Options.NoCookiesReset {
+		v.jar.jar = newJar() // k6 empties the VU's jar at each iteration; its JavaScript object stays
+	}
 	v.s.exec.active.Add(1)
 	defer v.s.exec.active.Add(-1)
 	v.watch(ctx)
