@@ -111,15 +111,21 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	var k6Out *k6script.Output
 	outName := "csv=" + f.script.csvOut
 	if f.script.csvOut != "" || f.script.jsonOut != "" {
-		path, mk := f.script.csvOut, k6script.NewCSVOutput
+		path, mk, timeFormat := f.script.csvOut, k6script.NewCSVOutput, ""
 		if f.script.jsonOut != "" {
 			path, mk, outName = f.script.jsonOut, k6script.NewJSONOutput, "json="+f.script.jsonOut
+		} else if path, timeFormat, err = k6script.ParseCSVOut(f.script.csvOut); err != nil {
+			return usageErr(err)
 		}
 		file, err := os.Create(path)
 		if err != nil {
 			return usageErr(fmt.Errorf("--out %s: %w", outName, err))
 		}
 		k6Out = mk(file)
+		if err := k6Out.SetTimeFormat(timeFormat); err != nil {
+			k6Out.Close()
+			return usageErr(err)
+		}
 		s.SetOutput(k6Out)
 	}
 	res, err := runner.ExecuteScript(a.ctx, s, plan, opt)
