@@ -32,10 +32,34 @@ type metric struct {
 	min, max   float64
 }
 
-// Metrics are a script's custom metrics.
+// Metrics are a script's custom metrics, and k6's group_duration of each
+// group that ran.
 type Metrics struct {
 	mu     sync.Mutex
 	byName map[string]*metric
+	groups map[string]bool // group paths ("::a::b") whose duration was recorded
+}
+
+// GroupDurationName is the Trend series of a group's durations:
+// k6's group_duration metric with the group's tag, as k6 writes it.
+func GroupDurationName(group string) string { return "group_duration{group:" + group + "}" }
+
+// groupDuration records one run of the group at path, as a time Trend
+// (k6's group_duration), when in an iteration.
+func (v *vu) groupDuration(path string, d time.Duration) {
+	if v.shard == nil {
+		return
+	}
+	m := v.s.metrics
+	m.mu.Lock()
+	if !m.groups[path] {
+		if m.groups == nil {
+			m.groups = map[string]bool{}
+		}
+		m.groups[path] = true
+	}
+	m.mu.Unlock()
+	v.addTrend(GroupDurationName(path), ms(d))
 }
 
 func newMetrics() *Metrics { return &Metrics{byName: map[string]*metric{}} }
@@ -133,9 +157,14 @@ func (m *Metrics) Results(trend func(name string) *record.Histogram) []MetricRes
 	for n := range m.byName {
 		names = append(names, n)
 	}
+	groups := make([]string, 0, len(m.groups))
+	for g := range m.groups {
+		groups = append(groups, g)
+	}
 	m.mu.Unlock()
 	sort.Strings(names)
-	out := make([]MetricResult, 0, len(names))
+	sort.Strings(groups)
+	out := make([]MetricResult, 0, len(names)+len(groups))
 	for _, n := range names {
 		m.mu.Lock()
 		x := m.byName[n]
@@ -151,6 +180,9 @@ func (m *Metrics) Results(trend func(name string) *record.Histogram) []MetricRes
 			r = trendResult(r, trend)
 		}
 		out = append(out, r)
+	}
+	for _, g := range groups {
+		out = append(out, trendResult(MetricResult{Name: GroupDurationName(g), Kind: KindTrend, Time: true}, trend))
 	}
 	return out
 }

@@ -62,6 +62,9 @@ func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]str
 	for _, key := range keys {
 		metric := strings.TrimSpace(key)
 		kind, ok := kinds[metric]
+		if !ok && strings.HasPrefix(metric, "group_duration{group:") && strings.HasSuffix(metric, "}") {
+			kind, ok = KindTrend, true // k6's group_duration of one group, a time Trend
+		}
 		if !ok {
 			if i := strings.IndexByte(metric, '{'); i > 0 {
 				if _, custom := kinds[metric[:i]]; custom {
