@@ -22,16 +22,13 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 		panic(rt.NewGoError(fmt.Errorf("http.batch: give an array or an object of requests")))
 	}
 	type item struct {
-		key  string
-		call request.Call
-		name string
-		jar  http.CookieJar
-		rep  request.Reply
+		key string
+		builtCall
+		rep request.Reply
 	}
 	var items []*item
 	for _, key := range o.Keys() {
-		c, name, jar := v.batchCall(o.Get(key))
-		items = append(items, &item{key: key, call: c, name: name, jar: jar})
+		items = append(items, &item{key: key, builtCall: v.batchCall(o.Get(key))})
 	}
 	var wg sync.WaitGroup
 	for _, it := range items {
@@ -44,7 +41,7 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 	for _, it := range items {
 		v.callMethod = it.call.Method
 		v.record(it.name, &it.rep)
-		res := v.response(&it.call, &it.rep)
+		res := v.response(&it.call, &it.rep, it.binary)
 		if isArray {
 			arr = append(arr, res)
 		} else {
@@ -59,7 +56,7 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 
 // batchCall reads one batch entry: a URL string, [method, url, body,
 // params], or {method, url, body, params}.
-func (v *vu) batchCall(e goja.Value) (request.Call, string, http.CookieJar) {
+func (v *vu) batchCall(e goja.Value) builtCall {
 	o, ok := e.(*goja.Object)
 	if !ok {
 		return v.buildCall(http.MethodGet, e, nil, nil)

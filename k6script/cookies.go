@@ -53,10 +53,17 @@ func (v *vu) jarObject(j *jarObject) *goja.Object {
 		j.jar.SetCookies(u, []*http.Cookie{ck})
 	}))
 	must(o.Set("cookiesForURL", func(rawURL string) *goja.Object {
-		out := rt.NewObject()
+		byName := map[string][]any{}
+		var names []string
 		for _, ck := range j.jar.Cookies(v.mustURL(rawURL)) {
-			prev, _ := out.Get(ck.Name).Export().([]any)
-			must(out.Set(ck.Name, append(prev, ck.Value)))
+			if _, ok := byName[ck.Name]; !ok {
+				names = append(names, ck.Name)
+			}
+			byName[ck.Name] = append(byName[ck.Name], ck.Value)
+		}
+		out := rt.NewObject()
+		for _, n := range names { // a missing property reads as a nil Value: build the lists in Go
+			must(out.Set(n, rt.NewArray(byName[n]...)))
 		}
 		return out
 	}))

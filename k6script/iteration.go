@@ -32,6 +32,9 @@ type iteration struct {
 	onDone   func()
 	done     chan struct{}
 	doneOnce sync.Once
+
+	startOnce sync.Once
+	started   time.Time // the scenario's first iteration's due start
 }
 
 var _ load.SelfRecording = (*iteration)(nil)
@@ -57,6 +60,9 @@ func (it *iteration) DoRecord(ctx context.Context, st load.Start, shard load.Sha
 		// much later than due, and are charged for it as any start lag.
 		st.Called = time.Now()
 	}
+	it.startOnce.Do(func() { it.started = dueStart(st) })
+	it.s.exec.startOnce.Do(func() { it.s.exec.start = dueStart(st) })
+	v.scStart = it.started
 	v.iterate(ctx, it.exec, it.env, st, shard)
 	it.finish()
 }

@@ -25,6 +25,15 @@ type Output struct {
 	c    *csv.Writer
 	dst  io.WriteCloser
 	err  error
+	// stamp writes a CSV row's timestamp; nil is unix_micro.
+	stamp func(time.Time) string
+}
+
+func (o *Output) timestamp(t time.Time) string {
+	if o.stamp != nil {
+		return o.stamp(t)
+	}
+	return strconv.FormatInt(t.UnixMicro(), 10)
 }
 
 // CSVOutput is the csv Output (its old name).
@@ -90,7 +99,7 @@ func (s *Script) SetOutput(o *Output) { s.out = o }
 // request writes one request's rows: http_reqs, http_req_duration,
 // http_req_failed, data_sent, data_received.
 func (o *Output) request(smp *load.Sample, method, url, group, proto string, code int) {
-	ts := strconv.FormatInt(smp.Done.UnixMicro(), 10)
+	ts := o.timestamp(smp.Done)
 	status := strconv.Itoa(smp.Status)
 	failed, expected := "0", "true"
 	if smp.Status == 0 || smp.Status >= 400 {
@@ -126,7 +135,7 @@ func (o *Output) request(smp *load.Sample, method, url, group, proto string, cod
 func (o *Output) iteration(scenario string, end time.Time, d time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.write([]string{"iteration_duration", strconv.FormatInt(end.UnixMicro(), 10), msString(d), "", "", "", "", "", "", "", "", scenario, "", "", "", "", "", "", ""}, end)
+	o.write([]string{"iteration_duration", o.timestamp(end), msString(d), "", "", "", "", "", "", "", "", scenario, "", "", "", "", "", "", ""}, end)
 }
 
 func msString(d time.Duration) string {

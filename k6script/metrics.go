@@ -18,15 +18,13 @@ const (
 	KindGauge   = "gauge"
 )
 
-// metric is one custom metric, shared by every VU. A Trend's values go
-// into an HdrHistogram (values in the metric's unit, recorded as
-// milliseconds: 0.001 resolution), so its percentiles merge as every
-// latency does.
+// metric is one custom metric, shared by every VU. Counters, rates and
+// gauges are summed here; a Trend's values go to knee's recorder (see
+// trendSink), so they land in latency.hlog and merge as every latency does.
 type metric struct {
 	name, kind string
 	isTime     bool
 	mu         sync.Mutex
-	hist       *record.Histogram
 	count      int64
 	sum        float64
 	nonZero    int64
@@ -34,10 +32,34 @@ type metric struct {
 	min, max   float64
 }
 
-// Metrics are a script's custom metrics.
+// Metrics are a script's custom metrics, and k6's group_duration of each
+// group that ran.
 type Metrics struct {
 	mu     sync.Mutex
 	byName map[string]*metric
+	groups map[string]bool // group paths ("::a::b") whose duration was recorded
+}
+
+// GroupDurationName is the Trend series of a group's durations:
+// k6's group_duration metric with the group's tag, as k6 writes it.
+func GroupDurationName(group string) string { return "group_duration{group:" + group + "}" }
+
+// groupDuration records one run of the group at path, as a time Trend
+// (k6's group_duration), when in an iteration.
+func (v *vu) groupDuration(path string, d time.Duration) {
+	if v.shard == nil {
+		return
+	}
+	m := v.s.metrics
+	m.mu.Lock()
+	if !m.groups[path] {
+		if m.groups == nil {
+			m.groups = map[string]bool{}
+		}
+		m.groups[path] = true
+	}
+	m.mu.Unlock()
+	v.addTrend(GroupDurationName(path), ms(d))
 }
 
 func newMetrics() *Metrics { return &Metrics{byName: map[string]*metric{}} }
@@ -57,9 +79,6 @@ func (m *Metrics) declare(name, kind string, isTime bool) (*metric, error) {
 		return nil, fmt.Errorf("metric %q is one of k6's own; give the custom metric another name", name)
 	}
 	x := &metric{name: name, kind: kind, isTime: isTime, min: math.Inf(1), max: math.Inf(-1)}
-	if kind == KindTrend {
-		x.hist = record.NewHistogram()
-	}
 	m.byName[name] = x
 	return x, nil
 }
@@ -82,8 +101,29 @@ func (x *metric) add(v float64) {
 	if v != 0 {
 		x.nonZero++
 	}
-	if x.hist != nil {
-		x.hist.Record(time.Duration(math.Max(v, 0) * float64(time.Millisecond)))
+}
+
+// trendSink is what a VU's shard offers for Trend values: runner's shard
+// passes them to record.Shard.RecordTrend.
+type trendSink interface {
+	RecordTrend(scenario, name string, d time.Duration)
+}
+
+// TrendDuration is how a Trend value is recorded: as if it were
+// milliseconds (time trends are; other trends keep their unit at the same
+// scale), negative values as 0. The histogram keeps 0.001 .. 3,600,000.
+func TrendDuration(v float64) time.Duration {
+	return time.Duration(math.Max(v, 0) * float64(time.Millisecond))
+}
+
+// addTrend records one Trend value into the VU's shard. Values added in
+// setup or teardown have no shard: they are not part of the test's numbers.
+func (v *vu) addTrend(name string, val float64) {
+	if math.IsNaN(val) || v.shard == nil {
+		return
+	}
+	if ts, ok := v.shard.(trendSink); ok {
+		ts.RecordTrend(v.st.Scenario, name, TrendDuration(val))
 	}
 }
 
@@ -99,23 +139,32 @@ type MetricResult struct {
 	Min   float64 `json:"min,omitempty"`
 	Max   float64 `json:"max,omitempty"`
 	Avg   float64 `json:"avg,omitempty"`
-	Med   float64 `json:"med,omitempty"`
+	Med   float64 `json:"med,omitempty"` // a Trend's p50
 	P90   float64 `json:"p90,omitempty"`
 	P95   float64 `json:"p95,omitempty"`
 	P99   float64 `json:"p99,omitempty"`
-	hist  *record.Histogram
+	// Clamped counts a Trend's values outside the histogram's 0.001 .. 3,600,000.
+	Clamped int64 `json:"clamped,omitempty"`
+	hist    *record.Histogram
 }
 
-// Results are every custom metric's totals, by name.
-func (m *Metrics) Results() []MetricResult {
+// Results are every custom metric's totals, by name. trend gives a
+// Trend's histogram over the run (its values as milliseconds), nil when
+// it has none.
+func (m *Metrics) Results(trend func(name string) *record.Histogram) []MetricResult {
 	m.mu.Lock()
 	names := make([]string, 0, len(m.byName))
 	for n := range m.byName {
 		names = append(names, n)
 	}
+	groups := make([]string, 0, len(m.groups))
+	for g := range m.groups {
+		groups = append(groups, g)
+	}
 	m.mu.Unlock()
 	sort.Strings(names)
-	out := make([]MetricResult, 0, len(names))
+	sort.Strings(groups)
+	out := make([]MetricResult, 0, len(names)+len(groups))
 	for _, n := range names {
 		m.mu.Lock()
 		x := m.byName[n]
@@ -126,18 +175,51 @@ func (m *Metrics) Results() []MetricResult {
 			r.Min, r.Max, r.Avg = x.min, x.max, x.sum/float64(x.count)
 			r.Rate = float64(x.nonZero) / float64(x.count)
 		}
-		if x.hist != nil {
-			r.hist = x.hist.Clone()
-			r.Med, r.P90, r.P95, r.P99 = pctMS(r.hist, 50), pctMS(r.hist, 90), pctMS(r.hist, 95), pctMS(r.hist, 99)
-		}
 		x.mu.Unlock()
+		if x.kind == KindTrend {
+			r = trendResult(r, trend)
+		}
 		out = append(out, r)
+	}
+	for _, g := range groups {
+		out = append(out, trendResult(MetricResult{Name: GroupDurationName(g), Kind: KindTrend, Time: true}, trend))
 	}
 	return out
 }
 
+// trendResult fills a Trend's stats from its histogram over the run.
+func trendResult(r MetricResult, trend func(name string) *record.Histogram) MetricResult {
+	var h *record.Histogram
+	if trend != nil {
+		h = trend(r.Name)
+	}
+	if h == nil || h.Count() == 0 {
+		return r
+	}
+	r.hist = h
+	r.Count = h.Count()
+	r.Avg, r.Min, r.Max = sig3(msOf(h.Mean())), sig3(msOf(h.Min())), sig3(msOf(h.Max()))
+	r.Med, r.P90, r.P95, r.P99 = pctMS(h, 50), pctMS(h, 90), pctMS(h, 95), pctMS(h, 99)
+	r.Clamped = h.Clamped()
+	return r
+}
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// pctMS is h's p-th percentile in milliseconds, to the histogram's three
+// significant digits: a value of exactly 100 reads 100, not its bucket's
+// upper edge 100.031.
 func pctMS(h *record.Histogram, p float64) float64 {
-	return float64(h.Percentile(p)) / float64(time.Millisecond)
+	return sig3(msOf(h.Percentile(p)))
+}
+
+// sig3 rounds x to three significant digits.
+func sig3(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	scale := math.Pow(10, 2-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*scale) / scale
 }
 
 // Percentile is a Trend's p-th percentile in its unit; NaN for other kinds.

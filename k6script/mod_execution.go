@@ -1,6 +1,9 @@
 package k6script
 
 import (
+	"errors"
+	"time"
+
 	"github.com/dop251/goja"
 )
 
@@ -26,18 +29,39 @@ func executionModule(v *vu) *goja.Object {
 			return rt.ToValue(v.iterInTest)
 		case "executor":
 			return rt.ToValue(v.s.executorOf(v.st.Scenario))
+		case "startTime": // Unix milliseconds, as k6
+			return rt.ToValue(v.scStart.UnixMilli())
 		}
 		return nil
-	}, keys: []string{"name", "iterationInTest", "iterationInInstance", "executor"}})))
+	}, keys: []string{"name", "iterationInTest", "iterationInInstance", "executor", "startTime"}})))
 	must(o.Set("instance", rt.NewDynamicObject(&execObject{v: v, get: func(key string) goja.Value {
 		switch key {
 		case "vusInitialized":
 			return rt.ToValue(v.s.vuInits.Load())
 		case "iterationsCompleted":
 			return rt.ToValue(v.s.iterations.Load())
+		case "iterationsInterrupted":
+			return rt.ToValue(v.s.exec.interrupted.Load())
+		case "vusActive":
+			return rt.ToValue(v.s.exec.active.Load())
+		case "currentTestRunDuration": // milliseconds since the test's first iteration was due
+			if v.s.exec.start.IsZero() {
+				return rt.ToValue(0)
+			}
+			return rt.ToValue(ms(time.Since(v.s.exec.start)))
 		}
 		return nil
-	}, keys: []string{"vusInitialized", "iterationsCompleted"}})))
+	}, keys: []string{"vusInitialized", "iterationsCompleted", "iterationsInterrupted", "vusActive", "currentTestRunDuration"}})))
+	test := rt.NewObject()
+	must(test.Set("abort", func(call goja.FunctionCall) goja.Value {
+		reason := "test aborted"
+		if m := call.Argument(0); !goja.IsUndefined(m) && !goja.IsNull(m) {
+			reason += ": " + m.String()
+		}
+		v.s.abort(reason)
+		panic(rt.NewGoError(errors.New(reason)))
+	}))
+	must(o.Set("test", test))
 	return o
 }
 

@@ -43,6 +43,7 @@ func httpModule(v *vu) *goja.Object {
 	must(o.Set("cookieJar", func() *goja.Object { return v.jarObject(v.vuJar()) }))
 	must(o.Set("CookieJar", func(goja.ConstructorCall) *goja.Object { return v.jarObject(&jarObject{jar: newJar()}) }))
 	must(o.Set("batch", func(reqs goja.Value) goja.Value { return v.batch(reqs) }))
+	must(o.Set("url", v.httpURL))
 	must(o.Set("request", func(call goja.FunctionCall) goja.Value {
 		return send(strings.ToUpper(call.Argument(0).String()), call.Argument(1), call.Argument(2), call.Argument(3))
 	}))
@@ -51,15 +52,24 @@ func httpModule(v *vu) *goja.Object {
 
 // httpRequest sends one request and returns k6's Response object.
 func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
-	call, name, jar := v.buildCall(method, u, body, params)
-	rep := v.s.caller.Do(v.ctx, call, jar, v.conns)
-	v.callMethod = call.Method
-	v.record(name, &rep)
-	return v.response(&call, &rep)
+	b := v.buildCall(method, u, body, params)
+	rep := v.s.caller.Do(v.ctx, b.call, b.jar, v.conns)
+	v.callMethod = b.call.Method
+	v.record(b.name, &rep)
+	return v.response(&b.call, &rep, b.binary)
 }
 
-// buildCall reads a request's arguments into a Call, its name tag and its jar.
-func (v *vu) buildCall(method string, u, body, params goja.Value) (request.Call, string, http.CookieJar) {
+// builtCall is a request read from its arguments: the Call, its name tag,
+// its jar, and whether the body is wanted as an ArrayBuffer.
+type builtCall struct {
+	call   request.Call
+	name   string
+	jar    http.CookieJar
+	binary bool // responseType 'binary'
+}
+
+// buildCall reads a request's arguments.
+func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	rt := v.rt
 	if v.init {
 		panic(rt.NewGoError(fmt.Errorf("http.%s in the init code: k6 allows requests only in functions (default, setup, teardown); move it into setup()", strings.ToLower(method))))
@@ -77,10 +87,14 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) (request.Call,
 	} else {
 		call.Header.Set("User-Agent", "knee (k6 script)")
 	}
-	name := call.URL
+	name := urlName(u, call.URL)
 	jar := v.vuJar()
+	binary := false
 	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {
 		name = v.applyParams(p, &call, name)
+		if r := p.Get("responseType"); r != nil && !goja.IsUndefined(r) {
+			binary = r.String() == "binary"
+		}
 		if jo, ok := p.Get("jar").(*goja.Object); ok {
 			if j, ok := v.jars[jo]; ok {
 				jar = j
@@ -91,7 +105,7 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) (request.Call,
 	if body != nil && !goja.IsUndefined(body) && !goja.IsNull(body) {
 		call.Body = v.requestBody(body, call.Header)
 	}
-	return call, name, jar.jar
+	return builtCall{call: call, name: name, jar: jar.jar, binary: binary}
 }
 
 // applyParams reads k6's params: headers, tags (name), timeout,
@@ -189,19 +203,20 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // response builds k6's Response object. It is a dynamic object whose
 // properties are made when first read: most scripts read one or two of
 // them, and building them all cost as much CPU as the request itself.
-func (v *vu) response(call *request.Call, rep *request.Reply) goja.Value {
-	r := &responseObject{v: v, call: call, rep: *rep}
+func (v *vu) response(call *request.Call, rep *request.Reply, binary bool) goja.Value {
+	r := &responseObject{v: v, call: call, rep: *rep, binary: binary}
 	return v.rt.NewDynamicObject(r)
 }
 
 // responseKeys are a Response's properties, in k6's order.
-var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "error", "error_code", "request", "json"}
+var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "error", "error_code", "request", "json", "cookies"}
 
 type responseObject struct {
-	v    *vu
-	call *request.Call
-	rep  request.Reply
-	own  map[string]goja.Value // made or set properties
+	v      *vu
+	call   *request.Call
+	rep    request.Reply
+	binary bool                  // body as an ArrayBuffer
+	own    map[string]goja.Value // made or set properties
 }
 
 func (r *responseObject) Get(key string) goja.Value {
@@ -213,7 +228,7 @@ func (r *responseObject) Get(key string) goja.Value {
 		return nil
 	}
 	switch key {
-	case "headers", "timings", "request", "json", "body":
+	case "headers", "timings", "request", "json", "body", "cookies":
 		// Objects keep their identity between reads (res.headers === res.headers).
 		if r.own == nil {
 			r.own = map[string]goja.Value{}
@@ -242,6 +257,9 @@ func (r *responseObject) make(key string) goja.Value {
 		if r.call.Discard || rep.Body == nil && rep.Err != nil {
 			return goja.Null()
 		}
+		if r.binary {
+			return rt.ToValue(rt.NewArrayBuffer(append([]byte(nil), rep.Body...)))
+		}
 		return rt.ToValue(string(rep.Body))
 	case "headers":
 		hdr := rt.NewObject()
@@ -268,8 +286,42 @@ func (r *responseObject) make(key string) goja.Value {
 		return req
 	case "json":
 		return rt.ToValue(r.json)
+	case "cookies":
+		return r.cookies()
 	}
 	return nil
+}
+
+// cookies is res.cookies: the response's Set-Cookie cookies by name, each
+// a list of {name, value, domain, path, expires, max_age, secure, http_only}.
+func (r *responseObject) cookies() goja.Value {
+	rt := r.v.rt
+	byName := map[string][]any{}
+	var names []string
+	for _, ck := range (&http.Response{Header: r.rep.Header}).Cookies() {
+		c := rt.NewObject()
+		must(c.Set("name", ck.Name))
+		must(c.Set("value", ck.Value))
+		must(c.Set("domain", ck.Domain))
+		must(c.Set("path", ck.Path))
+		expires := int64(0)
+		if !ck.Expires.IsZero() {
+			expires = ck.Expires.UnixMilli()
+		}
+		must(c.Set("expires", expires))
+		must(c.Set("max_age", ck.MaxAge))
+		must(c.Set("secure", ck.Secure))
+		must(c.Set("http_only", ck.HttpOnly))
+		if _, ok := byName[ck.Name]; !ok {
+			names = append(names, ck.Name)
+		}
+		byName[ck.Name] = append(byName[ck.Name], c)
+	}
+	out := rt.NewObject()
+	for _, n := range names {
+		must(out.Set(n, rt.NewArray(byName[n]...)))
+	}
+	return out
 }
 
 // json is res.json(selector): the body parsed once, then the selector's part.

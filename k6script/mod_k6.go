@@ -57,10 +57,12 @@ func k6Module(v *vu) *goja.Object {
 			v.group = prev + "::" + name
 		}
 		defer func() { v.group = prev }()
+		start := time.Now()
 		r, err := fn(goja.Undefined())
 		if err != nil {
-			panic(err)
+			panic(err) // k6 emits no group_duration for a group that threw
 		}
+		v.groupDuration(v.group, time.Since(start))
 		return r
 	}))
 	must(o.Set("fail", func(msg string) {

@@ -36,7 +36,11 @@ func metricsModule(v *vu) *goja.Object {
 						n = 1
 					}
 				}
-				x.add(n)
+				if kind.kind == KindTrend {
+					v.addTrend(name, n)
+				} else {
+					x.add(n)
+				}
 				return rt.ToValue(true)
 			}))
 			return nil

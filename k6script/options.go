@@ -27,6 +27,7 @@ type Options struct {
 	ScenarioNames         []string                   `json:"-"` // sorted
 	Thresholds            map[string]ThresholdOption `json:"thresholds"`
 	DiscardResponseBodies bool                       `json:"discardResponseBodies"`
+	NoCookiesReset        bool                       `json:"noCookiesReset"` // keep the VU's cookies between iterations
 	MaxRedirects          *int                       `json:"maxRedirects"`
 	InsecureSkipTLSVerify bool                       `json:"insecureSkipTLSVerify"`
 	UserAgent             *string                    `json:"userAgent"`

@@ -14,6 +14,7 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 
+	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/request"
 )
 
@@ -57,6 +58,7 @@ type Script struct {
 	errs    iterErrors
 
 	iterations atomic.Int64 // iterations finished, every scenario
+	exec       execState    // k6/execution's test-wide state
 	iterInTest sync.Map     // scenario -> *atomic.Int64, for k6/execution
 	sharedData sync.Map     // SharedArray name -> *sharedEntry
 	executors  map[string]string
@@ -274,7 +276,12 @@ func (e *iterErrors) get() (int64, string) {
 }
 
 // Metrics are the script's custom metrics (k6/metrics).
-func (s *Script) Metrics() []MetricResult { return s.metrics.Results() }
+//
+// trend gives a Trend's histogram over the run (runner merges the run
+// directory's trend series); nil leaves Trends without values.
+func (s *Script) Metrics(trend func(name string) *record.Histogram) []MetricResult {
+	return s.metrics.Results(trend)
+}
 
 type sharedEntry struct {
 	once sync.Once

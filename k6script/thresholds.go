@@ -62,6 +62,9 @@ func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]str
 	for _, key := range keys {
 		metric := strings.TrimSpace(key)
 		kind, ok := kinds[metric]
+		if !ok && strings.HasPrefix(metric, "group_duration{group:") && strings.HasSuffix(metric, "}") {
+			kind, ok = KindTrend, true // k6's group_duration of one group, a time Trend
+		}
 		if !ok {
 			if i := strings.IndexByte(metric, '{'); i > 0 {
 				if _, custom := kinds[metric[:i]]; custom {
@@ -119,11 +122,12 @@ func example(kind string) string {
 	return "rate>0.99"
 }
 
-// EvaluateOwn judges the thresholds after the run; span is the run's
-// measured length, for a Counter's rate.
-func (s *Script) EvaluateOwn(ts []OwnThreshold, span time.Duration) []OwnResult {
+// EvaluateOwn judges the thresholds after the run on the custom metrics'
+// results ms (Script.Metrics); span is the run's measured length, for a
+// Counter's rate.
+func (s *Script) EvaluateOwn(ts []OwnThreshold, ms []MetricResult, span time.Duration) []OwnResult {
 	byName := map[string]MetricResult{}
-	for _, r := range s.metrics.Results() {
+	for _, r := range ms {
 		byName[r.Name] = r
 	}
 	out := make([]OwnResult, 0, len(ts))

@@ -43,6 +43,7 @@ type vu struct {
 	envOwn     map[string]string // what the script itself set in __ENV
 	group      string            // the current group path, "::a::b"
 	iterInTest int64             // k6/execution scenario.iterationInTest
+	scStart    time.Time         // k6/execution scenario.startTime
 	callMethod string            // the method of the request being recorded
 }
 
@@ -168,9 +169,18 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	v.last = load.Result{}
 	must(v.rt.Set("__ITER", st.Iter))
 	v.iterInTest = v.s.iterationCounter(st.Scenario).Add(1) - 1
-	defer v.s.iterations.Add(1)
+	if v.jar != nil && !v.s.Options.NoCookiesReset {
+		v.jar.jar = newJar() // k6 empties the VU's jar at each iteration; its JavaScript object stays
+	}
+	v.s.exec.active.Add(1)
+	defer v.s.exec.active.Add(-1)
 	v.watch(ctx)
 	_, err := v.fns[exec](goja.Undefined(), v.setupData())
+	if ctx.Err() != nil {
+		v.s.exec.interrupted.Add(1) // the run's end cut it short (a sleep returns early, a request fails)
+	} else {
+		v.s.iterations.Add(1)
+	}
 	if err != nil && ctx.Err() == nil {
 		msg := jsError(err)
 		v.s.errs.add(msg)

@@ -21,7 +21,7 @@ const (
 
 func knownMetric(m Metric) bool {
 	switch m {
-	case Latency, Service, SendLag, Interval:
+	case Latency, Service, SendLag, Interval, Trend:
 		return true
 	}
 	return false

@@ -56,6 +56,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		return s.Iteration(sc.Name, plan.Scenarios[sc.Name], func() { cancel(errIterationsDone) })
 	}
 	opt.Completed = errIterationsDone
+	s.OnAbort(func(reason string) { cancel(errors.New(reason)) })
 	opt.AfterLoad = func() []string {
 		var notes []string
 		if n, first := s.IterationErrors(); n > 0 {
@@ -70,7 +71,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	if res == nil {
 		return nil, err
 	}
-	out := &ScriptResult{Result: res, Checks: s.Checks.Results(), Metrics: s.Metrics()}
+	out := &ScriptResult{Result: res, Checks: s.Checks.Results(), Metrics: s.Metrics(trendOf(res))}
 	out.ChecksRate, out.ChecksTotal = s.Checks.Rate()
 	out.IterationErrors, out.FirstError = s.IterationErrors()
 	if terr := s.Teardown(context.WithoutCancel(ctx)); terr != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -110,15 +111,21 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	var k6Out *k6script.Output
 	outName := "csv=" + f.script.csvOut
 	if f.script.csvOut != "" || f.script.jsonOut != "" {
-		path, mk := f.script.csvOut, k6script.NewCSVOutput
+		path, mk, timeFormat := f.script.csvOut, k6script.NewCSVOutput, ""
 		if f.script.jsonOut != "" {
 			path, mk, outName = f.script.jsonOut, k6script.NewJSONOutput, "json="+f.script.jsonOut
+		} else if path, timeFormat, err = k6script.ParseCSVOut(f.script.csvOut); err != nil {
+			return usageErr(err)
 		}
 		file, err := os.Create(path)
 		if err != nil {
 			return usageErr(fmt.Errorf("--out %s: %w", outName, err))
 		}
 		k6Out = mk(file)
+		if err := k6Out.SetTimeFormat(timeFormat); err != nil {
+			k6Out.Close()
+			return usageErr(err)
+		}
 		s.SetOutput(k6Out)
 	}
 	res, err := runner.ExecuteScript(a.ctx, s, plan, opt)
@@ -132,16 +139,24 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	}
 	printChecks(a.env.Stdout, res)
 	printMetrics(a.env.Stdout, res.Metrics)
-	own := s.EvaluateOwn(ownTs, time.Duration(res.Summary.DurationS*float64(time.Second)))
-	if ferr := a.finishRun(res.Result, f.summaryExport, thresholds); ferr != nil {
-		printOwnThresholds(a.env.Stdout, own)
+	own := s.EvaluateOwn(ownTs, res.Metrics, time.Duration(res.Summary.DurationS*float64(time.Second)))
+	ferr := a.finishRun(res.Result, f.summaryExport, thresholds)
+	ownPass := printOwnThresholds(a.env.Stdout, own)
+	if reason, ok := s.Aborted(); ok { // k6's exit code wins over the thresholds', as in k6
+		return &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
+	}
+	if ferr != nil {
 		return ferr
 	}
-	if !printOwnThresholds(a.env.Stdout, own) {
+	if !ownPass {
 		return &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
 	}
 	return err
 }
+
+// ExitScriptAborted is k6's exit code when the script called
+// exec.test.abort().
+const ExitScriptAborted = 108
 
 // printOwnThresholds prints the thresholds on checks and custom metrics;
 // false when one failed.
@@ -168,8 +183,16 @@ func printMetrics(w io.Writer, ms []k6script.MetricResult) {
 		}
 		switch m.Kind {
 		case k6script.KindTrend:
-			fmt.Fprintf(w, "%-20s avg=%.4g%s min=%.4g%s med=%.4g%s max=%.4g%s p(90)=%.4g%s p(95)=%.4g%s p(99)=%.4g%s (%d values)\n", m.Name,
-				m.Avg, unit, m.Min, unit, m.Med, unit, m.Max, unit, m.P90, unit, m.P95, unit, m.P99, unit, m.Count)
+			if m.Count == 0 {
+				fmt.Fprintf(w, "%-20s no values\n", m.Name)
+				continue
+			}
+			fmt.Fprintf(w, "%-20s count=%d avg=%.4g%s min=%.4g%s p50=%.4g%s p95=%.4g%s p99=%.4g%s max=%.4g%s", m.Name, m.Count,
+				m.Avg, unit, m.Min, unit, m.Med, unit, m.P95, unit, m.P99, unit, m.Max, unit)
+			if m.Clamped > 0 {
+				fmt.Fprintf(w, " (%d values outside 0.001..3,600,000 clamped)", m.Clamped)
+			}
+			fmt.Fprintln(w)
 		case k6script.KindCounter:
 			fmt.Fprintf(w, "%-20s %.6g (%d adds)\n", m.Name, m.Sum, m.Count)
 		case k6script.KindRate:
