@@ -87,7 +87,9 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	} else {
 		call.Header.Set("User-Agent", "knee (k6 script)")
 	}
-	name := urlName(u, call.URL)
+	// A request is named by its URL with the secrets masked (per request,
+	// without remembering: a token may change every iteration).
+	name := v.s.cfg.Redact.Name(urlName(u, call.URL))
 	jar := v.vuJar()
 	binary := false
 	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {

@@ -15,6 +15,7 @@ import (
 	"github.com/dop251/goja/parser"
 
 	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/redact"
 	"github.com/knee-dev/knee/request"
 )
 
@@ -34,6 +35,10 @@ type Config struct {
 	Getenv func(string) string
 	// Stderr receives console output; nil discards it.
 	Stderr Writer
+	// Redact masks the secrets of request URLs (userinfo, named query
+	// values) where they become request names and k6 output rows; nil
+	// masks userinfo only.
+	Redact *redact.Redactor
 }
 
 // Writer is where console output goes.
@@ -88,6 +93,9 @@ func Load(path string, cfg Config) (*Script, error) {
 	prog, err := goja.CompileAST(ast, false)
 	if err != nil {
 		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, err)}
+	}
+	if cfg.Redact == nil {
+		cfg.Redact = redact.New()
 	}
 	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), exports: map[string]bool{}}
 	s.con = newConsole(cfg.Stderr)

@@ -224,7 +224,7 @@ func (v *vu) record(name string, rep *request.Reply) {
 		smp.SendLag = lag
 	}
 	if v.s.out != nil {
-		v.s.out.request(&smp, v.callMethod, rep.URL, v.group, rep.Proto, errorCode(rep))
+		v.s.out.request(&smp, v.callMethod, v.s.cfg.Redact.Name(rep.URL), v.group, rep.Proto, errorCode(rep))
 	}
 	if v.pendingN > 0 {
 		v.shard.Record(v.pending)

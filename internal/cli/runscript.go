@@ -15,6 +15,7 @@ import (
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/redact"
 	"github.com/knee-dev/knee/runner"
 )
 
@@ -72,7 +73,9 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	s, err := k6script.Load(path, k6script.Config{Env: env, Getenv: a.env.Getenv, Stderr: a.env.Stderr})
+	red := redact.New(f.sc.RedactQuery...)
+	a.red.Merge(red) // the terminal's scrubber masks the same query values
+	s, err := k6script.Load(path, k6script.Config{Env: env, Getenv: a.env.Getenv, Stderr: a.env.Stderr, Redact: red})
 	if err != nil {
 		return usageErr(err)
 	}
