@@ -37,6 +37,7 @@ func (a *app) executeRun(cfg *scenario.Config, opt runner.Options, addr string, 
 	}
 	defer srv.Close()
 	srv.Announce(a.env.Stderr)
+	opt.OnRecord = srv.Add // every interval as it is written: no reading the directory back
 	res, err := runner.Execute(a.ctx, cfg, opt)
 	if res == nil {
 		return res, err
