@@ -59,12 +59,24 @@ type WindowReport struct {
 	WindowS float64        `json:"window_s"`
 	All     WindowSeries   `json:"all"`
 	ByTag   []WindowSeries `json:"by_tag,omitempty"`
+
+	first time.Duration // the first interval's start, for ExtendWindows
 }
 
 // Windows cuts r into windows of the given length (0 means DefaultWindow),
 // aligned to the first interval, over the latency series keep accepts (nil
 // keeps all). An interval belongs to the window its start falls in.
 func Windows(r *rundir.Dir, window time.Duration, keep func(record.Key) bool) WindowReport {
+	return ExtendWindows(r, window, keep, WindowReport{})
+}
+
+// ExtendWindows is Windows(r, window, keep) for a run that has grown since
+// prev was cut from it with the same window and keep (a live run): every
+// window of prev but its last was complete then, since intervals come in
+// time order, so it is kept as it is and only the windows from prev's last
+// on are merged again. A zero prev, or one of another window or first
+// interval, computes everything.
+func ExtendWindows(r *rundir.Dir, window time.Duration, keep func(record.Key) bool, prev WindowReport) WindowReport {
 	if window <= 0 {
 		window = DefaultWindow
 	}
@@ -88,7 +100,13 @@ func Windows(r *rundir.Dir, window time.Duration, keep func(record.Key) bool) Wi
 			scenarios = append(scenarios, sc)
 		}
 	}
-	rep.All = windowSeries(r, window, latencyKeep, scenarios)
+	if prev.WindowS != window.Seconds() || len(r.Intervals) == 0 || prev.first != r.Intervals[0].Start {
+		prev = WindowReport{}
+	}
+	rep.All = windowSeries(r, window, latencyKeep, scenarios, prev.All.Windows)
+	if len(r.Intervals) > 0 {
+		rep.first = r.Intervals[0].Start
+	}
 
 	if len(tags) < 2 {
 		return rep // the only tag is All
@@ -101,7 +119,13 @@ func Windows(r *rundir.Dir, window time.Duration, keep func(record.Key) bool) Wi
 		if ownNames[tag.Scenario] == 1 {
 			own = []string{tag.Scenario} // the tag is its whole scenario
 		}
-		s := windowSeries(r, window, tagKeep, own)
+		var was []Window
+		for _, p := range prev.ByTag {
+			if p.Scenario == tag.Scenario && p.Name == tag.Name {
+				was = p.Windows
+			}
+		}
+		s := windowSeries(r, window, tagKeep, own, was)
 		s.Scenario, s.Name = tag.Scenario, tag.Name
 		rep.ByTag = append(rep.ByTag, s)
 	}
@@ -124,7 +148,8 @@ func countNames(tags []Selector) map[string]int {
 // windowSeries builds one series. Scenario-level throughput (target, dropped)
 // is summed over scenarios ("" = all); pass none for a series that is only
 // part of a scenario, since counters are not kept per request name.
-func windowSeries(r *rundir.Dir, window time.Duration, keep func(record.Key) bool, scenarios []string) WindowSeries {
+// The windows of done but its last are taken as they are (see ExtendWindows).
+func windowSeries(r *rundir.Dir, window time.Duration, keep func(record.Key) bool, scenarios []string, done []Window) WindowSeries {
 	s := WindowSeries{window: window}
 	if len(r.Intervals) == 0 {
 		return s
@@ -132,7 +157,18 @@ func windowSeries(r *rundir.Dir, window time.Duration, keep func(record.Key) boo
 	first, end := r.Intervals[0].Start, r.Intervals[len(r.Intervals)-1].End
 	var p99Sum float64
 	var withData int
-	for from := first; from < end; from += window {
+	from := first
+	if len(done) > 1 {
+		s.Windows = append(s.Windows, done[:len(done)-1]...)
+		for _, w := range s.Windows {
+			if w.Requests > 0 {
+				p99Sum += w.LatencyMS.P99
+				withData++
+			}
+		}
+		from += time.Duration(len(s.Windows)) * window
+	}
+	for ; from < end; from += window {
 		to := min(from+window, end)
 		h := r.Merged(keep, from, to)
 		w := Window{

@@ -2,6 +2,7 @@ package analyze_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,52 @@ func TestWindowSeriesJSON(t *testing.T) {
 	}
 	if back.Line() != rep.Line() {
 		t.Errorf("Line after a JSON round trip = %q, want %q", back.Line(), rep.Line())
+	}
+}
+
+// TestExtendWindowsEqualsWindows: a run growing one interval at a time, cut
+// with ExtendWindows from the cut before, gives at every step exactly what
+// Windows gives from scratch, also when a tag appears midway and when the
+// slow requests land in a window's last second.
+func TestExtendWindowsEqualsWindows(t *testing.T) {
+	full := articleWindowsRun()
+	kb := lat("open", "GET /b")
+	for sec := 30; sec < 70; sec++ {
+		iv := full.Intervals[sec]
+		iv.Histograms[kb] = record.NewHistogram()
+		iv.Histograms[kb].RecordN(2*time.Millisecond, 50)
+	}
+	var prev analyze.WindowReport
+	for n := 1; n <= len(full.Intervals); n++ {
+		part := *full
+		part.Intervals = full.Intervals[:n]
+		got := analyze.ExtendWindows(&part, 10*time.Second, nil, prev)
+		want := analyze.Windows(&part, 10*time.Second, nil)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("after %d intervals ExtendWindows differs from Windows:\n got %+v\nwant %+v", n, got, want)
+		}
+		prev = got
+	}
+	if len(prev.ByTag) != 2 || len(prev.All.Windows) != 7 {
+		t.Fatalf("end: %d tags, %d windows; want 2 tags, 7 windows", len(prev.ByTag), len(prev.All.Windows))
+	}
+}
+
+// TestExtendWindowsKeepsCompleteWindows: the windows of prev but its last
+// are taken as they are, not merged again; another window length recomputes.
+func TestExtendWindowsKeepsCompleteWindows(t *testing.T) {
+	r := articleWindowsRun()
+	prev := analyze.Windows(r, 10*time.Second, nil)
+	prev.All.Windows[0].Requests = -1 // a mark no merge can give
+	prev.All.Windows[6].Requests = -1
+	got := analyze.ExtendWindows(r, 10*time.Second, nil, prev)
+	if got.All.Windows[0].Requests != -1 {
+		t.Errorf("window 0 recomputed (%d requests): a complete window should be kept", got.All.Windows[0].Requests)
+	}
+	if got.All.Windows[6].Requests != 1000 {
+		t.Errorf("last window has %d requests, want 1000 merged again", got.All.Windows[6].Requests)
+	}
+	if other := analyze.ExtendWindows(r, 5*time.Second, nil, prev); other.All.Windows[0].Requests != 500 {
+		t.Errorf("5 s windows from a 10 s prev: window 0 has %d requests, want 500", other.All.Windows[0].Requests)
 	}
 }

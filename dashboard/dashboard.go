@@ -1,8 +1,9 @@
 // Package dashboard serves the live view of a run: one self-contained page
 // (the HTML report's chart code and palette) fed by server-sent events. It
-// reads nothing but the run directory the runner writes every interval, so
-// what it shows is what the run recorded: per-interval percentiles from
-// that interval's merged histograms, never averages.
+// is fed every interval as the runner records it (Server.Add), or else
+// reads the run directory back, so what it shows is what the run recorded:
+// per-interval percentiles from that interval's merged histograms, never
+// averages.
 package dashboard
 
 import (
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/guard"
+	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -50,6 +52,9 @@ type Server struct {
 	page  []byte
 	guard *guard.Guard
 
+	buildMu sync.Mutex // one build at a time: the builder keeps the windows done
+	builder builder
+
 	mu        sync.Mutex
 	last      []byte // the newest event
 	seq       int
@@ -57,8 +62,51 @@ type Server struct {
 	changed   chan struct{}
 	finished  bool
 
+	// The run as fed by Add, interval by interval: once fed, the dashboard
+	// builds from it and never reads the directory.
+	fed  bool
+	run  rundir.Dir
+	news chan struct{} // a new interval was fed (buffered, one pending)
+
 	stop chan struct{}
 	done chan struct{}
+}
+
+// Add is given every interval as the run records it (runner.Options.OnRecord).
+// It keeps the interval with its histograms packed (~2 KB each, so an
+// hour of 1 s intervals stays a few MB) and wakes the page's builder; it
+// never blocks the run.
+func (s *Server) Add(meta rundir.Meta, iv rundir.Interval) {
+	kept := iv
+	kept.Histograms = make(map[record.Key]*record.Histogram, len(iv.Histograms))
+	for k, h := range iv.Histograms {
+		kept.Histograms[k] = h.Packed()
+	}
+	// The run's running totals are the runner's to change; the dashboard
+	// counts from the intervals.
+	meta.Counters = record.Counters{}
+	s.mu.Lock()
+	s.fed = true
+	s.run.Dir, s.run.Meta = s.opt.Dir, meta
+	s.run.Intervals = append(s.run.Intervals, kept)
+	s.mu.Unlock()
+	select {
+	case s.news <- struct{}{}:
+	default:
+	}
+}
+
+// fedRun is the run fed so far, safe to read while Add goes on: intervals
+// are only appended and their histograms never change.
+func (s *Server) fedRun() (*rundir.Dir, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.fed {
+		return nil, false
+	}
+	r := s.run
+	r.Intervals = r.Intervals[:len(r.Intervals):len(r.Intervals)]
+	return &r, true
 }
 
 // Start listens on opt.Addr and starts watching opt.Dir. Close stops both.
@@ -89,7 +137,7 @@ func Start(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
-	s := &Server{opt: opt, ln: ln, page: page, guard: g, changed: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Server{opt: opt, ln: ln, page: page, guard: g, changed: make(chan struct{}), news: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.servePage)
 	mux.HandleFunc("GET /events", s.serveEvents)
@@ -132,7 +180,9 @@ func inline(page []byte, tag string) []string {
 	}
 }
 
-// watch reads the run directory twice an interval and publishes every new interval.
+// watch publishes every new interval: as soon as Add feeds it, or, for a
+// run not fed (a directory written by another process), by reading the
+// run directory twice an interval.
 func (s *Server) watch() {
 	defer close(s.done)
 	wait := max(s.opt.Interval/2, 50*time.Millisecond)
@@ -140,7 +190,23 @@ func (s *Server) watch() {
 		select {
 		case <-s.stop:
 			return
+		case <-s.news:
+			began := time.Now()
+			s.refresh(nil)
+			// A fed build costs tens of milliseconds an hour of run (the
+			// whole-run merges of the summary and the CO signals): resting
+			// three times as long keeps it under a quarter of a core, and a
+			// new interval that comes meanwhile waits in s.news.
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(3 * time.Since(began)):
+			}
+			continue
 		case <-time.After(wait):
+		}
+		if _, fed := s.fedRun(); fed {
+			continue
 		}
 		began := time.Now()
 		s.refresh(nil)
@@ -151,16 +217,20 @@ func (s *Server) watch() {
 	}
 }
 
-// refresh reads the directory and publishes a snapshot when it holds a new
-// interval, or always when done is set (the run's end).
+// refresh publishes a snapshot when the run holds a new interval, or always
+// when done is set (the run's end). The run is the one fed by Add, else
+// the directory read back.
 func (s *Server) refresh(done *Done) {
-	r, err := rundir.Open(s.opt.Dir)
-	if err != nil {
-		// Not created yet, or caught between two writes: the next read will do.
-		if done == nil {
-			return
+	r, fed := s.fedRun()
+	if !fed {
+		var err error
+		if r, err = rundir.Open(s.opt.Dir); err != nil {
+			// Not created yet, or caught between two writes: the next read will do.
+			if done == nil {
+				return
+			}
+			r = nil
 		}
-		r = nil
 	}
 	s.mu.Lock()
 	seen, finished := s.intervals, s.finished
@@ -168,7 +238,9 @@ func (s *Server) refresh(done *Done) {
 	if finished || (done == nil && (r == nil || len(r.Intervals) == seen)) {
 		return
 	}
-	snap := Build(r, s.opt.Dir, s.opt.Interval)
+	s.buildMu.Lock()
+	snap := s.builder.build(r, s.opt.Dir, s.opt.Interval)
+	s.buildMu.Unlock()
 	snap.Done = done
 	b, err := json.Marshal(snap)
 	if err != nil {
@@ -176,6 +248,9 @@ func (s *Server) refresh(done *Done) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.finished {
+		return // the run's end was published while this was built
+	}
 	s.last, s.seq = b, s.seq+1
 	if r != nil {
 		s.intervals = len(r.Intervals)

@@ -117,6 +117,7 @@ func live(t *testing.T, cfg *scenario.Config, opt runner.Options, during func(b 
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	opt.OnRecord = srv.Add
 	b := cdptest.Start(t)
 	b.Navigate(srv.URL())
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)

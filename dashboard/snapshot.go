@@ -53,11 +53,24 @@ type Done struct {
 // Build computes a snapshot of r (nil: nothing recorded yet) with windows
 // of one interval, all from analyze: the same numbers knee analyze prints.
 func Build(r *rundir.Dir, dir string, interval time.Duration) Snapshot {
+	var b builder
+	return b.build(r, dir, interval)
+}
+
+// builder builds the snapshots of one growing run, keeping the chart
+// windows already complete (analyze.ExtendWindows): late in a long run they
+// were most of a snapshot's cost.
+type builder struct {
+	windows analyze.WindowReport
+}
+
+func (b *builder) build(r *rundir.Dir, dir string, interval time.Duration) Snapshot {
 	snap := Snapshot{Status: Status{RunDir: dir}}
 	in := report.Input{}
 	if r != nil && len(r.Intervals) > 0 {
 		sum := analyze.Summarize(r, analyze.SummaryOptions{})
-		in.Windows = analyze.Windows(r, chartWindow(interval, len(r.Intervals)), nil)
+		in.Windows = analyze.ExtendWindows(r, chartWindow(interval, len(r.Intervals)), nil, b.windows)
+		b.windows = in.Windows
 		in.Activity = report.ActivityOf(r)
 		snap.CO = analyze.DetectCO(r, analyze.COOptions{})
 		st := &snap.Status

@@ -97,3 +97,50 @@ func TestBuildCurveGrowsStepByStep(t *testing.T) {
 		t.Errorf("curve offered rates %v, want [50 100 150]", offered)
 	}
 }
+
+// TestFedEqualsReadBack: a dashboard fed every interval by the runner
+// (Server.Add) publishes, interval by interval, the very snapshot Build
+// makes from the run directory read back, without reading it.
+func TestFedEqualsReadBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	meta := rundir.Meta{ID: "fed", Model: "open", Started: time.Unix(0, 0),
+		Scenarios: []rundir.Scenario{{Name: "s", Model: "open", TargetRate: 200}}}
+	w, err := rundir.Create(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{opt: Options{Dir: dir, Interval: time.Second}, changed: make(chan struct{}), news: make(chan struct{}, 1)}
+	for i := range 25 {
+		snap := hourLong(i)
+		if i == 12 { // a slow second: the CO and window figures must follow it
+			snap.Histograms[record.Key{Metric: record.Latency, Scenario: "s", Name: "GET /"}].RecordN(2*time.Second, 50)
+		}
+		extra := map[string]rundir.IntervalCounters{"s": {TargetRate: 200, BusyVUs: i % 7, VUs: 10}}
+		if err := w.WriteInterval(snap, extra); err != nil {
+			t.Fatal(err)
+		}
+		s.Add(meta, rundir.NewInterval(snap, extra))
+		s.refresh(nil)
+		r, err := rundir.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(Build(r, dir, time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.mu.Lock()
+		got := s.last
+		s.mu.Unlock()
+		if string(got) != string(want) {
+			t.Fatalf("interval %d: fed snapshot differs from the directory's:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	var snap Snapshot
+	if err := json.Unmarshal(s.last, &snap); err != nil {
+		t.Fatal(err)
+	}
+	if snap.Status.Intervals != 25 || snap.Status.Requests != 25*200 || snap.Status.BusyVUs != 24%7 || snap.Status.Target != 200 {
+		t.Errorf("status %+v; want 25 intervals, 5000 requests, 3 busy VUs, target 200/s", snap.Status)
+	}
+}

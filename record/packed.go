@@ -113,3 +113,12 @@ func (h *Histogram) own() *hdrhistogram.Histogram {
 	}
 	return h.h
 }
+
+// Packed returns h's packed copy (h itself is untouched): what a long-lived
+// keeper of many intervals, such as the live dashboard, holds.
+func (h *Histogram) Packed() *Histogram {
+	if h.h == nil {
+		return h.Clone()
+	}
+	return &Histogram{packed: packHdr(h.h), clamped: h.clamped}
+}

@@ -157,3 +157,29 @@ func FuzzLogReaderPacked(f *testing.F) {
 		}
 	})
 }
+
+// Packed is a packed copy with the same counts; the source stays as it was
+// and can still record.
+func TestPackedCopy(t *testing.T) {
+	h := NewHistogram()
+	for i := range 1000 {
+		h.Record(time.Duration(100+i*53) * time.Microsecond)
+	}
+	p := h.Packed()
+	if p.h != nil || p.packed == nil {
+		t.Fatal("Packed did not pack")
+	}
+	if h.h == nil {
+		t.Fatal("Packed packed its source")
+	}
+	if p.Latencies() != h.Latencies() || p.Count() != 1000 {
+		t.Errorf("packed %+v (%d), source %+v", p.Latencies(), p.Count(), h.Latencies())
+	}
+	h.Record(time.Second)
+	if p.Count() != 1000 || h.Count() != 1001 {
+		t.Errorf("after recording into the source: packed %d, source %d; want 1000, 1001", p.Count(), h.Count())
+	}
+	if pp := p.Packed(); pp.Count() != 1000 || pp.Max() != p.Max() {
+		t.Errorf("Packed of a packed histogram: %d values, max %v", pp.Count(), pp.Max())
+	}
+}

@@ -8,13 +8,14 @@ import (
 	"github.com/knee-dev/knee/analyze"
 )
 
-// WindowTable prints the per-window table of the series merged across tags,
+// WindowTable prints the per-window table of the series merged across tags
+// (its columns named as the curve table and report.Palette name them),
 // the article's one-line comparison of averaged and merged p99 for it and
 // for each tag, and the warning when they differ.
 func WindowTable(w io.Writer, wr analyze.WindowReport) error {
 	p := &printer{w: w}
 	p.f("per %gs window (throughput over time and each window's own percentiles)\n", wr.WindowS)
-	t := table{indent: "  ", header: []string{"start_s", "requests", "rate/s", "target/s", "dropped", "p50", "p95", "p99", "max"},
+	t := table{indent: "  ", header: []string{"start_s", "requests", "achieved/s", "offered/s", "dropped", "p50", "p95", "p99", "max"},
 		right: []bool{true, true, true, true, true, true, true, true, true}}
 	for _, win := range wr.All.Windows {
 		target := "-"

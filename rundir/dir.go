@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,6 +22,23 @@ type Interval struct {
 	Start, End time.Duration
 	Histograms map[record.Key]*record.Histogram
 	Counters   map[string]IntervalCounters // by scenario
+}
+
+// NewInterval is snap with extra's per-scenario figures (offered rate, VUs)
+// as Open reads it back: one counters line per scenario of either. The
+// histograms are snap's own, not copies.
+func NewInterval(snap record.IntervalSnapshot, extra map[string]IntervalCounters) Interval {
+	iv := Interval{Start: snap.Start, End: snap.End, Histograms: snap.Histograms, Counters: map[string]IntervalCounters{}}
+	for _, scs := range []iter.Seq[string]{maps.Keys(snap.Counters), maps.Keys(extra)} {
+		for s := range scs {
+			line := extra[s]
+			line.Scenario = s
+			line.Start, line.End = snap.Start.Seconds(), snap.End.Seconds()
+			line.Counters = snap.Counters[s]
+			iv.Counters[s] = line
+		}
+	}
+	return iv
 }
 
 // Dir is a run directory read into memory.
@@ -98,21 +116,10 @@ func (w *Writer) WriteInterval(snap record.IntervalSnapshot, extra map[string]In
 			return fmt.Errorf("%s: %w", LatencyFile, err)
 		}
 	}
-	scenarios := map[string]bool{}
-	for s := range snap.Counters {
-		scenarios[s] = true
-	}
-	for s := range extra {
-		scenarios[s] = true
-	}
+	lines := NewInterval(snap, extra).Counters
 	enc := json.NewEncoder(w.cntBuf)
-	for _, s := range slices.Sorted(maps.Keys(scenarios)) {
-		line := extra[s]
-		line.Scenario = s
-		line.Start = snap.Start.Seconds()
-		line.End = snap.End.Seconds()
-		line.Counters = snap.Counters[s]
-		if err := enc.Encode(line); err != nil {
+	for _, s := range slices.Sorted(maps.Keys(lines)) {
+		if err := enc.Encode(lines[s]); err != nil {
 			return fmt.Errorf("%s: %w", CountersFile, err)
 		}
 	}

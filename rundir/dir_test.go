@@ -186,3 +186,36 @@ func FuzzParsers(f *testing.F) {
 		_ = readLatency("latency.hlog", strings.NewReader(string(counters)), byStart)
 	})
 }
+
+// NewInterval is the interval as Open reads it back: one counters entry per
+// scenario of the snapshot or of extra, with extra's offered rate and VUs.
+func TestNewIntervalAsReadBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	w, err := Create(dir, Meta{ID: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := record.NewHistogram()
+	h.Record(3 * time.Millisecond)
+	snap := record.IntervalSnapshot{Start: 0, End: time.Second, Histograms: map[record.Key]*record.Histogram{getLat: h},
+		Counters: map[string]record.Counters{"s": {Requests: 1}, "only-counted": {Requests: 4, Errors: 1}}}
+	extra := map[string]IntervalCounters{"s": {TargetRate: 50, BusyVUs: 2, VUs: 8}, "only-extra": {VUs: 3}}
+	if err := w.WriteInterval(snap, extra); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(Meta{ID: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := NewInterval(snap, extra)
+	if !reflect.DeepEqual(got.Counters, r.Intervals[0].Counters) {
+		t.Errorf("NewInterval counters %+v\nread back          %+v", got.Counters, r.Intervals[0].Counters)
+	}
+	want := IntervalCounters{Scenario: "s", Start: 0, End: 1, Counters: record.Counters{Requests: 1}, TargetRate: 50, BusyVUs: 2, VUs: 8}
+	if !reflect.DeepEqual(got.Counters["s"], want) || len(got.Counters) != 3 || got.Histograms[getLat] != h {
+		t.Errorf("NewInterval = %+v; want s = %+v, three scenarios, the snapshot's own histogram", got, want)
+	}
+}

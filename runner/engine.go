@@ -165,6 +165,9 @@ func (e *engine) writeInterval(now time.Time) {
 	if e.opt.OnInterval != nil && !e.t0.IsZero() {
 		e.opt.OnInterval(&e.meta, e.t0.Add(snap.End), snap)
 	}
+	if e.opt.OnRecord != nil {
+		e.opt.OnRecord(e.meta, rundir.NewInterval(snap, extra))
+	}
 	if e.werr != nil {
 		return // the files stopped at the failure; a later line would leave a gap
 	}

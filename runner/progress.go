@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/knee-dev/knee/report"
 )
 
 // plainEvery is how often a non-terminal progress line is printed.
@@ -20,7 +22,7 @@ type Widther interface {
 	Width() int
 }
 
-// progress prints the state after an interval: elapsed/total, target vs
+// progress prints the state after an interval: elapsed/total, offered vs
 // achieved rate, busy VUs, the last interval's p99, errors and drops. On a
 // terminal it rewrites one line every interval, fitted to the terminal's
 // width; otherwise it prints a whole line every plainEvery.
@@ -52,22 +54,8 @@ func (e *engine) progress(elapsed time.Duration) {
 	if secs > 0 {
 		rate = float64(reqs) / secs
 	}
-	// Fields in display order; rank says which go first when the line must
-	// shrink (the highest rank is dropped first).
-	fields := []progressField{
-		{fmt.Sprintf("%5.0fs/%.0fs", elapsed.Seconds(), e.total.Seconds()), 0},
-	}
-	if target > 0 {
-		fields = append(fields, progressField{fmt.Sprintf("target %.0f/s", target), 1})
-	}
-	fields = append(fields,
-		progressField{fmt.Sprintf("achieved %.0f/s", rate), 1},
-		progressField{fmt.Sprintf("VUs busy %d/%d", busy, vus), 4},
-		progressField{fmt.Sprintf("(max %d)", peak), 6},
-		progressField{"p99 " + shortDuration(p99), 2},
-		progressField{fmt.Sprintf("errors %d", errs), 3},
-		progressField{fmt.Sprintf("dropped %d", dropped), 3},
-	)
+	fields := progressFields(progressState{elapsed: elapsed, total: e.total, target: target, rate: rate,
+		busy: busy, vus: vus, peak: peak, p99: p99, errors: errs, dropped: dropped})
 	if !e.opt.Live {
 		e.printf("%s\n", fitLine(fields, 0))
 		return
@@ -79,6 +67,37 @@ func (e *engine) progress(elapsed time.Duration) {
 	// One column short of the width: a line that fills the last column
 	// wraps on some terminals, and "\r" then rewrites only the second row.
 	e.printf("\r\x1b[K%s", fitLine(fields, width-1))
+}
+
+// progressState is what one progress line shows.
+type progressState struct {
+	elapsed, total  time.Duration
+	target, rate    float64 // offered and achieved req/s; target 0: not an open model
+	busy, vus, peak int
+	p99             time.Duration
+	errors, dropped int64
+}
+
+// progressFields are the line's fields in display order; rank says which go
+// first when the line must shrink (the highest rank is dropped first). Each
+// series is named as the plots, the report and the dashboard name it
+// (report.Palette), so a word on the terminal means what it means there.
+func progressFields(st progressState) []progressField {
+	name := func(key string) string { return report.Style(key).Name }
+	fields := []progressField{
+		{fmt.Sprintf("%5.0fs/%.0fs", st.elapsed.Seconds(), st.total.Seconds()), 0},
+	}
+	if st.target > 0 {
+		fields = append(fields, progressField{fmt.Sprintf("%s %.0f/s", name(report.SeriesTarget), st.target), 1})
+	}
+	return append(fields,
+		progressField{fmt.Sprintf("%s %.0f/s", name(report.SeriesAchieved), st.rate), 1},
+		progressField{fmt.Sprintf("%s %d/%d", name(report.SeriesBusyVUs), st.busy, st.vus), 4},
+		progressField{fmt.Sprintf("(max %d)", st.peak), 6},
+		progressField{name(report.SeriesP99) + " " + shortDuration(st.p99), 2},
+		progressField{fmt.Sprintf("%s %d", name(report.SeriesErrors), st.errors), 3},
+		progressField{fmt.Sprintf("%s %d", name(report.SeriesDropped), st.dropped), 3},
+	)
 }
 
 type progressField struct {

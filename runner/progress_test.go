@@ -1,9 +1,13 @@
 package runner
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"github.com/knee-dev/knee/report"
 )
 
 // fitLine drops the least important fields first and cuts only what no
@@ -11,15 +15,15 @@ import (
 func TestFitLine(t *testing.T) {
 	fields := []progressField{
 		{"   12s/60s", 0},
-		{"target 500/s", 1},
+		{"offered (target) 500/s", 1},
 		{"achieved 498/s", 1},
-		{"VUs busy 3/50", 4},
+		{"busy VUs 3/50", 4},
 		{"(max 50)", 6},
 		{"p99 1.25ms", 2},
 		{"errors 0", 3},
-		{"dropped 0", 3},
+		{"dropped iterations 0", 3},
 	}
-	full := "   12s/60s  target 500/s  achieved 498/s  VUs busy 3/50  (max 50)  p99 1.25ms  errors 0  dropped 0"
+	full := "   12s/60s  offered (target) 500/s  achieved 498/s  busy VUs 3/50  (max 50)  p99 1.25ms  errors 0  dropped iterations 0"
 	for _, tc := range []struct {
 		width int
 		want  string
@@ -27,10 +31,11 @@ func TestFitLine(t *testing.T) {
 		{0, full},
 		{200, full},
 		{len(full), full},
-		{89, "   12s/60s  target 500/s  achieved 498/s  VUs busy 3/50  p99 1.25ms  errors 0  dropped 0"},
-		{79, "   12s/60s  target 500/s  achieved 498/s  p99 1.25ms  errors 0  dropped 0"},
-		{60, "   12s/60s  target 500/s  achieved 498/s  p99 1.25ms"},
-		{40, "   12s/60s  target 500/s  achieved 498/s"},
+		{109, "   12s/60s  offered (target) 500/s  achieved 498/s  busy VUs 3/50  p99 1.25ms  errors 0  dropped iterations 0"},
+		{99, "   12s/60s  offered (target) 500/s  achieved 498/s  p99 1.25ms  errors 0  dropped iterations 0"},
+		{79, "   12s/60s  offered (target) 500/s  achieved 498/s  p99 1.25ms  errors 0"},
+		{60, "   12s/60s  offered (target) 500/s  achieved 498/s"},
+		{40, "   12s/60s  offered (target) 500/s"},
 		{12, "   12s/60s"},
 		{5, "   12"},
 	} {
@@ -43,6 +48,40 @@ func TestFitLine(t *testing.T) {
 		}
 		if strings.HasSuffix(got, " ") {
 			t.Errorf("width %d: trailing space in %q", tc.width, got)
+		}
+	}
+}
+
+// The progress line names every series as report.Palette does (the plots',
+// the HTML report's and the dashboard's legends), and shows the figures given.
+func TestProgressNamesFromPalette(t *testing.T) {
+	st := progressState{elapsed: 12 * time.Second, total: 60 * time.Second, target: 500, rate: 498,
+		busy: 3, vus: 50, peak: 50, p99: 1250 * time.Microsecond, errors: 2, dropped: 7}
+	var texts []string
+	for _, f := range progressFields(st) {
+		texts = append(texts, f.text)
+	}
+	want := []string{"   12s/60s", "offered (target) 500/s", "achieved 498/s", "busy VUs 3/50", "(max 50)", "p99 1.25ms", "errors 2", "dropped iterations 7"}
+	if !slices.Equal(texts, want) {
+		t.Fatalf("fields %q, want %q", texts, want)
+	}
+	// Each label is the palette's own name for its series, not a copy.
+	pal := map[string]string{}
+	for _, s := range report.Palette() {
+		pal[s.Key] = s.Name
+	}
+	for i, key := range map[int]string{1: report.SeriesTarget, 2: report.SeriesAchieved, 3: report.SeriesBusyVUs,
+		5: report.SeriesP99, 6: report.SeriesErrors, 7: report.SeriesDropped} {
+		name, ok := pal[key]
+		if !ok || !strings.HasPrefix(texts[i], name+" ") {
+			t.Errorf("field %q does not start with the palette's name %q for %s", texts[i], name, key)
+		}
+	}
+	// A closed model has no offered rate: no offered field.
+	st.target = 0
+	for _, f := range progressFields(st) {
+		if strings.HasPrefix(f.text, pal[report.SeriesTarget]) {
+			t.Errorf("closed model shows %q", f.text)
 		}
 	}
 }

@@ -60,6 +60,11 @@ type Options struct {
 	// OnInterval, if set, is given every interval as it is written, with
 	// its wall-clock end (live outputs such as prometheus-rw). It must not block.
 	OnInterval func(meta *rundir.Meta, end time.Time, snap record.IntervalSnapshot)
+	// OnRecord, if set, is given every interval as the run directory records
+	// it (rundir.NewInterval: with each scenario's offered rate and VUs) and
+	// the run's meta so far: the live dashboard's feed, so it need not read
+	// the directory back. It must not block nor change what it is given.
+	OnRecord func(meta rundir.Meta, iv rundir.Interval)
 	// Iterations, when set, gives each scenario's iteration instead of a
 	// request.Sender built from its Requests (a k6 script's VUs).
 	Iterations func(scenario.Scenario) load.Iteration

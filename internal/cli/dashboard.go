@@ -24,12 +24,21 @@ func registerDashboardFlag(fl *pflag.FlagSet, addr *string) {
 }
 
 // executeRun is runner.Execute, serving the live dashboard of the run
-// directory while the run goes when addr is set. At the end it writes the
-// HTML report into the run directory and tells the page (and stderr) where
-// the run directory and the report are.
+// while it goes when addr is set (see withDashboard).
 func (a *app) executeRun(cfg *scenario.Config, opt runner.Options, addr string, ts []analyze.Threshold) (*runner.Result, error) {
-	if addr == "" {
+	return a.withDashboard(opt, addr, ts, func(opt runner.Options) (*runner.Result, error) {
 		return runner.Execute(a.ctx, cfg, opt)
+	})
+}
+
+// withDashboard calls execute (a run: a scenario's or a k6 script's) with
+// opt, serving the live dashboard of the run while it goes when addr is
+// set: the runner feeds the page every interval (runner.Options.OnRecord).
+// At the end it writes the HTML report into the run directory and tells the
+// page (and stderr) where the run directory and the report are.
+func (a *app) withDashboard(opt runner.Options, addr string, ts []analyze.Threshold, execute func(runner.Options) (*runner.Result, error)) (*runner.Result, error) {
+	if addr == "" {
+		return execute(opt)
 	}
 	srv, err := dashboard.Start(dashboard.Options{Addr: addr, Dir: opt.Dir, Interval: opt.Interval})
 	if err != nil {
@@ -37,7 +46,8 @@ func (a *app) executeRun(cfg *scenario.Config, opt runner.Options, addr string, 
 	}
 	defer srv.Close()
 	srv.Announce(a.env.Stderr)
-	res, err := runner.Execute(a.ctx, cfg, opt)
+	opt.OnRecord = srv.Add // every interval as it is written: no reading the directory back
+	res, err := execute(opt)
 	if res == nil {
 		return res, err
 	}

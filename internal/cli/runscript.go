@@ -131,7 +131,14 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 		}
 		s.SetOutput(k6Out)
 	}
-	res, err := runner.ExecuteScript(a.ctx, s, plan, opt)
+	var res *runner.ScriptResult
+	_, err = a.withDashboard(opt, f.dashboard, thresholds, func(opt runner.Options) (*runner.Result, error) {
+		var err error
+		if res, err = runner.ExecuteScript(a.ctx, s, plan, opt); res == nil {
+			return nil, err
+		}
+		return res.Result, err
+	})
 	if k6Out != nil {
 		if cerr := k6Out.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("--out %s: %w", outName, cerr)
