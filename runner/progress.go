@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/palette"
 )
 
 // plainEvery is how often a non-terminal progress line is printed.
@@ -81,22 +81,22 @@ type progressState struct {
 // progressFields are the line's fields in display order; rank says which go
 // first when the line must shrink (the highest rank is dropped first). Each
 // series is named as the plots, the report and the dashboard name it
-// (report.Palette), so a word on the terminal means what it means there.
+// (package palette), so a word on the terminal means what it means there.
 func progressFields(st progressState) []progressField {
-	name := func(key string) string { return report.Style(key).Name }
+	name := func(key string) string { return palette.Style(key).Name }
 	fields := []progressField{
 		{fmt.Sprintf("%5.0fs/%.0fs", st.elapsed.Seconds(), st.total.Seconds()), 0},
 	}
 	if st.target > 0 {
-		fields = append(fields, progressField{fmt.Sprintf("%s %.0f/s", name(report.SeriesTarget), st.target), 1})
+		fields = append(fields, progressField{fmt.Sprintf("%s %.0f/s", name(palette.SeriesTarget), st.target), 1})
 	}
 	return append(fields,
-		progressField{fmt.Sprintf("%s %.0f/s", name(report.SeriesAchieved), st.rate), 1},
-		progressField{fmt.Sprintf("%s %d/%d", name(report.SeriesBusyVUs), st.busy, st.vus), 4},
+		progressField{fmt.Sprintf("%s %.0f/s", name(palette.SeriesAchieved), st.rate), 1},
+		progressField{fmt.Sprintf("%s %d/%d", name(palette.SeriesBusyVUs), st.busy, st.vus), 4},
 		progressField{fmt.Sprintf("(max %d)", st.peak), 6},
-		progressField{name(report.SeriesP99) + " " + shortDuration(st.p99), 2},
-		progressField{fmt.Sprintf("%s %d", name(report.SeriesErrors), st.errors), 3},
-		progressField{fmt.Sprintf("%s %d", name(report.SeriesDropped), st.dropped), 3},
+		progressField{name(palette.SeriesP99) + " " + shortDuration(st.p99), 2},
+		progressField{fmt.Sprintf("%s %d", name(palette.SeriesErrors), st.errors), 3},
+		progressField{fmt.Sprintf("%s %d", name(palette.SeriesDropped), st.dropped), 3},
 	)
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/palette"
 )
 
 // fitLine drops the least important fields first and cuts only what no
@@ -52,7 +52,7 @@ func TestFitLine(t *testing.T) {
 	}
 }
 
-// The progress line names every series as report.Palette does (the plots',
+// The progress line names every series as package palette does (the plots',
 // the HTML report's and the dashboard's legends), and shows the figures given.
 func TestProgressNamesFromPalette(t *testing.T) {
 	st := progressState{elapsed: 12 * time.Second, total: 60 * time.Second, target: 500, rate: 498,
@@ -67,11 +67,11 @@ func TestProgressNamesFromPalette(t *testing.T) {
 	}
 	// Each label is the palette's own name for its series, not a copy.
 	pal := map[string]string{}
-	for _, s := range report.Palette() {
+	for _, s := range palette.All() {
 		pal[s.Key] = s.Name
 	}
-	for i, key := range map[int]string{1: report.SeriesTarget, 2: report.SeriesAchieved, 3: report.SeriesBusyVUs,
-		5: report.SeriesP99, 6: report.SeriesErrors, 7: report.SeriesDropped} {
+	for i, key := range map[int]string{1: palette.SeriesTarget, 2: palette.SeriesAchieved, 3: palette.SeriesBusyVUs,
+		5: palette.SeriesP99, 6: palette.SeriesErrors, 7: palette.SeriesDropped} {
 		name, ok := pal[key]
 		if !ok || !strings.HasPrefix(texts[i], name+" ") {
 			t.Errorf("field %q does not start with the palette's name %q for %s", texts[i], name, key)
@@ -80,7 +80,7 @@ func TestProgressNamesFromPalette(t *testing.T) {
 	// A closed model has no offered rate: no offered field.
 	st.target = 0
 	for _, f := range progressFields(st) {
-		if strings.HasPrefix(f.text, pal[report.SeriesTarget]) {
+		if strings.HasPrefix(f.text, pal[palette.SeriesTarget]) {
 			t.Errorf("closed model shows %q", f.text)
 		}
 	}

@@ -1,0 +1,70 @@
+// Package palette is the one list of the series knee shows, with the name
+// and colour of each: the terminal's words, the PNG/SVG plots, the HTML
+// report and the live dashboard all take them from here, so a series reads
+// and looks the same everywhere. It imports no knee package, so the runner's
+// progress line can use it as the report does.
+package palette
+
+import (
+	"fmt"
+	"image/color"
+)
+
+// SeriesStyle is one meaning drawn in knee's views: the PNG/SVG plots, the
+// HTML report and the live dashboard all take a series' name and colour
+// from this palette, so p50 is one colour with one name everywhere.
+type SeriesStyle struct {
+	Key   string     // the name the pages' script looks the style up by
+	Name  string     // the legend label
+	Color color.RGBA // opaque
+}
+
+// Hex is the colour as #rrggbb, as CSS and SVG want it.
+func (s SeriesStyle) Hex() string {
+	return fmt.Sprintf("#%02x%02x%02x", s.Color.R, s.Color.G, s.Color.B)
+}
+
+// Series keys of Palette.
+const (
+	SeriesP50      = "p50"
+	SeriesP95      = "p95"
+	SeriesP99      = "p99"
+	SeriesAchieved = "achieved"
+	SeriesTarget   = "target"
+	SeriesErrors   = "errors"
+	SeriesDropped  = "dropped"
+	SeriesBusyVUs  = "busy_vus"
+	SeriesVUs      = "vus"
+	SeriesSendLag  = "send_lag"
+	SeriesCollapse = "collapse"
+)
+
+// All is every series knee draws, in legend order. The colours are
+// the category10 set, picked so neighbours differ for colour-blind readers.
+func All() []SeriesStyle {
+	rgb := func(r, g, b uint8) color.RGBA { return color.RGBA{R: r, G: g, B: b, A: 0xff} }
+	return []SeriesStyle{
+		{SeriesP50, "p50", rgb(0x1f, 0x77, 0xb4)},                 // blue
+		{SeriesP95, "p95", rgb(0xff, 0x7f, 0x0e)},                 // orange
+		{SeriesP99, "p99", rgb(0xd6, 0x27, 0x28)},                 // red
+		{SeriesAchieved, "achieved", rgb(0x2c, 0xa0, 0x2c)},       // green
+		{SeriesTarget, "offered (target)", rgb(0x88, 0x88, 0x88)}, // grey
+		{SeriesErrors, "errors", rgb(0x94, 0x67, 0xbd)},           // purple
+		{SeriesDropped, "dropped iterations", rgb(0xe3, 0x77, 0xc2)},
+		{SeriesBusyVUs, "busy VUs", rgb(0x8c, 0x56, 0x4b)}, // brown
+		{SeriesVUs, "allocated VUs", rgb(0xbc, 0xbd, 0x22)},
+		{SeriesSendLag, "send lag", rgb(0x17, 0xbe, 0xcf)},
+		{SeriesCollapse, "collapse", rgb(0x99, 0x00, 0x00)},
+	}
+}
+
+// Style is the palette entry for key; an unknown key is a programming
+// error and gets black so it shows.
+func Style(key string) SeriesStyle {
+	for _, s := range All() {
+		if s.Key == key {
+			return s
+		}
+	}
+	return SeriesStyle{Key: key, Name: key, Color: color.RGBA{A: 0xff}}
+}
