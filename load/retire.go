@@ -5,10 +5,12 @@ import "time"
 // VUReleaser is an Iteration that holds per-VU resources (a connection,
 // buffers, a script runtime) and can let them go. The open model calls
 // ReleaseVU when it retires a VU that sat idle (see Options.RetireIdle),
-// from that VU's goroutine after its last iteration returned, so never
-// while the same vu is in Do. The vu may run again later, with iterations
-// numbered on from where it stopped: Do must then build afresh whatever it
-// needs.
+// the closed model when ramping-vus ramps a VU down; always from that VU's
+// goroutine after its last iteration returned, so never while the same vu
+// is in Do (or DoRecord). In the open model the vu may run again later,
+// with iterations numbered on from where it stopped: Do must then build
+// afresh whatever it needs. VUs still alive when the scenario ends are not
+// released: the Iteration's owner closes it after the run.
 type VUReleaser interface {
 	ReleaseVU(vu uint64)
 }
@@ -78,10 +80,16 @@ func (a *arrivals) retire(now time.Time, limit time.Duration) {
 // retired releases what the Iteration holds for v and parks v for reuse;
 // v's goroutine calls it last.
 func (a *arrivals) retired(s *scenarioRun, v *openVU) {
-	if r, ok := s.it.(VUReleaser); ok {
-		r.ReleaseVU(v.id)
-	}
+	release(s, v.id)
 	a.mu.Lock()
 	a.parked = append(a.parked, v)
 	a.mu.Unlock()
+}
+
+// release lets the Iteration free what it holds for vu, a VU that retired
+// (open model) or was ramped down (closed model); its goroutine only.
+func release(s *scenarioRun, vu uint64) {
+	if r, ok := s.it.(VUReleaser); ok {
+		r.ReleaseVU(vu)
+	}
 }
