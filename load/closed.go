@@ -88,6 +88,7 @@ func (l *loops) vu(s *scenarioRun, id uint64, iterCtx, end context.Context, endA
 		}
 		select {
 		case <-retire:
+			release(s, id)
 			return
 		default:
 		}
@@ -123,6 +124,7 @@ func (l *loops) vu(s *scenarioRun, id uint64, iterCtx, end context.Context, endA
 			case <-end.Done():
 				return
 			case <-retire:
+				release(s, id)
 				return
 			}
 		}

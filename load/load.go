@@ -6,6 +6,9 @@
 // and a Sink receives Samples. Open-model executors count latency from the
 // intended start (t0 + schedule offset, monotonic clock) and drop an iteration
 // that finds no free VU when MaxVUs are busy; they never send it late.
+// Their VU pool grows as fast as the schedule demands and shrinks again:
+// a VU beyond the pre-allocated ones that sits idle (Options.RetireIdle)
+// retires, and the Iteration releases what it held for it (VUReleaser).
 //
 // Entry points: Generate, or NewGenerator then Generator.Run with Generator.Stats for a
 // live progress line. The arrival-time maths is in package load/schedule.

@@ -29,21 +29,44 @@ func (c RampingArrivalRate) newDriver() (driver, error) {
 // arrivals drives the open model: one scheduler goroutine (run) starts
 // iteration i at start+Offset(i) on an idle VU, a new VU, or not at all.
 //
-// Hand-off: an idle VU waits on its own jobs channel (capacity 1) after
-// putting that channel in idle. The scheduler takes an idle VU without
-// blocking; if there is none it starts a VU with the job already in hand
-// while fewer than max exist, else it counts the iteration as dropped.
-// Only the scheduler sends on or closes jobs channels, so closing them all
-// at the end is safe and lets each VU drain its last job first.
+// Hand-off: a VU that finishes an iteration pushes itself on the idle
+// stack and waits on its own jobs channel (capacity 1). The scheduler pops
+// the most recently idle VU without blocking; if there is none it starts a
+// VU with the job already in hand while fewer than max are alive, else it
+// counts the iteration as dropped. Last in, first out keeps the VUs a rate
+// needs busy and leaves the rest idle at the bottom of the stack, where
+// retire finds them (see retire.go). Only the scheduler sends on or closes
+// jobs channels, so closing them all at the end is safe and lets each VU
+// drain its last job first.
 type arrivals struct {
 	sched    schedule.Schedule
 	pre, max int
+	idleMax  time.Duration // Options.RetireIdle, resolved in prepare; 0: never retire
 
-	idle     chan chan job // VUs waiting for work; capacity max, so VUs never block on it
-	vus      []chan job    // every VU's jobs channel; scheduler goroutine only
+	mu     sync.Mutex
+	idle   []*openVU // guarded by mu; bottom (0) idle longest, top most recently
+	parked []*openVU // guarded by mu; retired VUs whose resources are released, for reuse
+
+	alive    []*openVU // every live VU; scheduler goroutine only
 	wg       sync.WaitGroup
 	iterCtx  context.Context
 	cancelIt context.CancelFunc
+}
+
+// openVU is one VU of the open model. A retired VU keeps its id, iteration
+// count and shard, and a VU started later takes them over: ids, and the
+// per-VU state an Iteration keys by id, stay as few as the VUs ever alive
+// at once, and (vu, iter) never repeats.
+type openVU struct {
+	id    uint64
+	iter  uint64    // its goroutine only
+	shard ShardSink // nil until its first goroutine takes one
+	jobs  chan job
+	since time.Time // when it last became idle; guarded by arrivals.mu
+	at    int       // index in arrivals.alive; scheduler goroutine only
+	// retiring is set by the scheduler before it closes jobs to retire the
+	// VU, as opposed to ending the scenario.
+	retiring bool
 }
 
 // job is one iteration to run: its number and intended start.
@@ -55,7 +78,7 @@ type job struct {
 func (a *arrivals) offered(elapsed time.Duration) float64 { return a.sched.Rate(elapsed) }
 
 func (a *arrivals) prepare(s *scenarioRun) {
-	a.idle = make(chan chan job, a.max)
+	a.idleMax = s.runner.opt.retireIdle()
 	a.iterCtx, a.cancelIt = context.WithCancel(s.hard)
 	// Pre-allocated VUs are idle before prepare returns, and have their
 	// shard, so the first iterations find them ready.
@@ -67,51 +90,75 @@ func (a *arrivals) prepare(s *scenarioRun) {
 	ready.Wait()
 }
 
-// spawn starts a VU: busy with first when one is given, else idle.
-// ready, if not nil, is called once the VU can take work.
+// spawn starts a VU, reusing a retired one's identity if there is one:
+// busy with first when one is given, else idle. ready, if not nil, is
+// called once the VU can take work.
 func (a *arrivals) spawn(s *scenarioRun, first *job, ready func()) {
-	jobs := make(chan job, 1)
+	a.mu.Lock()
+	var v *openVU
+	if n := len(a.parked); n > 0 {
+		v = a.parked[n-1]
+		a.parked[n-1] = nil
+		a.parked = a.parked[:n-1]
+	}
+	a.mu.Unlock()
+	if v == nil {
+		v = &openVU{id: s.nextVUID()}
+	}
+	v.jobs, v.retiring = make(chan job, 1), false
 	if first != nil {
-		jobs <- *first
+		v.jobs <- *first
 		s.live.busy.Add(1)
 	} else {
-		a.idle <- jobs
+		a.mu.Lock()
+		v.since = time.Now()
+		a.idle = append(a.idle, v)
+		a.mu.Unlock()
 	}
-	a.vus = append(a.vus, jobs)
+	v.at = len(a.alive)
+	a.alive = append(a.alive, v)
 	s.live.vus.Add(1)
 	a.wg.Add(1)
-	go a.vu(s, s.nextVUID(), jobs, ready)
+	go a.vu(s, v, v.jobs, ready)
 }
 
-func (a *arrivals) vu(s *scenarioRun, id uint64, jobs chan job, ready func()) {
+// vu runs v's jobs until the scheduler closes jobs: at the end of the
+// scenario, or when it retires v (then v's resources are released and v
+// parked for reuse).
+func (a *arrivals) vu(s *scenarioRun, v *openVU, jobs chan job, ready func()) {
 	defer a.wg.Done()
 	defer s.live.vus.Add(-1)
-	shard := s.runner.rec.Shard()
+	if v.shard == nil {
+		v.shard = s.runner.rec.Shard()
+	}
+	shard := v.shard
 	if ready != nil {
 		ready()
 	}
 	self, _ := s.it.(SelfRecording)
-	var iter uint64
 	for j := range jobs {
 		called := time.Now()
 		if self != nil {
-			self.DoRecord(a.iterCtx, Start{Scenario: s.name, VU: id, Iter: iter, Intended: j.intended, Called: called}, shard)
-			iter++
-			s.live.busy.Add(-1)
-			a.idle <- jobs
-			continue
+			self.DoRecord(a.iterCtx, Start{Scenario: s.name, VU: v.id, Iter: v.iter, Intended: j.intended, Called: called}, shard)
+		} else {
+			res := stamp(s.it.Do(a.iterCtx, v.id, v.iter), called, time.Now())
+			shard.Record(Sample{
+				Scenario: s.name,
+				Result:   res,
+				Latency:  res.Done.Sub(j.intended),
+				Service:  res.Done.Sub(res.Sent),
+				SendLag:  res.Sent.Sub(j.intended),
+			})
 		}
-		res := stamp(s.it.Do(a.iterCtx, id, iter), called, time.Now())
-		shard.Record(Sample{
-			Scenario: s.name,
-			Result:   res,
-			Latency:  res.Done.Sub(j.intended),
-			Service:  res.Done.Sub(res.Sent),
-			SendLag:  res.Sent.Sub(j.intended),
-		})
-		iter++
+		v.iter++
 		s.live.busy.Add(-1)
-		a.idle <- jobs
+		a.mu.Lock()
+		v.since = time.Now()
+		a.idle = append(a.idle, v)
+		a.mu.Unlock()
+	}
+	if v.retiring {
+		a.retired(s, v)
 	}
 }
 
@@ -124,7 +171,8 @@ func (a *arrivals) run(s *scenarioRun, start time.Time) {
 	s.live.start.Store(&start)
 	pace := newPacer(s.stop, s.runner.opt.TimerSlack)
 	defer pace.close()
-	var woke time.Time // the last wake-up asked of pace
+	var woke time.Time     // the last wake-up asked of pace
+	var prev time.Duration // the previous iteration's offset
 	for i := int64(0); ; i++ {
 		off, ok := a.sched.Offset(i)
 		if !ok {
@@ -146,9 +194,11 @@ func (a *arrivals) run(s *scenarioRun, start time.Time) {
 			break
 		}
 		a.dispatch(s, job{i: i, intended: due})
+		a.retire(time.Now(), idleLimit(a.idleMax, off-prev))
+		prev = off
 	}
-	for _, jobs := range a.vus {
-		close(jobs)
+	for _, v := range a.alive {
+		close(v.jobs)
 	}
 	done := make(chan struct{})
 	go func() { a.wg.Wait(); close(done) }()
@@ -157,17 +207,23 @@ func (a *arrivals) run(s *scenarioRun, start time.Time) {
 
 // dispatch hands j to an idle VU, a new VU, or counts it dropped. It never blocks.
 func (a *arrivals) dispatch(s *scenarioRun, j job) {
-	select {
-	case jobs := <-a.idle:
+	a.mu.Lock()
+	var v *openVU
+	if n := len(a.idle); n > 0 {
+		v = a.idle[n-1]
+		a.idle[n-1] = nil
+		a.idle = a.idle[:n-1]
+	}
+	a.mu.Unlock()
+	switch {
+	case v != nil:
 		s.live.busy.Add(1)
 		s.live.started.Add(1)
-		jobs <- j // capacity 1 and the VU was idle: it is empty
+		v.jobs <- j // capacity 1 and the VU was idle: it is empty
+	case len(a.alive) < a.max:
+		s.live.started.Add(1)
+		a.spawn(s, &j, nil)
 	default:
-		if len(a.vus) < a.max {
-			s.live.started.Add(1)
-			a.spawn(s, &j, nil)
-			return
-		}
 		s.live.dropped.Add(1)
 		s.runner.rec.Dropped(s.name, 1)
 	}

@@ -46,6 +46,14 @@ type Options struct {
 	// process is idle: up to ~1 ms of send lag, but fewer wake-ups, so less
 	// CPU per request at moderate rates (about half at 5,000/s).
 	TimerSlack time.Duration
+	// RetireIdle is how long an open-model VU beyond the pre-allocated ones
+	// may stay idle before it retires: its goroutine ends and the
+	// Iteration releases what it holds for it (VUReleaser), such as its
+	// connection. The pool still grows as fast as the schedule demands, up
+	// to MaxVUs. The limit is at least twice the schedule's current gap
+	// between starts. 0 means DefaultRetireIdle; negative means VUs never
+	// retire (k6's behaviour).
+	RetireIdle time.Duration
 }
 
 // DefaultTimerSlack bounds the open model's scheduler to 5,000 wake-ups a

@@ -1,0 +1,95 @@
+package load
+
+import "time"
+
+// VUReleaser is an Iteration that holds per-VU resources (a connection,
+// buffers, a script runtime) and can let them go. The open model calls
+// ReleaseVU when it retires a VU that sat idle (see Options.RetireIdle),
+// the closed model when ramping-vus ramps a VU down; always from that VU's
+// goroutine after its last iteration returned, so never while the same vu
+// is in Do (or DoRecord). In the open model the vu may run again later,
+// with iterations numbered on from where it stopped: Do must then build
+// afresh whatever it needs. VUs still alive when the scenario ends are not
+// released: the Iteration's owner closes it after the run.
+type VUReleaser interface {
+	ReleaseVU(vu uint64)
+}
+
+// DefaultRetireIdle is the least time an open-model VU beyond the
+// pre-allocated ones stays idle before it retires, when
+// Options.RetireIdle is 0.
+const DefaultRetireIdle = 2 * time.Second
+
+// retireBatch bounds the VUs retired per scheduler wake-up: closing a jobs
+// channel is quick, but after a long stall thousands of VUs become idle
+// together, and the next start must not wait for all of them.
+const retireBatch = 32
+
+func (o Options) retireIdle() time.Duration {
+	switch {
+	case o.RetireIdle == 0:
+		return DefaultRetireIdle
+	case o.RetireIdle < 0:
+		return 0
+	}
+	return o.RetireIdle
+}
+
+// idleLimit is how long a VU may stay idle before it retires: least (0:
+// never), or twice the schedule's gap between its last two starts if that
+// is longer, so that a slow rate whose every start needs a VU that
+// finished long ago does not retire and restart VUs at every start.
+func idleLimit(least, gap time.Duration) time.Duration {
+	if least <= 0 {
+		return 0
+	}
+	return max(least, 2*gap)
+}
+
+// retire retires the VUs idle for longer than limit, longest idle first,
+// while more than the pre-allocated ones are alive: it closes their jobs
+// channels, and each VU's goroutine ends after releasing what the
+// Iteration holds for it. At most retireBatch per call; scheduler
+// goroutine only.
+func (a *arrivals) retire(now time.Time, limit time.Duration) {
+	if limit <= 0 {
+		return
+	}
+	for range retireBatch {
+		if len(a.alive) <= a.pre {
+			return
+		}
+		a.mu.Lock()
+		if len(a.idle) == 0 || now.Sub(a.idle[0].since) <= limit {
+			a.mu.Unlock()
+			return
+		}
+		v := a.idle[0]
+		a.idle[0] = nil
+		a.idle = a.idle[1:]
+		a.mu.Unlock()
+		last := a.alive[len(a.alive)-1]
+		last.at, a.alive[v.at] = v.at, last
+		a.alive[len(a.alive)-1] = nil
+		a.alive = a.alive[:len(a.alive)-1]
+		v.retiring = true
+		close(v.jobs)
+	}
+}
+
+// retired releases what the Iteration holds for v and parks v for reuse;
+// v's goroutine calls it last.
+func (a *arrivals) retired(s *scenarioRun, v *openVU) {
+	release(s, v.id)
+	a.mu.Lock()
+	a.parked = append(a.parked, v)
+	a.mu.Unlock()
+}
+
+// release lets the Iteration free what it holds for vu, a VU that retired
+// (open model) or was ramped down (closed model); its goroutine only.
+func release(s *scenarioRun, vu uint64) {
+	if r, ok := s.it.(VUReleaser); ok {
+		r.ReleaseVU(vu)
+	}
+}
