@@ -156,3 +156,52 @@ func TestStreamRefusesOutOfOrder(t *testing.T) {
 		})
 	}
 }
+
+// FuzzStream: whatever the files hold, a Stream never panics, and when Open
+// reads them a Stream reads the same intervals or says they are out of order.
+func FuzzStream(f *testing.F) {
+	seed := seedRun(f)
+	f.Add(seed[0], seed[1])
+	f.Add([]byte("#[StartTime: 1700000000.123 (seconds since epoch)]\n2.000,1.000,0.0,HISTFAAAAB14nJNpmSzMwMDAxwABzFCaEUKzMdgzMDAwAAA6YwGo\n0.000,1.000,0.0,HISTFAAAAB14nJNpmSzMwMDAxwABzFCaEUKzMdgzMDAwAAA6YwGo\n"),
+		[]byte(`{"scenario":"s","start_s":0.0004,"end_s":1,"counters":{"requests":3}}`+"\n\n"+`{"scenario":"s","start_s":1,"end_s":1.5}`+"\n"))
+	f.Fuzz(func(t *testing.T, hlog, counters []byte) {
+		dir := t.TempDir()
+		meta := `{"format_version":1,"id":"f","started":"2023-11-14T22:13:20.123Z"}`
+		for name, b := range map[string][]byte{MetaFile: []byte(meta), LatencyFile: hlog, CountersFile: counters} {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, serr := readStream(t, dir)
+		whole, oerr := Open(dir)
+		switch {
+		case oerr != nil && serr == nil:
+			t.Fatalf("Open refused (%v), the Stream read %d intervals", oerr, len(got))
+		case oerr == nil && serr != nil && !errors.Is(serr, ErrOutOfOrder):
+			t.Fatalf("Open read the run, the Stream failed: %v", serr)
+		case oerr == nil && serr == nil:
+			sameIntervals(t, got, whole.Intervals)
+		}
+	})
+}
+
+// seedRun is a real run's latency.hlog and counters.jsonl, as fuzz seeds.
+func seedRun(f *testing.F) [2][]byte {
+	dir := f.TempDir()
+	meta := Meta{KneeVersion: "test", ID: "r1", Source: "knee", Model: "open", Started: time.UnixMilli(1700000000123).UTC()}
+	w, err := Create(dir, meta)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i := range 3 {
+		if err := w.WriteInterval(snapshot(i), nil); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := w.Close(meta); err != nil {
+		f.Fatal(err)
+	}
+	h, _ := os.ReadFile(filepath.Join(dir, LatencyFile))
+	c, _ := os.ReadFile(filepath.Join(dir, CountersFile))
+	return [2][]byte{h, c}
+}
