@@ -10,7 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -45,8 +45,56 @@ type Result struct {
 }
 
 // Merge checks that parts are the parts of one test, each once, writes
-// their merge to the run directory out and reads it back.
+// their merge to the run directory out and reads it back. The parts are
+// already in memory; MergeDirs reads them from disk as it goes.
 func Merge(parts []*rundir.Dir, out string) (*Result, error) {
+	srcs := make([]source, len(parts))
+	for i, p := range parts {
+		srcs[i] = &memSource{ivs: p.Intervals}
+	}
+	return merge(parts, srcs, out)
+}
+
+// MergeDirs is Merge of the run directories dirs, read interval by interval
+// (rundir.Stream): it holds one interval of each part and one merged
+// interval at a time, whatever the run's length. Reading the merge back for
+// its summary (Result.Run) holds the merged run whole, as rundir.Open does.
+func MergeDirs(dirs []string, out string) (*Result, error) {
+	parts := make([]*rundir.Dir, len(dirs))
+	srcs := make([]source, len(dirs))
+	for i, d := range dirs {
+		s, err := rundir.OpenStream(d)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		defer s.Close()
+		parts[i] = &rundir.Dir{Dir: s.Dir, Meta: s.Meta} // no intervals: they stream
+		srcs[i] = s
+	}
+	return merge(parts, srcs, out)
+}
+
+// source yields one part's intervals in time order, then io.EOF.
+type source interface {
+	Next() (rundir.Interval, error)
+}
+
+// memSource is a source of a part read whole.
+type memSource struct {
+	ivs []rundir.Interval
+	i   int
+}
+
+func (m *memSource) Next() (rundir.Interval, error) {
+	if m.i >= len(m.ivs) {
+		return rundir.Interval{}, io.EOF
+	}
+	m.i++
+	return m.ivs[m.i-1], nil
+}
+
+// merge is Merge of parts (their Meta) whose intervals come from srcs.
+func merge(parts []*rundir.Dir, srcs []source, out string) (*Result, error) {
 	if err := check(parts); err != nil {
 		return nil, err
 	}
@@ -83,9 +131,14 @@ func Merge(parts []*rundir.Dir, out string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := align(parts, t0, iv, w.WriteInterval); err != nil {
+	perPart := make([]*record.Histogram, len(parts)) // each runner's latencies, for its own p99
+	for i := range perPart {
+		perPart[i] = record.NewHistogram()
+	}
+	if err := align(parts, srcs, t0, iv, w.WriteInterval, perPart); err != nil {
+		meta.Finished = false
 		w.Close(meta)
-		return nil, err
+		return nil, fmt.Errorf("%w (%s is left unfinished: delete it before merging again)", err, out)
 	}
 	if err := w.Close(meta); err != nil {
 		return nil, err
@@ -105,8 +158,8 @@ func Merge(parts []*rundir.Dir, out string) (*Result, error) {
 	isLatency := func(k record.Key) bool { return k.Metric == record.Latency }
 	res.TrueP99 = r.Merged(isLatency, 0, 0).Percentile(99)
 	var sum time.Duration
-	for _, p := range parts {
-		h := p.Merged(isLatency, 0, 0)
+	for i, p := range parts {
+		h := perPart[i]
 		res.Runners = append(res.Runners, Runner{Dir: p.Dir, Runner: p.Meta.Part.Runner, Segment: p.Meta.Part.Segment,
 			Requests: h.Count(), P99: h.Percentile(99)})
 		sum += h.Percentile(99)
@@ -190,50 +243,85 @@ func intervalOf(parts []*rundir.Dir) (time.Duration, error) {
 
 // align adds every part's intervals into the merged interval whose start
 // is nearest on the wall clock, counted from t0 in steps of iv, and hands
-// each merged interval to write in time order. Only one merged interval is
-// held at a time: an unpacked HdrHistogram is some 180 kB, so holding a
-// long run's would not fit in memory.
-func align(parts []*rundir.Dir, t0 time.Time, iv time.Duration, write func(record.IntervalSnapshot, map[string]rundir.IntervalCounters) error) error {
-	type ref struct{ part, interval int }
-	byIndex := map[int64][]ref{}
-	for pi, p := range parts {
-		shift := p.Meta.Part.T0.Sub(t0)
-		for ii, in := range p.Intervals {
-			k := int64(math.Round(float64(shift+in.Start) / float64(iv)))
-			byIndex[k] = append(byIndex[k], ref{pi, ii})
+// each merged interval to write in time order; it adds each part's latency
+// histograms into perPart too. Every part's intervals come in time order, so
+// a merged interval is complete once no part has one left that falls in it:
+// only one interval of each part and one merged interval are held at a time.
+// An unpacked HdrHistogram is some 180 kB, a packed one some 12 kB: holding
+// a long run's would not fit in memory.
+func align(parts []*rundir.Dir, srcs []source, t0 time.Time, iv time.Duration,
+	write func(record.IntervalSnapshot, map[string]rundir.IntervalCounters) error, perPart []*record.Histogram) error {
+	type head struct {
+		in rundir.Interval
+		k  int64 // the merged interval it falls in
+		ok bool  // false once the part has no interval left
+	}
+	heads := make([]head, len(srcs))
+	advance := func(pi int) error {
+		in, err := srcs[pi].Next()
+		if errors.Is(err, io.EOF) {
+			heads[pi] = head{}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		shift := parts[pi].Meta.Part.T0.Sub(t0)
+		heads[pi] = head{in: in, k: int64(math.Round(float64(shift+in.Start) / float64(iv))), ok: true}
+		return nil
+	}
+	for pi := range srcs {
+		if err := advance(pi); err != nil {
+			return err
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(byIndex)) {
+	for {
+		k, found := int64(0), false
+		for _, h := range heads {
+			if h.ok && (!found || h.k < k) {
+				k, found = h.k, true
+			}
+		}
+		if !found {
+			return nil
+		}
 		start := time.Duration(k) * iv
 		s := record.IntervalSnapshot{Start: start, End: start,
 			Histograms: map[record.Key]*record.Histogram{}, Counters: map[string]record.Counters{}}
 		extra := map[string]rundir.IntervalCounters{}
-		for _, r := range byIndex[k] {
-			in := parts[r.part].Intervals[r.interval]
-			s.End = max(s.End, s.Start+(in.End-in.Start))
-			for key, h := range in.Histograms {
-				if have, ok := s.Histograms[key]; ok {
-					have.Merge(h)
-				} else {
-					s.Histograms[key] = h.Clone()
+		for pi := range heads {
+			for heads[pi].ok && heads[pi].k == k {
+				in := heads[pi].in
+				s.End = max(s.End, s.Start+(in.End-in.Start))
+				for key, h := range in.Histograms {
+					if key.Metric == record.Latency {
+						perPart[pi].Merge(h)
+					}
+					if have, ok := s.Histograms[key]; ok {
+						have.Merge(h)
+					} else {
+						s.Histograms[key] = h.Clone()
+					}
 				}
-			}
-			for sc, c := range in.Counters {
-				sum := s.Counters[sc]
-				sum.Add(c.Counters)
-				s.Counters[sc] = sum
-				x := extra[sc]
-				x.TargetRate += c.TargetRate
-				x.BusyVUs += c.BusyVUs
-				x.VUs += c.VUs
-				extra[sc] = x
+				for sc, c := range in.Counters {
+					sum := s.Counters[sc]
+					sum.Add(c.Counters)
+					s.Counters[sc] = sum
+					x := extra[sc]
+					x.TargetRate += c.TargetRate
+					x.BusyVUs += c.BusyVUs
+					x.VUs += c.VUs
+					extra[sc] = x
+				}
+				if err := advance(pi); err != nil {
+					return err
+				}
 			}
 		}
 		if err := write(s, extra); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
 // mergedMeta is the merge's run.json: the whole test's plan, and each

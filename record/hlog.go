@@ -177,6 +177,9 @@ func NewLogReader(r io.Reader, name string, unitNanos float64) *LogReader {
 // Header is valid after the first Next call.
 func (lr *LogReader) Header() LogHeader { return lr.hdr }
 
+// Line is the line number of the interval Next returned last.
+func (lr *LogReader) Line() int { return lr.line }
+
 func (lr *LogReader) fail(msg, fix string, err error) error {
 	lr.err = &LineError{File: lr.name, Line: lr.line, Msg: msg, Fix: fix, Err: err}
 	return lr.err

@@ -26,17 +26,9 @@ var ErrFormatVersion = errors.New("unsupported run directory format version")
 // counters.jsonl may be absent; latency.hlog may not. Interval starts are
 // kept to the millisecond, the precision of the hlog's timestamps.
 func Open(dir string) (*Dir, error) {
-	if st, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("open run directory: %w", err)
-	} else if !st.IsDir() {
-		return nil, fmt.Errorf("open run directory: %s is not a directory", dir)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, MetaFile))
-	if err != nil {
-		return nil, fmt.Errorf("open run directory %s: %w (fix: is this a knee run directory?)", dir, err)
-	}
 	r := &Dir{Dir: dir}
-	if r.Meta, err = parseMeta(filepath.Join(dir, MetaFile), data); err != nil {
+	var err error
+	if r.Meta, err = readMeta(dir); err != nil {
 		return nil, err
 	}
 	byStart := map[int64]*Interval{}
@@ -64,6 +56,20 @@ func Open(dir string) (*Dir, error) {
 	}
 	slices.SortFunc(r.Intervals, func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) })
 	return r, nil
+}
+
+// readMeta reads dir's run.json.
+func readMeta(dir string) (Meta, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return Meta{}, fmt.Errorf("open run directory: %w", err)
+	} else if !st.IsDir() {
+		return Meta{}, fmt.Errorf("open run directory: %s is not a directory", dir)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		return Meta{}, fmt.Errorf("open run directory %s: %w (fix: is this a knee run directory?)", dir, err)
+	}
+	return parseMeta(filepath.Join(dir, MetaFile), data)
 }
 
 // parseMeta decodes run.json and checks its format version.
@@ -124,14 +130,18 @@ func readLatency(name string, r io.Reader, byStart map[int64]*Interval) error {
 		if err != nil {
 			return err
 		}
-		iv := intervalAt(byStart, li.Start)
-		iv.End = max(iv.End, iv.Start+li.Length)
-		k := record.ParseTag(li.Tag)
-		if have, ok := iv.Histograms[k]; ok {
-			have.Merge(li.Histogram)
-		} else {
-			iv.Histograms[k] = li.Histogram
-		}
+		addLatency(intervalAt(byStart, li.Start), li)
+	}
+}
+
+// addLatency adds one hlog interval histogram to iv.
+func addLatency(iv *Interval, li record.LogInterval) {
+	iv.End = max(iv.End, iv.Start+li.Length)
+	k := record.ParseTag(li.Tag)
+	if have, ok := iv.Histograms[k]; ok {
+		have.Merge(li.Histogram)
+	} else {
+		iv.Histograms[k] = li.Histogram
 	}
 }
 
@@ -150,30 +160,45 @@ func readCounters(name string, r io.Reader, byStart map[int64]*Interval) error {
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	base := filepath.Base(name)
 	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
+		ic, start, end, ok, err := parseCounters(base, n, sc.Bytes())
+		if err != nil {
+			return err
 		}
-		var ic IntervalCounters
-		if err := json.Unmarshal(line, &ic); err != nil {
-			return fmt.Errorf("%s:%d: bad counters line: %w (fix: delete the line or re-run)", base, n, err)
+		if ok {
+			addCounters(intervalAt(byStart, start), ic, end)
 		}
-		start, ok1 := secondsDuration(ic.Start)
-		end, ok2 := secondsDuration(ic.End)
-		if !ok1 || !ok2 || end < start {
-			return fmt.Errorf("%s:%d: interval [%v, %v] s is out of range (fix: delete the line or re-run)", base, n, ic.Start, ic.End)
-		}
-		iv := intervalAt(byStart, start)
-		iv.End = max(iv.End, end, iv.Start) // the ms-rounded start may pass a sub-ms end
-		if have, ok := iv.Counters[ic.Scenario]; ok {
-			have.Counters.Add(ic.Counters)
-			have.End = max(have.End, ic.End)
-			ic = have
-		}
-		iv.Counters[ic.Scenario] = ic
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("read %s: %w", base, err)
 	}
 	return nil
+}
+
+// parseCounters decodes line n of counters.jsonl; ok is false for a blank line.
+func parseCounters(base string, n int, line []byte) (ic IntervalCounters, start, end time.Duration, ok bool, err error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return ic, 0, 0, false, nil
+	}
+	if err := json.Unmarshal(line, &ic); err != nil {
+		return ic, 0, 0, false, fmt.Errorf("%s:%d: bad counters line: %w (fix: delete the line or re-run)", base, n, err)
+	}
+	start, ok1 := secondsDuration(ic.Start)
+	end, ok2 := secondsDuration(ic.End)
+	if !ok1 || !ok2 || end < start {
+		return ic, 0, 0, false, fmt.Errorf("%s:%d: interval [%v, %v] s is out of range (fix: delete the line or re-run)", base, n, ic.Start, ic.End)
+	}
+	return ic, start, end, true, nil
+}
+
+// addCounters adds one counters.jsonl line ending at end to iv. Lines of
+// the same scenario add up.
+func addCounters(iv *Interval, ic IntervalCounters, end time.Duration) {
+	iv.End = max(iv.End, end, iv.Start) // the ms-rounded start may pass a sub-ms end
+	if have, ok := iv.Counters[ic.Scenario]; ok {
+		have.Counters.Add(ic.Counters)
+		have.End = max(have.End, ic.End)
+		ic = have
+	}
+	iv.Counters[ic.Scenario] = ic
 }

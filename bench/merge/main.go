@@ -33,8 +33,9 @@ func main() {
 	names := flag.String("names", "1,10", "request names per runner")
 	perInterval := flag.Int("values", 250, "latencies recorded per name per interval per runner")
 	dir := flag.String("dir", "", "where to write the parts (default: a temporary directory, removed)")
+	whole := flag.Bool("whole", false, "read every part whole first (rundir.Open, merge.Merge), as knee merge did before it streamed")
 	flag.Parse()
-	if err := run(ints(*runners), ints(*intervals), ints(*names), *perInterval, *dir); err != nil {
+	if err := run(ints(*runners), ints(*intervals), ints(*names), *perInterval, *dir, *whole); err != nil {
 		fmt.Fprintln(os.Stderr, "merge bench:", err)
 		os.Exit(1)
 	}
@@ -53,7 +54,7 @@ func ints(s string) []int {
 	return out
 }
 
-func run(runners, intervals, names []int, values int, base string) error {
+func run(runners, intervals, names []int, values int, base string, whole bool) error {
 	if base == "" {
 		tmp, err := os.MkdirTemp("", "knee-merge-bench")
 		if err != nil {
@@ -62,11 +63,12 @@ func run(runners, intervals, names []int, values int, base string) error {
 		defer os.RemoveAll(tmp)
 		base = tmp
 	}
-	fmt.Printf("%8s %9s %6s %12s %10s %12s %12s %14s\n", "runners", "intervals", "names", "parts MB", "merge s", "peak heap MB", "alloc MB", "push B/s/runner")
+	pushed := map[[2]int]float64{} // push rate by (intervals, names): it does not depend on the runners
+	fmt.Printf("%8s %9s %6s %12s %10s %12s %14s %12s %14s\n", "runners", "intervals", "names", "parts MB", "merge s", "peak heap MB", "merge held MB", "alloc MB", "push B/s/runner")
 	for _, n := range names {
 		for _, l := range intervals {
 			for _, r := range runners {
-				row, err := measure(filepath.Join(base, fmt.Sprintf("r%d-l%d-n%d", r, l, n)), r, l, n, values)
+				row, err := measure(filepath.Join(base, fmt.Sprintf("r%d-l%d-n%d", r, l, n)), r, l, n, values, whole, pushed)
 				if err != nil {
 					return err
 				}
@@ -78,9 +80,11 @@ func run(runners, intervals, names []int, values int, base string) error {
 }
 
 // measure writes r parts of l intervals with n names each, merges them as
-// knee merge does (open every part, merge, write, read back) and pushes one
-// part's intervals to a counting remote-write receiver.
-func measure(dir string, r, l, n, values int) (string, error) {
+// knee merge does (stream every part, merge, write, read the merge back; or,
+// with whole, open every part whole first) and pushes one part's intervals
+// to a counting remote-write receiver. "merge held" is the heap still in use
+// after the merge, which is the merged run read back (Result.Run).
+func measure(dir string, r, l, n, values int, whole bool, pushed map[[2]int]float64) (string, error) {
 	t0 := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
 	var parts []string
 	var bytesOnDisk int64
@@ -116,15 +120,8 @@ func measure(dir string, r, l, n, values int) (string, error) {
 		}
 	}()
 	start := time.Now()
-	var dirs []*rundir.Dir
-	for _, p := range parts {
-		d, err := rundir.Open(p)
-		if err != nil {
-			return "", err
-		}
-		dirs = append(dirs, d)
-	}
-	if _, err := merge.Merge(dirs, filepath.Join(dir, "merged")); err != nil {
+	res, err := mergeParts(parts, filepath.Join(dir, "merged"), whole)
+	if err != nil {
 		return "", err
 	}
 	took := time.Since(start)
@@ -134,13 +131,35 @@ func measure(dir string, r, l, n, values int) (string, error) {
 	if after.HeapInuse > peak.Load() {
 		peak.Store(after.HeapInuse)
 	}
-	push, err := pushRate(l, n, values)
+	runtime.GC()
+	var held runtime.MemStats
+	runtime.ReadMemStats(&held)
+	heldMB := (float64(held.HeapInuse) - float64(before.HeapInuse)) / 1e6
+	runtime.KeepAlive(res)
+	push, err := pushRate(l, n, values, pushed)
 	if err != nil {
 		return "", err
 	}
 	os.RemoveAll(dir)
-	return fmt.Sprintf("%8d %9d %6d %12.1f %10.2f %12.0f %12.0f %14.0f", r, l, n, float64(bytesOnDisk)/1e6, took.Seconds(),
-		float64(peak.Load())/1e6, float64(after.TotalAlloc-before.TotalAlloc)/1e6, push), nil
+	return fmt.Sprintf("%8d %9d %6d %12.1f %10.2f %12.0f %14.0f %12.0f %14.0f", r, l, n, float64(bytesOnDisk)/1e6, took.Seconds(),
+		float64(peak.Load())/1e6, heldMB, float64(after.TotalAlloc-before.TotalAlloc)/1e6, push), nil
+}
+
+// mergeParts merges as knee merge does (streaming), or reading every part
+// whole first as it did before.
+func mergeParts(parts []string, out string, whole bool) (*merge.Result, error) {
+	if !whole {
+		return merge.MergeDirs(parts, out)
+	}
+	var dirs []*rundir.Dir
+	for _, p := range parts {
+		d, err := rundir.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		dirs = append(dirs, d)
+	}
+	return merge.Merge(dirs, out)
 }
 
 // writePart writes runner i's run directory: lognormal latencies around
@@ -155,11 +174,16 @@ func writePart(dir string, i, r, l, n, values int, t0 time.Time) error {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(uint64(i), 1))
+	hs := make([]*record.Histogram, n) // reused: writing parts is not what is measured
+	for j := range hs {
+		hs[j] = record.NewHistogram()
+	}
 	for k := range l {
 		snap := record.IntervalSnapshot{Start: time.Duration(k) * time.Second, End: time.Duration(k+1) * time.Second,
 			Histograms: map[record.Key]*record.Histogram{}, Counters: map[string]record.Counters{}}
 		for j := range n {
-			h := record.NewHistogram()
+			h := hs[j]
+			h.Reset()
 			for range values {
 				h.Record(time.Duration(20e6 * math.Exp(0.5*rng.NormFloat64())))
 			}
@@ -205,9 +229,13 @@ func gcd(a, b int) int {
 }
 
 // pushRate is the compressed bytes per second one runner pushes with n
-// names, over l one-second intervals (at most 120: the rate is steady).
-func pushRate(l, n, values int) (float64, error) {
+// names, over l one-second intervals (at most 120: the rate is steady),
+// measured once per (l, n) and kept in done.
+func pushRate(l, n, values int, done map[[2]int]float64) (float64, error) {
 	l = min(l, 120)
+	if b, ok := done[[2]int{l, n}]; ok {
+		return b, nil
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
 	p, err := promrw.New(srv.URL, "bench", "r0")
@@ -232,5 +260,6 @@ func pushRate(l, n, values int) (float64, error) {
 	if st.LastError != nil || st.Dropped > 0 {
 		return 0, fmt.Errorf("push: %v, %d dropped", st.LastError, st.Dropped)
 	}
-	return float64(st.Bytes) / float64(l), nil
+	done[[2]int{l, n}] = float64(st.Bytes) / float64(l)
+	return done[[2]int{l, n}], nil
 }

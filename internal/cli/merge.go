@@ -66,15 +66,7 @@ func (a *app) doMerge(args []string, f mergeFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	var parts []*rundir.Dir
-	for _, d := range dirs {
-		r, err := rundir.Open(d)
-		if err != nil {
-			return usageErr(err)
-		}
-		parts = append(parts, r)
-	}
-	res, err := merge.Merge(parts, out)
+	res, err := merge.MergeDirs(dirs, out)
 	if errors.Is(err, merge.ErrRefused) {
 		return usageErr(err)
 	}
@@ -82,7 +74,7 @@ func (a *app) doMerge(args []string, f mergeFlags) error {
 		return err
 	}
 	w := a.env.Stdout
-	fmt.Fprintf(w, "merged %d parts into run directory: %s\n", len(parts), out)
+	fmt.Fprintf(w, "merged %d parts into run directory: %s\n", len(dirs), out)
 	if err := report.Summary(w, res.Run.Meta.Summary); err != nil {
 		return err
 	}
