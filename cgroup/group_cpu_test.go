@@ -131,7 +131,7 @@ func TestCPUPlace(t *testing.T) {
 
 func TestMounts(t *testing.T) {
 	root := t.TempDir()
-	kneetest.WriteFiles(t, root, map[string]string{"proc/self/mountinfo": hybridMountinfo})
+	kneetest.WriteFiles(t, root, map[string]string{"proc/self/mountinfo": kneetest.HybridMountinfo})
 	h, err := Mounts(root)
 	if err != nil || h.Version() != 1 || h.V1["freezer"] != filepath.Join(root, "sys/fs/cgroup/freezer") || h.V2 != filepath.Join(root, "sys/fs/cgroup/unified") {
 		t.Errorf("Mounts = %+v, %v", h, err)

@@ -4,17 +4,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-)
 
-// hybridMountinfo is this development machine's cgroup part of
-// /proc/self/mountinfo: v1 controllers plus a cgroup2 "unified" mount.
-const hybridMountinfo = `31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
-32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
-33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct
-37 31 0:34 / /sys/fs/cgroup/freezer rw,relatime - cgroup cgroup rw,freezer
-40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,xattr,name=systemd
-41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
-`
+	"github.com/knee-dev/knee/internal/kneetest"
+)
 
 func TestParseMountinfo(t *testing.T) {
 	tests := []struct {
@@ -23,7 +15,7 @@ func TestParseMountinfo(t *testing.T) {
 		want    Hierarchy
 		version int
 	}{
-		{"hybrid", hybridMountinfo, Hierarchy{V2: "/sys/fs/cgroup/unified", V1: map[string]string{
+		{"hybrid", kneetest.HybridMountinfo, Hierarchy{V2: "/sys/fs/cgroup/unified", V1: map[string]string{
 			"cpu": "/sys/fs/cgroup/cpu", "cpuacct": "/sys/fs/cgroup/cpuacct", "freezer": "/sys/fs/cgroup/freezer",
 			"name=systemd": "/sys/fs/cgroup/systemd",
 		}}, 1},
@@ -59,7 +51,7 @@ func TestParseMountinfo(t *testing.T) {
 }
 
 func FuzzParseMountinfo(f *testing.F) {
-	f.Add(hybridMountinfo)
+	f.Add(kneetest.HybridMountinfo)
 	f.Add(`50 1 0:40 / /mnt/a\040b\ rw - cgroup cgroup rw,cpu` + "\n")
 	f.Add("1 2 3 - cgroup\n")
 	f.Fuzz(func(t *testing.T, s string) {

@@ -8,20 +8,10 @@ import (
 	"github.com/knee-dev/knee/internal/kneetest"
 )
 
-// hybridMountinfo is this development machine's cgroup part of
-// /proc/self/mountinfo: v1 controllers plus a cgroup2 "unified" mount.
-const hybridMountinfo = `31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
-32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
-33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct
-37 31 0:34 / /sys/fs/cgroup/freezer rw,relatime - cgroup cgroup rw,freezer
-40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,xattr,name=systemd
-41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
-`
-
 func TestDetectAtFakeRoot(t *testing.T) {
 	root := t.TempDir()
 	kneetest.WriteFiles(t, root, map[string]string{
-		"proc/self/mountinfo":                          hybridMountinfo,
+		"proc/self/mountinfo":                          kneetest.HybridMountinfo,
 		"sys/fs/cgroup/cpu/cgroup.procs":               "",
 		"sys/fs/cgroup/freezer/cgroup.procs":           "",
 		"sys/fs/cgroup/unified/cgroup.controllers":     "",

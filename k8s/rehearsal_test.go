@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/knee-dev/knee/internal/kneetest"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -32,11 +31,8 @@ func TestRehearsal(t *testing.T) {
 		t.Skip("runs four knee processes; not in -short")
 	}
 	const runners, rate, dur = 3, 300, 2 * time.Second
-	bin := filepath.Join(t.TempDir(), "knee")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/knee-dev/knee/cmd/knee").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	url := delayServer(t, 5*time.Millisecond)
+	bin := kneetest.BuildKnee(t)
+	url := kneetest.DelayServer(t, 5*time.Millisecond)
 	tmp := t.TempDir()
 	sc := filepath.Join(tmp, "test.yaml")
 	os.WriteFile(sc, fmt.Appendf(nil, `scenarios:
@@ -163,21 +159,6 @@ func runContainer(bin string, c corev1.Container, mounts map[string]string, fiel
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return fmt.Sprintf("$ knee %s\n%s", strings.Join(args, " "), out.String()), err
-}
-
-func delayServer(t *testing.T, delay time.Duration) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(delay)
-		w.Write([]byte("ok"))
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/item"
 }
 
 // TestStaticBuild builds knee as the Dockerfile does and checks the binary

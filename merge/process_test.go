@@ -3,8 +3,6 @@ package merge_test
 import (
 	"bytes"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/knee-dev/knee/internal/kneetest"
 	"github.com/knee-dev/knee/load/schedule"
 	"github.com/knee-dev/knee/merge"
 	"github.com/knee-dev/knee/record"
@@ -28,32 +27,6 @@ const (
 	procDuration = 3 * time.Second
 	serverDelay  = 20 * time.Millisecond
 )
-
-func buildKnee(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "knee")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/knee-dev/knee/cmd/knee")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// fixedDelayServer answers 200 after delay, on loopback; it stops with the test.
-func fixedDelayServer(t *testing.T, delay time.Duration) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(delay)
-		w.Write([]byte("ok"))
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/item"
-}
 
 // runArgs are the flags of the whole test, the same for every runner.
 func runArgs(url, out string) []string {
@@ -85,8 +58,8 @@ func TestFourRunnersEqualOne(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs five knee processes for 3 s each; not in -short")
 	}
-	bin := buildKnee(t)
-	url := fixedDelayServer(t, serverDelay)
+	bin := kneetest.BuildKnee(t)
+	url := kneetest.DelayServer(t, serverDelay)
 	tmp := t.TempDir()
 	seq := "0,1/4,2/4,3/4,1"
 

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/knee-dev/knee/internal/kneetest"
 	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 )
@@ -115,21 +116,8 @@ func TestRemoteWriteAddsUp(t *testing.T) {
 		t.Skip("runs Prometheus and four knee processes; not in -short")
 	}
 	prom := startPrometheus(t)
-	bin := filepath.Join(t.TempDir(), "knee")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/knee-dev/knee/cmd/knee").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(10 * time.Millisecond)
-		w.Write([]byte("ok"))
-	})}
-	go srv.Serve(ln)
-	defer srv.Close()
-	target := "http://" + ln.Addr().String() + "/item"
+	bin := kneetest.BuildKnee(t)
+	target := kneetest.DelayServer(t, 10*time.Millisecond)
 
 	tmp := t.TempDir()
 	startAt := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/knee-dev/knee/internal/kneetest"
 )
 
 // The progress line in a real terminal: knee runs in a tmux pane 80 columns
@@ -22,7 +24,7 @@ func TestProgressLineInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("SKIP: tmux is not installed (apt-get install tmux; scripts/test.sh installs it): the progress line is not tested in a real terminal")
 	}
-	knee := buildKnee(t)
+	knee := kneetest.BuildKnee(t)
 	url := loopbackServer(t) + "/"
 	dir := t.TempDir()
 	for _, tc := range []struct {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/knee-dev/knee/internal/kneetest"
 )
 
 // schemaDir holds the committed schemas (go generate ./internal/cli).
@@ -200,7 +202,7 @@ func TestLabCOJSONOutputsMatchSchemas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two lab co experiments of about 10 s each; not with -short")
 	}
-	knee := buildKnee(t)
+	knee := kneetest.BuildKnee(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		schema string

@@ -15,19 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/knee-dev/knee/internal/kneetest"
 	"github.com/knee-dev/knee/rundir"
 )
-
-// buildKnee builds the knee binary once for the child processes.
-func buildKnee(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "knee")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/knee-dev/knee/cmd/knee").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build knee: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // Against every hostile target, a child knee run ends on time (wall time ≤
 // duration + gracefulStop + 1 s, plus the child's own start and exit, which
@@ -42,7 +32,7 @@ func TestHostileTargets(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("SKIPPED: peak RSS is read from Linux's ru_maxrss")
 	}
-	bin := buildKnee(t)
+	bin := kneetest.BuildKnee(t)
 	const maxRSS = 100 << 20
 	cases := []struct {
 		name     string
