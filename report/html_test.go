@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/knee-dev/knee/internal/cdptest"
 	"github.com/knee-dev/knee/record"
 )
 
@@ -97,7 +98,7 @@ func runChromium(t *testing.T, bin, file string, extra ...string) (dom, log stri
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0",
-		"--user-data-dir=" + t.TempDir()}, extra...)
+		"--user-data-dir=" + cdptest.ProfileDir(t)}, extra...)
 	args = append(args, "file://"+file)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var out, errb bytes.Buffer

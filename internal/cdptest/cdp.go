@@ -12,10 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,9 +74,12 @@ func Start(t testing.TB) *Browser {
 	bin := Find(t)
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--disable-extensions", "--user-data-dir="+t.TempDir(),
+		"--disable-dev-shm-usage", "--disable-extensions", "--user-data-dir="+ProfileDir(t),
 		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "--remote-allow-origins=http://127.0.0.1",
 		"--window-size=1200,900", "about:blank")
+	// Its own process group, so that closing it ends the renderer and
+	// helper processes it started, not only the browser process.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -182,9 +187,39 @@ func (b *Browser) close() {
 		b.ws.Close()
 	}
 	if b.cmd.Process != nil {
+		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) // the group chromium leads
 		b.cmd.Process.Kill()
 		b.cmd.Wait()
 	}
+}
+
+// ProfileDir returns a fresh, empty chromium profile directory, removed when
+// the test ends. Removal retries for a few seconds and only logs when it
+// gives up: chromium's helper processes can still be writing into the
+// profile for a moment after the browser exited (t.TempDir's cleanup then
+// fails the test with "directory not empty", which says nothing about the
+// page under test).
+func ProfileDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "knee-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			err := os.RemoveAll(dir)
+			if err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Logf("chromium profile %s left behind: %v", dir, err)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return dir
 }
 
 // Call sends one protocol command and waits (up to 30 s) for its result.
