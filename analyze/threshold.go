@@ -69,6 +69,13 @@ func evaluateThreshold(r *rundir.Dir, t Threshold) ThresholdResult {
 			return res
 		}
 		res.Value = float64(c.Errors) / float64(c.Requests)
+	case AggFailed:
+		res.Unit = "fraction"
+		if c.Requests == 0 {
+			res.Note = "no requests counted" + selectorNote(t.Select)
+			return res
+		}
+		res.Value = float64(c.Failed) / float64(c.Requests)
 	case AggDropped:
 		res.Unit, res.Value = "requests", float64(c.DroppedIterations)
 	default:

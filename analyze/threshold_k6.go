@@ -19,7 +19,7 @@ func k6MetricSpec(metric string) (k6Metric, bool) {
 	case "http_req_duration":
 		return k6Metric{desc: "p(N), avg, med, min, max"}, true
 	case "http_req_failed":
-		return k6Metric{aggs: map[string]Aggregate{"rate": AggErrors}, desc: "rate"}, true
+		return k6Metric{aggs: map[string]Aggregate{"rate": AggFailed}, desc: "rate"}, true
 	case "http_reqs", "iterations":
 		return k6Metric{aggs: map[string]Aggregate{"count": AggRequests, "rate": AggRate}, desc: "count, rate"}, true
 	case "dropped_iterations":
@@ -33,7 +33,7 @@ func k6MetricSpec(metric string) (k6Metric, bool) {
 //
 //	http_req_duration: ['p(95)<200', 'p(99)<1000']     (a bare number is ms)
 //	http_req_duration{name:GET /x}: ['p(95)<100']
-//	http_req_failed: ['rate<0.01']                      (knee's errors)
+//	http_req_failed: ['rate<0.01']                      (k6's rule: transport errors and statuses >= 400)
 //	http_reqs: ['rate>190'], iterations: ['count>1000']
 //	dropped_iterations: ['count==0']
 //

@@ -22,7 +22,8 @@ const (
 	AggMax        Aggregate = "max"                // slowest latency
 	AggRate       Aggregate = "rate"               // achieved req/s
 	AggRequests   Aggregate = "requests"           // request count
-	AggErrors     Aggregate = "errors"             // errors / requests
+	AggErrors     Aggregate = "errors"             // errors (transport, 5xx) / requests
+	AggFailed     Aggregate = "failed"             // k6's http_req_failed: (transport errors + statuses >= 400) / requests
 	AggDropped    Aggregate = "dropped_iterations" // dropped iteration count
 )
 
@@ -53,7 +54,7 @@ func (e *ThresholdError) Unwrap() error { return ErrThreshold }
 //	tag       = "scenario" | "name"
 //	aggregate = "p(" pct ")" | "avg" | "med" | "min" | "max"           latency, unit ns us µs ms s m h (default ms)
 //	          | "rate" | "requests" | "dropped_iterations"               plain numbers (req/s, counts)
-//	          | "errors"                                                 fraction, or percent with "%"
+//	          | "errors" | "failed"                                      fraction, or percent with "%"
 //	op        = "<" | "<=" | ">" | ">=" | "==" | "!="
 //
 // Examples: "p(95)<200ms", "p(99)<1s", "max<2s", "rate>190", "errors<1%",
@@ -111,7 +112,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 	}
 	agg, pct, after, err := parseAggregate(rest)
 	if err != nil {
-		return fail(err.Error(), "use p(N), avg, med, min, max, rate, requests, errors or dropped_iterations")
+		return fail(err.Error(), "use p(N), avg, med, min, max, rate, requests, errors, failed or dropped_iterations")
 	}
 	t.Agg, t.Pct = agg, pct
 	op, after := parseOp(strings.TrimSpace(after))
@@ -125,7 +126,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 		return fail(err.Error(), valueFix(t.Agg))
 	}
 	t.Value = v
-	if t.Select.Name != "" && (t.Agg == AggErrors || t.Agg == AggDropped) {
+	if t.Select.Name != "" && (t.Agg == AggErrors || t.Agg == AggFailed || t.Agg == AggDropped) {
 		return fail(string(t.Agg)+" is counted per scenario, not per request name",
 			"use {scenario:...} or no tag")
 	}
@@ -186,6 +187,8 @@ func parseSelector(s string) (Selector, string, error) {
 			sel.Name = val
 		case "scenario":
 			sel.Scenario = val
+		case "group":
+			return Selector{}, "", errors.New("tag group: a k6 script's requests are kept per group as http_req_duration{group:::NAME} alone (no other tag), and group durations as group_duration{group:::NAME}")
 		default:
 			return Selector{}, "", fmt.Errorf("unknown tag %q (only name and scenario are kept)", key)
 		}
@@ -207,7 +210,7 @@ func parseAggregate(s string) (Aggregate, float64, string, error) {
 		return AggPercentile, pct, s[closing+1:], nil
 	}
 	// Longest names first, so "dropped_iterations" is not read as something shorter.
-	for _, a := range []Aggregate{AggDropped, AggRequests, AggErrors, AggRate, AggAvg, AggMed, AggMin, AggMax} {
+	for _, a := range []Aggregate{AggDropped, AggRequests, AggErrors, AggFailed, AggRate, AggAvg, AggMed, AggMin, AggMax} {
 		if rest, ok := strings.CutPrefix(s, string(a)); ok {
 			return a, 0, rest, nil
 		}
@@ -275,7 +278,7 @@ func parseThresholdValue(agg Aggregate, s string) (float64, error) {
 			return 0, fmt.Errorf("value %q is too large", s)
 		}
 		return v * f, nil
-	case agg == AggErrors && unit == "%":
+	case (agg == AggErrors || agg == AggFailed) && unit == "%":
 		return v / 100, nil
 	case unit != "":
 		return 0, fmt.Errorf("%s takes a plain number, not %q", agg, unit)
@@ -288,7 +291,7 @@ func valueFix(agg Aggregate) string {
 	switch {
 	case agg.latencyAgg():
 		return "write a duration such as 200ms, 1.5s or 800us (a bare number means ms)"
-	case agg == AggErrors:
+	case agg == AggErrors || agg == AggFailed:
 		return "write a fraction (0.01) or a percentage (1%)"
 	}
 	return "write a plain number, as in \"rate>190\""

@@ -28,6 +28,7 @@ func TestParseThreshold(t *testing.T) {
 		{"requests>=1000", analyze.Threshold{Agg: analyze.AggRequests, Op: ">=", Value: 1000}},
 		{"errors<1%", analyze.Threshold{Agg: analyze.AggErrors, Op: "<", Value: 0.01}},
 		{"errors<0.01", analyze.Threshold{Agg: analyze.AggErrors, Op: "<", Value: 0.01}},
+		{"failed<2.5%", analyze.Threshold{Agg: analyze.AggFailed, Op: "<", Value: 0.025}},
 		{"dropped_iterations==0", analyze.Threshold{Agg: analyze.AggDropped, Op: "==", Value: 0}},
 		{"{name:GET /x}p(95)<100ms", analyze.Threshold{Select: analyze.Selector{Name: "GET /x"},
 			Agg: analyze.AggPercentile, Pct: 95, Op: "<", Value: 100}},
@@ -106,7 +107,7 @@ func TestParseK6Thresholds(t *testing.T) {
 		"dropped_iterations==0",
 		"p(95)<200ms", "avg<100ms",
 		"{name:GET /x}p(99)<1000ms",
-		"errors<0.01",
+		"failed<0.01",
 		"rate>190", "requests>=1000",
 	}
 	if len(ts) != len(want) {
@@ -145,7 +146,7 @@ func thresholdRun() *rundir.Dir {
 		f.add(sec, lat("s", "GET /a"), time.Millisecond, 90)
 		f.add(sec, lat("s", "GET /b"), 10*time.Millisecond, 9)
 		f.add(sec, lat("s", "GET /b"), time.Second, 1)
-		f.count(sec, "s", record.Counters{Requests: 100, Errors: 2}, 100)
+		f.count(sec, "s", record.Counters{Requests: 100, Errors: 2, Failed: 5}, 100)
 	}
 	f.count(5, "s", record.Counters{DroppedIterations: 3}, 100)
 	return f.r
@@ -156,7 +157,7 @@ func TestEvaluateThresholds(t *testing.T) {
 	// the 8 µs bucket [10,000, 10,007]: 10.007 ms); p(99) rank 990 = 10.007 ms;
 	// max 1 s (bucket [999,936, 1,000,447]: 1000.447 ms).
 	// GET /b alone (100): p(95) rank 95 ≤ 90? no: 95 > 90, so 1000.447 ms.
-	// Rate 1,000 / 10 s = 100; errors 20 / 1,000 = 0.02; dropped 3.
+	// Rate 1,000 / 10 s = 100; errors 20 / 1,000 = 0.02; failed 50 / 1,000 = 0.05; dropped 3.
 	tests := []struct {
 		expr  string
 		value float64
@@ -175,6 +176,8 @@ func TestEvaluateThresholds(t *testing.T) {
 		{"requests==1000", 1000, "requests", true},
 		{"errors<1%", 0.02, "fraction", false},
 		{"errors<5%", 0.02, "fraction", true},
+		{"failed<5%", 0.05, "fraction", false},
+		{"failed<=0.05", 0.05, "fraction", true},
 		{"dropped_iterations==0", 3, "requests", false},
 		{"{scenario:s}dropped_iterations<=3", 3, "requests", true},
 	}

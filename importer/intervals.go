@@ -153,6 +153,7 @@ func (b *builder) request(bk *bucket, id int, d time.Duration, status int, faile
 	}
 	if failed {
 		c.Errors++
+		c.Failed++
 	}
 	if status == 0 {
 		c.ErrorsByClass[errClass]++

@@ -23,12 +23,16 @@
 // extensions, remote imports and handleSummary fail in Load, naming the
 // place and what to do instead.
 //
-// Known differences from k6: knee's errors (and so http_req_failed
-// thresholds) count 5xx and transport failures, not 4xx; group durations
-// are not recorded and requests are not tagged with their group (checks
-// are); res.json's selector is a dotted path ("a.b.0", "items.#"), not all
-// of gjson; shared-iterations and per-vu-iterations run as constant-vus
-// with a shared iteration count, alone in their script.
+// Groups: a group's durations are k6's group_duration{group:::a::b}, and the
+// requests sent directly in it form http_req_duration{group:::a::b}, both
+// time Trends that thresholds can judge (the group tag alone). Requests'
+// http_req_failed follows k6's rule (a transport error or a status >= 400),
+// counted apart from knee's errors (transport errors and 5xx).
+//
+// Known differences from k6: res.json's selector is a dotted path ("a.b.0",
+// "items.#"), not all of gjson; shared-iterations and per-vu-iterations run
+// as constant-vus with a shared iteration count, alone in their script;
+// http.setResponseCallback is not supported (statuses >= 400 fail).
 //
 // Entry points: Load reads and checks a script (every problem before the
 // test starts, as file:line:col); Script.Plan maps its options onto

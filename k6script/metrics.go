@@ -32,17 +32,25 @@ type metric struct {
 	min, max   float64
 }
 
-// Metrics are a script's custom metrics, and k6's group_duration of each
-// group that ran.
+// Metrics are a script's custom metrics, and the two series k6 tags with
+// a group: group_duration of each group that ran, and the
+// http_req_duration of the requests sent in it.
 type Metrics struct {
-	mu     sync.Mutex
-	byName map[string]*metric
-	groups map[string]bool // group paths ("::a::b") whose duration was recorded
+	mu        sync.Mutex
+	byName    map[string]*metric
+	groups    map[string]bool // group paths ("::a::b") whose duration was recorded
+	reqGroups map[string]bool // group paths whose requests were recorded
 }
 
 // GroupDurationName is the Trend series of a group's durations:
 // k6's group_duration metric with the group's tag, as k6 writes it.
 func GroupDurationName(group string) string { return "group_duration{group:" + group + "}" }
+
+// GroupRequestsName is the Trend series of the latencies of the requests
+// sent in a group (directly, not in a group nested in it): k6's
+// http_req_duration with the group's tag. The values are knee's latency,
+// as for every request (in the open model, from the intended start).
+func GroupRequestsName(group string) string { return "http_req_duration{group:" + group + "}" }
 
 // groupDuration records one run of the group at path, as a time Trend
 // (k6's group_duration), when in an iteration.
@@ -50,16 +58,37 @@ func (v *vu) groupDuration(path string, d time.Duration) {
 	if v.shard == nil {
 		return
 	}
+	v.noteGroup(path, &v.seenGroups, func(m *Metrics) *map[string]bool { return &m.groups })
+	v.addTrend(GroupDurationName(path), ms(d))
+}
+
+// groupRequest records the latency of one request sent in the group at path.
+func (v *vu) groupRequest(path string, latency time.Duration) {
+	if v.shard == nil {
+		return
+	}
+	v.noteGroup(path, &v.seenReqGroups, func(m *Metrics) *map[string]bool { return &m.reqGroups })
+	v.addTrend(GroupRequestsName(path), ms(latency))
+}
+
+// noteGroup adds path to the script's set (of) the first time this VU
+// sees it, so the shared lock is taken once per VU and group, not per call.
+func (v *vu) noteGroup(path string, seen *map[string]bool, of func(*Metrics) *map[string]bool) {
+	if (*seen)[path] {
+		return
+	}
+	if *seen == nil {
+		*seen = map[string]bool{}
+	}
+	(*seen)[path] = true
 	m := v.s.metrics
 	m.mu.Lock()
-	if !m.groups[path] {
-		if m.groups == nil {
-			m.groups = map[string]bool{}
-		}
-		m.groups[path] = true
+	set := of(m)
+	if *set == nil {
+		*set = map[string]bool{}
 	}
+	(*set)[path] = true
 	m.mu.Unlock()
-	v.addTrend(GroupDurationName(path), ms(d))
 }
 
 func newMetrics() *Metrics { return &Metrics{byName: map[string]*metric{}} }
@@ -157,9 +186,12 @@ func (m *Metrics) Results(trend func(name string) *record.Histogram) []MetricRes
 	for n := range m.byName {
 		names = append(names, n)
 	}
-	groups := make([]string, 0, len(m.groups))
+	groups := make([]string, 0, len(m.groups)+len(m.reqGroups))
 	for g := range m.groups {
-		groups = append(groups, g)
+		groups = append(groups, GroupDurationName(g))
+	}
+	for g := range m.reqGroups {
+		groups = append(groups, GroupRequestsName(g))
 	}
 	m.mu.Unlock()
 	sort.Strings(names)
@@ -182,7 +214,7 @@ func (m *Metrics) Results(trend func(name string) *record.Histogram) []MetricRes
 		out = append(out, r)
 	}
 	for _, g := range groups {
-		out = append(out, trendResult(MetricResult{Name: GroupDurationName(g), Kind: KindTrend, Time: true}, trend))
+		out = append(out, trendResult(MetricResult{Name: g, Kind: KindTrend, Time: true}, trend))
 	}
 	return out
 }

@@ -44,6 +44,11 @@ func httpModule(v *vu) *goja.Object {
 	must(o.Set("CookieJar", func(goja.ConstructorCall) *goja.Object { return v.jarObject(&jarObject{jar: newJar()}) }))
 	must(o.Set("batch", func(reqs goja.Value) goja.Value { return v.batch(reqs) }))
 	must(o.Set("url", v.httpURL))
+	for _, name := range []string{"setResponseCallback", "expectedStatuses"} {
+		must(o.Set(name, func(goja.FunctionCall) goja.Value {
+			panic(v.rt.NewGoError(fmt.Errorf("http.%s is not supported by knee: a transport error or a status of 400 or more counts as failed (k6's default rule); remove the call, and check() the statuses you expect", name)))
+		}))
+	}
 	must(o.Set("request", func(call goja.FunctionCall) goja.Value {
 		return send(strings.ToUpper(call.Argument(0).String()), call.Argument(1), call.Argument(2), call.Argument(3))
 	}))

@@ -62,8 +62,8 @@ func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]str
 	for _, key := range keys {
 		metric := strings.TrimSpace(key)
 		kind, ok := kinds[metric]
-		if !ok && strings.HasPrefix(metric, "group_duration{group:") && strings.HasSuffix(metric, "}") {
-			kind, ok = KindTrend, true // k6's group_duration of one group, a time Trend
+		if !ok && isGroupSeries(metric) {
+			kind, ok = KindTrend, true // k6's group_duration or http_req_duration of one group, a time Trend
 		}
 		if !ok {
 			if i := strings.IndexByte(metric, '{'); i > 0 {
@@ -85,6 +85,18 @@ func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]str
 		}
 	}
 	return rest, own, errors.Join(errs...)
+}
+
+// isGroupSeries reports whether metric is one of the Trend series knee
+// keeps per group: "group_duration{group:::a}" or
+// "http_req_duration{group:::a::b}", the group tag alone.
+func isGroupSeries(metric string) bool {
+	for _, prefix := range []string{"group_duration{group:", "http_req_duration{group:"} {
+		if g, ok := strings.CutPrefix(metric, prefix); ok && strings.HasSuffix(g, "}") {
+			return strings.HasPrefix(g, "::") && !strings.ContainsAny(strings.TrimSuffix(g, "}"), ",{}")
+		}
+	}
+	return false
 }
 
 func parseOwn(metric, kind, expr string) (OwnThreshold, error) {

@@ -42,6 +42,9 @@ type vu struct {
 	env        map[string]string // the scenario's env, added to __ENV
 	envOwn     map[string]string // what the script itself set in __ENV
 	group      string            // the current group path, "::a::b"
+	// Group paths this VU has recorded (group_duration, requests), so the
+	// script's shared set is locked once per VU and group.
+	seenGroups, seenReqGroups map[string]bool
 	iterInTest int64             // k6/execution scenario.iterationInTest
 	scStart    time.Time         // k6/execution scenario.startTime
 	callMethod string            // the method of the request being recorded
@@ -225,6 +228,9 @@ func (v *vu) record(name string, rep *request.Reply) {
 	}
 	if v.s.out != nil {
 		v.s.out.request(&smp, v.callMethod, v.s.cfg.Redact.Name(rep.URL), v.group, rep.Proto, errorCode(rep))
+	}
+	if v.group != "" {
+		v.groupRequest(v.group, smp.Latency) // k6 tags the request with its group
 	}
 	if v.pendingN > 0 {
 		v.shard.Record(v.pending)

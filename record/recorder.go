@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"runtime"
 	"strings"
 	"sync"
@@ -168,6 +169,7 @@ func errClassIndex(c string) int {
 type Counters struct {
 	Requests          int64            `json:"requests"`
 	Errors            int64            `json:"errors"`          // transport errors plus 5xx responses
+	Failed            int64            `json:"failed"`          // k6's http_req_failed: transport errors plus statuses >= 400
 	ByStatus          map[string]int64 `json:"by_status"`       // "1xx".."5xx"
 	ErrorsByClass     map[string]int64 `json:"errors_by_class"` // ErrorClasses
 	DroppedIterations int64            `json:"dropped_iterations"`
@@ -176,10 +178,33 @@ type Counters struct {
 	Clamped           int64            `json:"clamped,omitempty"`
 }
 
+// UnmarshalJSON reads counters; those written before knee counted Failed
+// (no "failed" key) get Errors plus the 4xx responses, which is what the
+// recorder would have counted unless a transport error followed a 4xx
+// status line.
+func (c *Counters) UnmarshalJSON(data []byte) error {
+	type plain Counters // no methods: no recursion
+	var v struct {
+		plain
+		Failed *int64 `json:"failed"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*c = Counters(v.plain)
+	if v.Failed != nil {
+		c.Failed = *v.Failed
+	} else {
+		c.Failed = c.Errors + c.ByStatus["4xx"]
+	}
+	return nil
+}
+
 // Add adds o into c.
 func (c *Counters) Add(o Counters) {
 	c.Requests += o.Requests
 	c.Errors += o.Errors
+	c.Failed += o.Failed
 	c.DroppedIterations += o.DroppedIterations
 	c.BytesIn += o.BytesIn
 	c.BytesOut += o.BytesOut
@@ -209,14 +234,14 @@ type IntervalSnapshot struct {
 // tally is one scenario's counters in one shard, kept in fixed arrays so
 // the hot path never allocates.
 type tally struct {
-	requests, errors, bytesIn, bytesOut, clamped int64
-	status                                       [5]int64 // 1xx..5xx
-	classes                                      [6]int64 // ErrorClasses order
+	requests, errors, failed, bytesIn, bytesOut, clamped int64
+	status                                               [5]int64 // 1xx..5xx
+	classes                                              [6]int64 // ErrorClasses order
 }
 
 func (t *tally) counters() Counters {
 	c := Counters{
-		Requests: t.requests, Errors: t.errors,
+		Requests: t.requests, Errors: t.errors, Failed: t.failed,
 		BytesIn: t.bytesIn, BytesOut: t.bytesOut, Clamped: t.clamped,
 	}
 	for i, n := range t.status {
@@ -505,5 +530,8 @@ func (s *Shard) Record(smp Sample) {
 	}
 	if failed || smp.Status >= 500 {
 		t.errors++
+	}
+	if failed || smp.Status >= 400 {
+		t.failed++
 	}
 }

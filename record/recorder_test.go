@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"reflect"
 	"sync"
 	"testing"
@@ -40,6 +41,7 @@ func TestRecorderCounts(t *testing.T) {
 	s1.Record(Sample{Key: get, Latency: 3 * time.Millisecond, Service: 2 * time.Millisecond, SendLag: time.Millisecond, Status: 200, BytesIn: 100, BytesOut: 10})
 	s2.Record(Sample{Key: get, Latency: 5 * time.Millisecond, Service: 5 * time.Millisecond, Status: 503, BytesIn: 50})
 	s2.Record(Sample{Key: get, Latency: 2 * time.Hour, Service: time.Second, Status: 0, ErrClass: "timeout"})
+	s2.Record(Sample{Key: get, Latency: 5 * time.Millisecond, Service: time.Millisecond, Status: 404})
 	s1.Record(Sample{Key: Key{Scenario: "closed", Name: "get"}, Latency: time.Millisecond, Service: time.Millisecond, Interval: 11 * time.Millisecond, Status: 0})
 	r.Dropped("open", 7)
 
@@ -48,20 +50,20 @@ func TestRecorderCounts(t *testing.T) {
 		t.Errorf("interval [%v,%v), want [0,1s)", snap.Start, snap.End)
 	}
 	wantOpen := Counters{
-		Requests: 3, Errors: 2, BytesIn: 150, BytesOut: 10, DroppedIterations: 7, Clamped: 1,
-		ByStatus:      map[string]int64{"2xx": 1, "5xx": 1},
+		Requests: 4, Errors: 2, Failed: 3, BytesIn: 150, BytesOut: 10, DroppedIterations: 7, Clamped: 1,
+		ByStatus:      map[string]int64{"2xx": 1, "4xx": 1, "5xx": 1},
 		ErrorsByClass: map[string]int64{"timeout": 1},
 	}
 	if got := snap.Counters["open"]; !reflect.DeepEqual(got, wantOpen) {
 		t.Errorf("open counters = %+v\nwant %+v", got, wantOpen)
 	}
-	wantClosed := Counters{Requests: 1, Errors: 1, ErrorsByClass: map[string]int64{"other": 1}}
+	wantClosed := Counters{Requests: 1, Errors: 1, Failed: 1, ErrorsByClass: map[string]int64{"other": 1}}
 	if got := snap.Counters["closed"]; !reflect.DeepEqual(got, wantClosed) {
 		t.Errorf("closed counters = %+v\nwant %+v", got, wantClosed)
 	}
 	counts := map[Key]int64{
-		{Latency, "open", "get"}:    3,
-		{Service, "open", "get"}:    3,
+		{Latency, "open", "get"}:    4,
+		{Service, "open", "get"}:    4,
 		{SendLag, "open", "get"}:    1,
 		{Latency, "closed", "get"}:  1,
 		{Service, "closed", "get"}:  1,
@@ -167,5 +169,33 @@ func TestRecorderBegin(t *testing.T) {
 	snap := r.Rotate(t0.Add(time.Second))
 	if snap.Start != 0 || snap.End != time.Second || snap.Counters["s"].Requests != 1 {
 		t.Errorf("first interval [%v,%v) with %d requests; want [0,1s) with 1", snap.Start, snap.End, snap.Counters["s"].Requests)
+	}
+}
+
+// Counters written before knee counted k6's failed requests (no "failed"
+// key) read back with errors plus the 4xx responses; a written count is
+// kept as it is, zero included.
+func TestCountersFailedReadBack(t *testing.T) {
+	tests := []struct {
+		json string
+		want int64
+	}{
+		{`{"requests":10,"errors":3,"by_status":{"2xx":4,"4xx":2,"5xx":1}}`, 5},
+		{`{"requests":10,"errors":0,"by_status":{"2xx":10}}`, 0},
+		{`{"requests":10,"errors":3,"failed":6,"by_status":{"4xx":2,"5xx":1}}`, 6},
+		{`{"requests":10,"errors":0,"failed":0,"by_status":{"4xx":2}}`, 0},
+	}
+	for _, tt := range tests {
+		var c Counters
+		if err := json.Unmarshal([]byte(tt.json), &c); err != nil {
+			t.Fatalf("%s: %v", tt.json, err)
+		}
+		if c.Failed != tt.want || c.Requests != 10 {
+			t.Errorf("%s: failed %d requests %d, want %d and 10", tt.json, c.Failed, c.Requests, tt.want)
+		}
+	}
+	var c Counters
+	if err := json.Unmarshal([]byte(`{"requests":"ten"}`), &c); err == nil {
+		t.Error("a string count was accepted")
 	}
 }

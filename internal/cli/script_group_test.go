@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Each group's durations are k6's group_duration, a time Trend tagged with
@@ -27,6 +31,90 @@ export default function () {
 		"group_duration{group:::login} count=4 ", "group_duration{group:::outer} count=4 ", "group_duration{group:::outer::inner} count=4 ",
 		"PASS  group_duration{group:::login}: min>=45", "PASS  group_duration{group:::login}: p(95)<60000",
 		"FAIL  group_duration{group:::outer::inner}: max<0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, out, stderr)
+		}
+	}
+}
+
+// Requests are tagged with their group, as in k6: the latencies of the
+// requests sent directly in a group form http_req_duration{group:::PATH},
+// which thresholds can judge; a request outside every group is in none, and
+// a nested group's requests are in the nested group's series only.
+func TestScriptGroupRequests(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			time.Sleep(40 * time.Millisecond)
+		}
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	script := writeJS(t, `import http from 'k6/http';
+import { group } from 'k6';
+export const options = { vus: 1, iterations: 3, thresholds: {
+  'http_req_duration{group:::slow}': ['min>=40', 'max<0'],
+  'http_reqs': ['count==15'],
+} };
+export default function () {
+  group('slow', () => { http.get(__ENV.BASE + '/slow'); });
+  group('outer', () => {
+    http.get(__ENV.BASE + '/fast');
+    group('inner', () => { http.get(__ENV.BASE + '/fast'); http.get(__ENV.BASE + '/fast'); });
+  });
+  http.get(__ENV.BASE + '/fast');
+}
+`)
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", t.TempDir(), "--quiet")
+	if code != ExitThresholds {
+		t.Fatalf("exit %d; want %d (max<0 cannot hold)\n%s\n%s", code, ExitThresholds, out, stderr)
+	}
+	for _, want := range []string{
+		"http_req_duration{group:::slow} count=3 ", "http_req_duration{group:::outer} count=3 ",
+		"http_req_duration{group:::outer::inner} count=6 ",
+		"PASS  http_req_duration{group:::slow}: min>=40", "FAIL  http_req_duration{group:::slow}: max<0",
+		"PASS  http_reqs: count==15",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, out, stderr)
+		}
+	}
+	if strings.Contains(out, "http_req_duration{group:}") || strings.Contains(out, "http_req_duration{group:::} ") {
+		t.Errorf("a request outside every group was put in a group series:\n%s", out)
+	}
+}
+
+// http_req_failed follows k6's rule (a transport error or a status of 400
+// or more), while knee's own errors stay transport errors and 5xx: of four
+// iterations of /ok, /missing (404) and /broken (500), 8 of 12 requests
+// failed for k6 and 4 are knee's errors.
+func TestScriptHTTPReqFailedIsK6s(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/missing":
+			w.WriteHeader(http.StatusNotFound)
+		case "/broken":
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	script := writeJS(t, `import http from 'k6/http';
+export const options = { vus: 1, iterations: 4, thresholds: {
+  'http_req_failed': ['rate>0.66', 'rate<0.67'],
+} };
+export default function () {
+  for (const p of ['/ok', '/missing', '/broken']) http.get(__ENV.BASE + p);
+}
+`)
+	export := filepath.Join(t.TempDir(), "summary.json")
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", t.TempDir(), "--quiet",
+		"--threshold", "errors==0.3333333333333333", "--threshold", "failed<8%", "--summary-export", export)
+	if code != ExitThresholds {
+		t.Fatalf("exit %d; want %d (failed<8%% cannot hold)\n%s\n%s", code, ExitThresholds, out, stderr)
+	}
+	for _, want := range []string{
+		"PASS  http_req_failed: rate>0.66", "PASS  http_req_failed: rate<0.67",
+		"PASS  errors==0.3333333333333333", "FAIL  failed<8%",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s\n%s", want, out, stderr)
