@@ -33,21 +33,21 @@ type vu struct {
 	unwatch func() bool
 
 	// the iteration in progress
-	ctx        context.Context
-	st         load.Start
-	shard      load.ShardSink
-	pending    load.Sample
-	pendingN   int // samples of this iteration recorded or pending
-	last       load.Result
-	env        map[string]string // the scenario's env, added to __ENV
-	envOwn     map[string]string // what the script itself set in __ENV
-	group      string            // the current group path, "::a::b"
+	ctx      context.Context
+	st       load.Start
+	shard    load.ShardSink
+	pending  load.Sample
+	pendingN int // samples of this iteration recorded or pending
+	last     load.Result
+	env      map[string]string // the scenario's env, added to __ENV
+	envOwn   map[string]string // what the script itself set in __ENV
+	group    string            // the current group path, "::a::b"
 	// Group paths this VU has recorded (group_duration, requests), so the
 	// script's shared set is locked once per VU and group.
 	seenGroups, seenReqGroups map[string]bool
-	iterInTest int64             // k6/execution scenario.iterationInTest
-	scStart    time.Time         // k6/execution scenario.startTime
-	callMethod string            // the method of the request being recorded
+	iterInTest                int64     // k6/execution scenario.iterationInTest
+	scStart                   time.Time // k6/execution scenario.startTime
+	callMethod                string    // the method of the request being recorded
 }
 
 // errStopped interrupts a runtime when the run stops.
