@@ -16,7 +16,10 @@ import (
 	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/redact"
+	"github.com/knee-dev/knee/report"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
+	"github.com/knee-dev/knee/scenario"
 )
 
 // scriptFlags are knee run's flags for a k6 script, spelt as k6 spells them.
@@ -47,7 +50,8 @@ func isScript(path string) bool {
 // k6's execution overrides.
 var scriptAllowed = map[string]bool{"vus": true, "duration": true, "stages": true, "iterations": true, "stage": true, "env": true}
 
-// doRunScript runs a k6 script: knee run script.js.
+// doRunScript runs a k6 script: knee run script.js, once or --repeat N
+// times.
 func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	var bad []string
 	c.Flags().Visit(func(fl *pflag.Flag) {
@@ -58,81 +62,151 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	if len(bad) > 0 {
 		return usagef("%s: %s cannot be used with a k6 script; set them in the script's options", path, strings.Join(bad, ", "))
 	}
-	if f.repeat != 1 {
-		return usagef("--repeat is not supported with a k6 script yet; run it %d times", f.repeat)
+	if f.repeat < 1 {
+		return usagef("--repeat %d: must be at least 1", f.repeat)
 	}
-	env := map[string]string{}
+	if f.dashboard != "" && f.repeat > 1 {
+		return usagef("--dashboard follows one run: not with --repeat %d", f.repeat)
+	}
+	sr := scriptRun{path: path, csvOut: f.script.csvOut, jsonOut: f.script.jsonOut, dashboard: f.dashboard}
+	sr.cfg.Env = map[string]string{}
 	for _, kv := range f.script.env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return usagef("--env %q: write KEY=VALUE", kv)
 		}
-		env[k] = v
+		sr.cfg.Env[k] = v
 	}
-	ov, err := scriptOverrides(c.Flags(), f)
-	if err != nil {
+	var err error
+	if sr.ov, err = scriptOverrides(c.Flags(), f); err != nil {
 		return usageErr(err)
 	}
-	red := redact.New(f.sc.RedactQuery...)
-	a.red.Merge(red) // the terminal's scrubber masks the same query values
-	s, err := k6script.Load(path, k6script.Config{Env: env, Getenv: a.env.Getenv, Stderr: a.env.Stderr, Redact: red})
-	if err != nil {
+	sr.cfg.Redact = redact.New(f.sc.RedactQuery...)
+	sr.cfg.Getenv, sr.cfg.Stderr = a.env.Getenv, a.env.Stderr
+	a.red.Merge(sr.cfg.Redact) // the terminal's scrubber masks the same query values
+	if sr.flagTs, err = analyze.ParseThresholds(f.sc.Thresholds); err != nil {
 		return usageErr(err)
 	}
-	defer s.Close()
-	plan, err := s.Plan(ov)
-	if err != nil {
-		return usageErr(err)
-	}
-	runTs, ownTs, err := s.SplitThresholds(plan.Thresholds)
-	if err != nil {
-		return usageErr(fmt.Errorf("%s: options.thresholds: %w", path, err))
-	}
-	thresholds, err := analyze.ParseK6Thresholds(runTs)
-	if err != nil {
-		return usageErr(fmt.Errorf("%s: options.thresholds: %w", path, err))
-	}
-	flagTs, err := analyze.ParseThresholds(f.sc.Thresholds)
-	if err != nil {
-		return usageErr(err)
-	}
-	thresholds = append(thresholds, flagTs...)
 	for _, fs := range f.faults {
 		ft, err := parseFaultFlag(fs)
 		if err != nil {
 			return usageErr(err)
 		}
-		plan.Config.Faults = append(plan.Config.Faults, ft)
+		sr.faults = append(sr.faults, ft)
+	}
+	if sr.csvOut != "" && sr.jsonOut != "" {
+		return usagef("--out csv= and --out json=: give one k6 output")
 	}
 	opt, err := a.runOptions(f)
 	if err != nil {
 		return usageErr(err)
 	}
-	if f.script.csvOut != "" && f.script.jsonOut != "" {
-		return usagef("--out csv= and --out json=: give one k6 output")
+	defer a.liveOutputs(&opt, f.split.promRW)()
+	jr := junitReport{path: f.junit}
+	if f.repeat == 1 {
+		res, ts, err := a.runScriptOnce(sr, opt, f.summaryExport, "")
+		if res != nil {
+			jr.add(res.Result, ts)
+		}
+		return errors.Join(err, jr.write())
 	}
-	var k6Out *k6script.Output
-	outName := "csv=" + f.script.csvOut
-	if f.script.csvOut != "" || f.script.jsonOut != "" {
-		path, mk, timeFormat := f.script.csvOut, k6script.NewCSVOutput, ""
-		if f.script.jsonOut != "" {
-			path, mk, outName = f.script.jsonOut, k6script.NewJSONOutput, "json="+f.script.jsonOut
-		} else if path, timeFormat, err = k6script.ParseCSVOut(f.script.csvOut); err != nil {
-			return usageErr(err)
+	// Every repetition loads the script afresh (new VUs, SharedArrays,
+	// checks and metrics) into its own run directory; k6 outputs get the
+	// repetition's suffix too.
+	base := opt.Dir
+	var sums []rundir.Summary
+	failed := false
+	for i := 1; i <= f.repeat; i++ {
+		if i > 1 {
+			select {
+			case <-a.ctx.Done():
+			case <-time.After(f.repeatPause):
+			}
 		}
-		file, err := os.Create(path)
+		if a.ctx.Err() != nil {
+			fmt.Fprintf(a.env.Stderr, "interrupted: %d of %d repetitions ran\n", i-1, f.repeat)
+			break
+		}
+		fmt.Fprintf(a.env.Stdout, "\n== repetition %d of %d\n", i, f.repeat)
+		opt.Dir = fmt.Sprintf("%s-r%d", base, i)
+		res, ts, err := a.runScriptOnce(sr, opt, "", fmt.Sprintf("-r%d", i))
+		if res != nil {
+			jr.add(res.Result, ts)
+			sums = append(sums, res.Summary)
+		}
 		if err != nil {
-			return usageErr(fmt.Errorf("--out %s: %w", outName, err))
+			var ee *ExitError
+			if !errors.As(err, &ee) || ee.Code != ExitThresholds {
+				return errors.Join(fmt.Errorf("repetition %d of %d: %w", i, f.repeat, err), jr.write())
+			}
+			failed = true
 		}
-		k6Out = mk(file)
-		if err := k6Out.SetTimeFormat(timeFormat); err != nil {
-			k6Out.Close()
-			return usageErr(err)
+	}
+	rep := analyze.Repetitions(sums)
+	fmt.Fprintln(a.env.Stdout)
+	if err := report.Repetitions(a.env.Stdout, rep); err != nil {
+		return err
+	}
+	if f.summaryExport != "" {
+		if err := writeJSON(f.summaryExport, map[string]any{"runs": sums, "repetitions": rep}); err != nil {
+			return err
 		}
+	}
+	if err := jr.write(); err != nil {
+		return err
+	}
+	if failed {
+		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed in at least one repetition")}
+	}
+	return nil
+}
+
+// scriptRun is what every run of one script shares: what the command line
+// said.
+type scriptRun struct {
+	path            string
+	cfg             k6script.Config
+	ov              k6script.Overrides
+	flagTs          []analyze.Threshold
+	faults          []scenario.Fault
+	csvOut, jsonOut string // k6 outputs, as given
+	dashboard       string
+}
+
+// runScriptOnce loads the script, runs it into opt.Dir and prints its
+// summary, checks, metrics and thresholds. suffix ("-r2") goes before the
+// extension of a k6 output's file. It returns the result (nil when the run
+// never started), the thresholds judged on the run directory, and the
+// run's exit error.
+func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix string) (*runner.ScriptResult, []analyze.Threshold, error) {
+	s, err := k6script.Load(sr.path, sr.cfg)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	defer s.Close()
+	plan, err := s.Plan(sr.ov)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	runTs, ownTs, err := s.SplitThresholds(plan.Thresholds)
+	if err != nil {
+		return nil, nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
+	}
+	thresholds, err := analyze.ParseK6Thresholds(runTs)
+	if err != nil {
+		return nil, nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
+	}
+	thresholds = append(thresholds, sr.flagTs...)
+	plan.Config.Faults = append(plan.Config.Faults, sr.faults...)
+	k6Out, outName, err := openK6Output(sr.csvOut, sr.jsonOut, suffix)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	if k6Out != nil {
 		s.SetOutput(k6Out)
 	}
 	var res *runner.ScriptResult
-	_, err = a.withDashboard(opt, f.dashboard, thresholds, func(opt runner.Options) (*runner.Result, error) {
+	_, err = a.withDashboard(opt, sr.dashboard, thresholds, func(opt runner.Options) (*runner.Result, error) {
 		var err error
 		if res, err = runner.ExecuteScript(a.ctx, s, plan, opt); res == nil {
 			return nil, err
@@ -145,23 +219,58 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 		}
 	}
 	if res == nil {
-		return usageErr(err)
+		return nil, nil, notRun(err)
 	}
 	printChecks(a.env.Stdout, res)
 	printMetrics(a.env.Stdout, res.Metrics)
 	own := s.EvaluateOwn(ownTs, res.Metrics, time.Duration(res.Summary.DurationS*float64(time.Second)))
-	ferr := a.finishRun(res.Result, f.summaryExport, thresholds)
+	ferr := a.finishRun(res.Result, export, thresholds)
 	ownPass := printOwnThresholds(a.env.Stdout, own)
 	if reason, ok := s.Aborted(); ok { // k6's exit code wins over the thresholds', as in k6
-		return &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
+		return res, thresholds, &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
+	}
+	if err != nil {
+		// The load ran and its summary is printed; what failed after it is
+		// a failure of the run, not bad input.
+		return res, thresholds, &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
 	}
 	if ferr != nil {
-		return ferr
+		return res, thresholds, ferr
 	}
 	if !ownPass {
-		return &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
+		return res, thresholds, &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
 	}
-	return err
+	return res, thresholds, nil
+}
+
+// openK6Output creates the k6 output asked for (csv=FILE[,timeFormat=...]
+// or json=FILE), its file name with suffix before the extension; nil when
+// none was asked for. name is the output as given, for errors.
+func openK6Output(csvOut, jsonOut, suffix string) (out *k6script.Output, name string, err error) {
+	if csvOut == "" && jsonOut == "" {
+		return nil, "", nil
+	}
+	path, mk, timeFormat, name := jsonOut, k6script.NewJSONOutput, "", "json="+jsonOut
+	if csvOut != "" {
+		name, mk = "csv="+csvOut, k6script.NewCSVOutput
+		if path, timeFormat, err = k6script.ParseCSVOut(csvOut); err != nil {
+			return nil, name, err
+		}
+	}
+	if suffix != "" {
+		ext := filepath.Ext(path) // steps.csv -> steps-r2.csv
+		path = strings.TrimSuffix(path, ext) + suffix + ext
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return nil, name, fmt.Errorf("--out %s: %w", name, err)
+	}
+	out = mk(file)
+	if err := out.SetTimeFormat(timeFormat); err != nil {
+		out.Close()
+		return nil, name, err
+	}
+	return out, name, nil
 }
 
 // ExitScriptAborted is k6's exit code when the script called
