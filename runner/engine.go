@@ -323,11 +323,16 @@ func span(scs []load.Scenario) time.Duration {
 }
 
 // gracefulStop is the longest gracefulStop any scenario asks for (load runs
-// with one); 0 leaves load's default.
+// with one). Scenarios carry their default already, so 0 is a gracefulStop
+// of 0 (k6's "0s": stop at once), which load spells negative: its 0 would
+// be its own 30 s default.
 func gracefulStop(cfg *scenario.Config) time.Duration {
 	var g time.Duration
 	for _, s := range cfg.Scenarios {
 		g = max(g, s.GracefulStop)
+	}
+	if g == 0 {
+		return -1
 	}
 	return g
 }

@@ -178,3 +178,29 @@ func TestSteppedRunInfersItsPlan(t *testing.T) {
 		t.Errorf("inferred plan %+v; want 2 steps from 40/s by 40/s", plan)
 	}
 }
+
+// A gracefulStop of 0 stops at once, as k6's "0s" does: the request in
+// flight at the end (its reply comes 2 s later) is cut off, not waited for
+// and counted as a 200 (it would be with the 30 s default).
+func TestGracefulStopZeroStopsAtOnce(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-time.After(2 * time.Second):
+		case <-r.Context().Done():
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	defer close(release)
+	cfg := config(srv.URL, load.ConstantVUs{VUs: 1, Duration: 300 * time.Millisecond})
+	cfg.Scenarios[0].GracefulStop = 0
+	res, err := runner.Execute(context.Background(), cfg, opts(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Run.Meta.Counters.ByStatus["2xx"]; n != 0 {
+		t.Errorf("%d replies counted: the run waited for the request in flight at its end", n)
+	}
+}
