@@ -91,7 +91,7 @@ omission can be detected and corrected by knee analyze.`,
 	fl.BoolVar(&f.sc.Insecure, "insecure", false, "do not verify TLS certificates")
 	fl.Uint64Var(&f.sc.Seed, "seed", 0, "seed of the {name} value choices")
 	fl.DurationVar(&f.sc.GracefulStop, "graceful-stop", 0, "how long in-flight requests may finish after the end (default 30s)")
-	fl.StringArrayVar(&f.sc.Thresholds, "threshold", nil, "pass/fail criterion, e.g. 'p(95)<200ms', 'errors<1%' (exit 99 when one fails)")
+	fl.StringArrayVar(&f.sc.Thresholds, "threshold", nil, "pass/fail criterion, e.g. 'p(95)<200ms', 'errors<1%' (transport, 5xx), 'failed<1%' (also 4xx, k6's http_req_failed) (exit 99 when one fails)")
 
 	fl.StringArrayVar(&f.outs, "out", nil, "directory under which the run directory is created (default runs); prometheus-rw=URL pushes every interval to Prometheus too; with a k6 script also csv=FILE or json=FILE, k6's outputs (repeatable)")
 	fl.StringVar(&f.summaryExport, "summary-export", "", "write the end-of-run summary as JSON to this file")
