@@ -29,8 +29,9 @@
 // http_req_failed follows k6's rule (a transport error or a status >= 400),
 // counted apart from knee's errors (transport errors and 5xx).
 //
-// Known differences from k6: res.json's selector is a dotted path ("a.b.0",
-// "items.#"), not all of gjson; shared-iterations and per-vu-iterations run
+// res.json(selector) uses gjson, as k6 does.
+//
+// Known differences from k6: shared-iterations and per-vu-iterations run
 // as constant-vus with a shared iteration count, alone in their script;
 // http.setResponseCallback is not supported (statuses >= 400 fail).
 //

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/tidwall/gjson"
 
 	"github.com/knee-dev/knee/request"
 )
@@ -331,31 +332,55 @@ func (r *responseObject) cookies() goja.Value {
 	return out
 }
 
-// json is res.json(selector): the body parsed once, then the selector's part.
+// json is res.json(selector): the whole body parsed once, or the part a
+// gjson selector picks (k6's own selector syntax: "user.tokens.0.value",
+// "items.#", "items.#(id==3).name", ...), undefined when it picks nothing.
 func (r *responseObject) json(call goja.FunctionCall) goja.Value {
 	rt := r.v.rt
-	parsed, ok := r.own["\x00parsed"]
-	if !ok {
-		b := r.Get("body")
-		if goja.IsNull(b) {
-			panic(rt.NewGoError(fmt.Errorf("res.json(): the response has no body (responseType none or discardResponseBodies)")))
+	b := r.Get("body")
+	if goja.IsNull(b) || goja.IsUndefined(b) {
+		panic(rt.NewGoError(fmt.Errorf("res.json(): the response has no body (responseType none or discardResponseBodies)")))
+	}
+	parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
+	sel := call.Argument(0)
+	if !goja.IsUndefined(sel) && sel.String() != "" {
+		body := bodyText(b)
+		if !gjson.Valid(body) {
+			if _, err := parse(goja.Undefined(), rt.ToValue(body)); err != nil {
+				panic(err) // JSON.parse's own message says where
+			}
 		}
-		parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
-		val, err := parse(goja.Undefined(), b)
+		res := gjson.Get(body, sel.String())
+		if !res.Exists() {
+			return goja.Undefined()
+		}
+		val, err := parse(goja.Undefined(), rt.ToValue(res.Raw))
 		if err != nil {
 			panic(err)
 		}
-		parsed = val
-		if r.own == nil {
-			r.own = map[string]goja.Value{}
-		}
-		r.own["\x00parsed"] = val
+		return val
 	}
-	sel := call.Argument(0)
-	if goja.IsUndefined(sel) || sel.String() == "" {
+	if parsed, ok := r.own["\x00parsed"]; ok {
 		return parsed
 	}
-	return selectPath(parsed, sel.String())
+	val, err := parse(goja.Undefined(), rt.ToValue(bodyText(b)))
+	if err != nil {
+		panic(err)
+	}
+	if r.own == nil {
+		r.own = map[string]goja.Value{}
+	}
+	r.own["\x00parsed"] = val
+	return val
+}
+
+// bodyText is a response body as text: a string as it is, a binary body
+// (an ArrayBuffer) as its bytes.
+func bodyText(b goja.Value) string {
+	if ab, ok := b.Export().(goja.ArrayBuffer); ok {
+		return string(ab.Bytes())
+	}
+	return b.String()
 }
 
 func (r *responseObject) Set(key string, val goja.Value) bool {
@@ -401,22 +426,4 @@ func statusText(rep *request.Reply) string {
 		return ""
 	}
 	return fmt.Sprintf("%d %s", rep.Status, http.StatusText(rep.Status))
-}
-
-// selectPath follows a dotted path ("user.tokens.0.value", "items.#" for a
-// length), the common part of k6's selector syntax; undefined when absent.
-func selectPath(val goja.Value, path string) goja.Value {
-	for _, part := range strings.Split(path, ".") {
-		o, ok := val.(*goja.Object)
-		if !ok {
-			return goja.Undefined()
-		}
-		if part == "#" {
-			return o.Get("length")
-		}
-		if val = o.Get(part); val == nil {
-			return goja.Undefined()
-		}
-	}
-	return val
 }

@@ -296,3 +296,39 @@ func TestConsoleIsRateLimited(t *testing.T) {
 		}
 	}
 }
+
+// res.json(selector) takes k6's selector syntax (gjson): paths, lengths,
+// queries and their projections; a selector that picks nothing gives
+// undefined, and a body that is not JSON throws, naming the problem.
+func TestResponseJSONSelectors(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/bad" {
+			w.Write([]byte(`{"items": [1,`))
+			return
+		}
+		w.Write([]byte(`{"user": {"name": "ann", "roles": ["r", "w"]}, "items": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 3, "name": "c"}]}`))
+	}))
+	t.Cleanup(srv.Close)
+	s := loadScript(t, `import http from 'k6/http';
+export default function () {
+  if (__ITER === 1) { http.get(__ENV.BASE + '/bad').json('items'); return; }
+  const r = http.get(__ENV.BASE + '/');
+  const want = [['items.#', 3], ['items.#(id==2).name', 'b'], ['items.1.id', 2], ['user.roles', ['r', 'w']],
+    ['items.#.id', [1, 2, 3]], ['user.missing', undefined], ['items.#(id>1)#.name', ['b', 'c']]];
+  for (const [sel, v] of want) {
+    const got = r.json(sel);
+    if (JSON.stringify(got) !== JSON.stringify(v)) throw new Error(sel + ' gave ' + JSON.stringify(got));
+  }
+  if (r.json().user.name !== 'ann') throw new Error('the whole body');
+}`, map[string]string{"BASE": srv.URL})
+	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	var got samples
+	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Iter: 0, Called: time.Now()}, &got)
+	if n, first := s.IterationErrors(); n != 0 {
+		t.Fatalf("selectors: %s", first)
+	}
+	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Iter: 1, Called: time.Now()}, &got)
+	if n, first := s.IterationErrors(); n != 1 || !strings.Contains(first, "SyntaxError") {
+		t.Errorf("a body that is not JSON: %d errors, first %q; want 1, a SyntaxError", n, first)
+	}
+}
