@@ -40,7 +40,7 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 	out := rt.NewObject()
 	for _, it := range items {
 		v.callMethod = it.call.Method
-		v.record(it.name, &it.rep)
+		v.record(it.name, &it.rep, it.callback.verdict(&it.rep))
 		res := v.response(&it.call, &it.rep, it.binary)
 		if isArray {
 			arr = append(arr, res)

@@ -26,14 +26,17 @@
 // Groups: a group's durations are k6's group_duration{group:::a::b}, and the
 // requests sent directly in it form http_req_duration{group:::a::b}, both
 // time Trends that thresholds can judge (the group tag alone). Requests'
-// http_req_failed follows k6's rule (a transport error or a status >= 400),
-// counted apart from knee's errors (transport errors and 5xx).
+// http_req_failed follows k6's rule (a transport error or a status >= 400)
+// or the response callback given (http.setResponseCallback, the
+// responseCallback param: http.expectedStatuses or null), counted apart
+// from knee's errors (transport errors and 5xx).
 //
 // res.json(selector) uses gjson, as k6 does.
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run
 // as constant-vus with a shared iteration count, alone in their script;
-// http.setResponseCallback is not supported (statuses >= 400 fail).
+// a response callback is http.expectedStatuses(...) or null, never a
+// JavaScript function (k6 allows no other either).
 //
 // Entry points: Load reads and checks a script (every problem before the
 // test starts, as file:line:col); Script.Plan maps its options onto

@@ -102,7 +102,7 @@ func (o *Output) request(smp *load.Sample, method, url, group, proto string, cod
 	ts := o.timestamp(smp.Done)
 	status := strconv.Itoa(smp.Status)
 	failed, expected := "0", "true"
-	if smp.Status == 0 || smp.Status >= 400 {
+	if smp.Expected < 0 || smp.Expected == 0 && (smp.Status == 0 || smp.Status >= 400) {
 		failed, expected = "1", "false"
 	}
 	errText, errCode := "", ""

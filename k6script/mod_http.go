@@ -45,11 +45,10 @@ func httpModule(v *vu) *goja.Object {
 	must(o.Set("CookieJar", func(goja.ConstructorCall) *goja.Object { return v.jarObject(&jarObject{jar: newJar()}) }))
 	must(o.Set("batch", func(reqs goja.Value) goja.Value { return v.batch(reqs) }))
 	must(o.Set("url", v.httpURL))
-	for _, name := range []string{"setResponseCallback", "expectedStatuses"} {
-		must(o.Set(name, func(goja.FunctionCall) goja.Value {
-			panic(v.rt.NewGoError(fmt.Errorf("http.%s is not supported by knee: a transport error or a status of 400 or more counts as failed (k6's default rule); remove the call, and check() the statuses you expect", name)))
-		}))
-	}
+	must(o.Set("expectedStatuses", v.expectedStatuses))
+	must(o.Set("setResponseCallback", func(cb goja.Value) {
+		v.callback = v.callbackValue(cb, "http.setResponseCallback")
+	}))
 	must(o.Set("request", func(call goja.FunctionCall) goja.Value {
 		return send(strings.ToUpper(call.Argument(0).String()), call.Argument(1), call.Argument(2), call.Argument(3))
 	}))
@@ -61,17 +60,18 @@ func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	b := v.buildCall(method, u, body, params)
 	rep := v.s.caller.Do(v.ctx, b.call, b.jar, v.conns)
 	v.callMethod = b.call.Method
-	v.record(b.name, &rep)
+	v.record(b.name, &rep, b.callback.verdict(&rep))
 	return v.response(&b.call, &rep, b.binary)
 }
 
 // builtCall is a request read from its arguments: the Call, its name tag,
 // its jar, and whether the body is wanted as an ArrayBuffer.
 type builtCall struct {
-	call   request.Call
-	name   string
-	jar    http.CookieJar
-	binary bool // responseType 'binary'
+	call     request.Call
+	name     string
+	jar      http.CookieJar
+	binary   bool             // responseType 'binary'
+	callback responseCallback // the VU's, or the responseCallback param's
 }
 
 // buildCall reads a request's arguments.
@@ -97,8 +97,11 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	// without remembering: a token may change every iteration).
 	name := v.s.cfg.Redact.Name(urlName(u, call.URL))
 	jar := v.vuJar()
-	binary := false
+	binary, callback := false, v.callback
 	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {
+		if cb := p.Get("responseCallback"); cb != nil && !goja.IsUndefined(cb) {
+			callback = v.callbackValue(cb, "params.responseCallback")
+		}
 		name = v.applyParams(p, &call, name)
 		if r := p.Get("responseType"); r != nil && !goja.IsUndefined(r) {
 			binary = r.String() == "binary"
@@ -113,7 +116,7 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	if body != nil && !goja.IsUndefined(body) && !goja.IsNull(body) {
 		call.Body = v.requestBody(body, call.Header)
 	}
-	return builtCall{call: call, name: name, jar: jar.jar, binary: binary}
+	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback}
 }
 
 // applyParams reads k6's params: headers, tags (name), timeout,

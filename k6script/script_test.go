@@ -55,8 +55,10 @@ func TestLoadErrorsNameFileLineColumn(t *testing.T) {
 		{"init exception", map[string]string{"s.js": "const a = 1;\nnull.boom;\nexport default function () {}\n"}, []string{"s.js:2:", "TypeError"}},
 		{"http in init", map[string]string{"s.js": "import http from 'k6/http';\nhttp.get('http://127.0.0.1:1/');\nexport default function () {}\n"},
 			[]string{"s.js:2:", "init code", "setup()"}},
-		{"response callback", map[string]string{"s.js": "import http from 'k6/http';\nhttp.setResponseCallback(http.expectedStatuses(200, 404));\nexport default function () {}\n"},
-			[]string{"s.js:2:", "http.expectedStatuses is not supported", "status of 400 or more", "check()"}},
+		{"a response callback of JavaScript", map[string]string{"s.js": "import http from 'k6/http';\nhttp.setResponseCallback((r) => true);\nexport default function () {}\n"},
+			[]string{"s.js:2:", "http.setResponseCallback", "http.expectedStatuses(...) or null"}},
+		{"expectedStatuses of a word", map[string]string{"s.js": "import http from 'k6/http';\nhttp.setResponseCallback(http.expectedStatuses(200, 'ok'));\nexport default function () {}\n"},
+			[]string{"s.js:2:", "argument 2 (ok)", "{min: N, max: M}"}},
 		{"open a missing file", map[string]string{"s.js": "const d = open('./users.csv');\nexport default function () {}\n"}, []string{"s.js:1:", "users.csv", "no such file"}},
 	}
 	for _, c := range cases {

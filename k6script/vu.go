@@ -45,9 +45,10 @@ type vu struct {
 	// Group paths this VU has recorded (group_duration, requests), so the
 	// script's shared set is locked once per VU and group.
 	seenGroups, seenReqGroups map[string]bool
-	iterInTest                int64     // k6/execution scenario.iterationInTest
-	scStart                   time.Time // k6/execution scenario.startTime
-	callMethod                string    // the method of the request being recorded
+	iterInTest                int64            // k6/execution scenario.iterationInTest
+	scStart                   time.Time        // k6/execution scenario.startTime
+	callMethod                string           // the method of the request being recorded
+	callback                  responseCallback // http.setResponseCallback's, for every request without its own
 }
 
 // errStopped interrupts a runtime when the run stops.
@@ -213,11 +214,11 @@ func (v *vu) watch(ctx context.Context) {
 // iteration's start lag; each sample waits until the next one (or the
 // iteration's end), so the last one of an iteration can carry the closed
 // model's interval.
-func (v *vu) record(name string, rep *request.Reply) {
+func (v *vu) record(name string, rep *request.Reply, expected int8) {
 	if v.shard == nil { // setup or teardown: not part of the test's numbers
 		return
 	}
-	res := load.Result{Name: name, Status: rep.Status, ErrClass: rep.ErrClass, Err: rep.Err,
+	res := load.Result{Name: name, Status: rep.Status, ErrClass: rep.ErrClass, Err: rep.Err, Expected: expected,
 		BytesIn: rep.BytesIn, BytesOut: rep.BytesOut, Sent: rep.Sent, Done: rep.Done}
 	smp := load.Sample{Scenario: v.st.Scenario, Result: res, Service: rep.Done.Sub(rep.Sent)}
 	smp.Latency = smp.Service

@@ -32,6 +32,11 @@ type Result struct {
 	Status   int    // HTTP status; 0 when the request failed
 	ErrClass string // "" or timeout, refused, reset, dns, tls, other
 	Err      error
+	// Expected is a k6 script's response callback's verdict: 1 the
+	// response was expected, -1 it was not; 0 when no callback decided,
+	// and k6's default rule holds (failed: a transport error or a status
+	// of 400 or more).
+	Expected int8
 	BytesIn  int64
 	BytesOut int64
 	Sent     time.Time

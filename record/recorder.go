@@ -142,6 +142,7 @@ type Sample struct {
 	ErrClass string        // "" or one of the ErrorClasses
 	BytesIn  int64
 	BytesOut int64
+	Expected int8 // a k6 response callback's verdict (load.Result.Expected): 1, -1, or 0 for the default rule
 }
 
 // ErrorClasses are the error classes knee counts, in report order.
@@ -169,7 +170,7 @@ func errClassIndex(c string) int {
 type Counters struct {
 	Requests          int64            `json:"requests"`
 	Errors            int64            `json:"errors"`          // transport errors plus 5xx responses
-	Failed            int64            `json:"failed"`          // k6's http_req_failed: transport errors plus statuses >= 400
+	Failed            int64            `json:"failed"`          // k6's http_req_failed: transport errors plus statuses >= 400, unless a script's response callback said otherwise
 	ByStatus          map[string]int64 `json:"by_status"`       // "1xx".."5xx"
 	ErrorsByClass     map[string]int64 `json:"errors_by_class"` // ErrorClasses
 	DroppedIterations int64            `json:"dropped_iterations"`
@@ -531,7 +532,9 @@ func (s *Shard) Record(smp Sample) {
 	if failed || smp.Status >= 500 {
 		t.errors++
 	}
-	if failed || smp.Status >= 400 {
+	switch {
+	case smp.Expected > 0: // a script's response callback accepted it
+	case smp.Expected < 0, failed || smp.Status >= 400:
 		t.failed++
 	}
 }

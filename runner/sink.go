@@ -65,5 +65,6 @@ func (s shard) Record(x load.Sample) {
 		ErrClass: x.ErrClass,
 		BytesIn:  x.BytesIn,
 		BytesOut: x.BytesOut,
+		Expected: x.Expected,
 	})
 }

@@ -3,10 +3,13 @@ package cli
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/knee-dev/knee/rundir"
 )
 
 // Each group's durations are k6's group_duration, a time Trend tagged with
@@ -119,5 +122,69 @@ export default function () {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s\n%s", want, out, stderr)
 		}
+	}
+}
+
+// A response callback decides http_req_failed, as in k6: the VU's
+// (http.setResponseCallback) for every request without its own, a
+// request's responseCallback param for that request, null turning the
+// check off. Per iteration: /ok and /missing are expected by the VU's
+// callback (200, 404), /broken is not, /broken with {min: 500, max: 599}
+// is, /missing with null is: 1 failed of 5, 2 of 10 in two iterations;
+// knee's errors (5xx) are 4 of 10 whatever the callbacks say.
+func TestScriptResponseCallback(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/missing":
+			w.WriteHeader(http.StatusNotFound)
+		case "/broken":
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	script := writeJS(t, `import http from 'k6/http';
+http.setResponseCallback(http.expectedStatuses(200, 404));
+export const options = { vus: 1, iterations: 2, thresholds: { http_req_failed: ['rate==0.2'] } };
+export default function () {
+  const B = __ENV.BASE;
+  http.get(B + '/ok');
+  http.get(B + '/missing');
+  http.get(B + '/broken');
+  http.get(B + '/broken', { responseCallback: http.expectedStatuses({ min: 500, max: 599 }) });
+  http.get(B + '/missing', { responseCallback: null });
+}
+`)
+	runs, csv := t.TempDir(), filepath.Join(t.TempDir(), "out.csv")
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", runs, "--out", "csv="+csv, "--quiet")
+	if code != ExitOK || !strings.Contains(out, "PASS  http_req_failed: rate==0.2") {
+		t.Fatalf("exit %d, want 0 with http_req_failed 2 of 10\n%s\n%s", code, out, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(runs, "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("run directories %v", dirs)
+	}
+	r, err := rundir.Open(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Meta.Counters; c.Requests != 10 || c.Failed != 2 || c.Errors != 4 {
+		t.Errorf("counters %+v: want 10 requests, 2 failed, 4 errors", c)
+	}
+	data, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\nhttp_req_failed,"); n != 10 {
+		t.Errorf("%d http_req_failed rows, want 10", n)
+	}
+	failed := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		// metric_name,timestamp,metric_value,check,error,error_code,expected_response,...
+		if f := strings.Split(line, ","); f[0] == "http_req_failed" && f[2] == "1" && f[6] == "false" {
+			failed++
+		}
+	}
+	if failed != 2 {
+		t.Errorf("%d failed http_req_failed rows in the k6 CSV, want 2:\n%s", failed, data)
 	}
 }
