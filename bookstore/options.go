@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -25,8 +26,9 @@ type Options struct {
 	// Addr is where ListenAndServe listens (DefaultAddr when empty).
 	Addr string
 	// DB selects the store: empty for a SQLite file in a fresh temporary
-	// directory (removed by Close), a postgres:// or postgresql:// DSN for
-	// PostgreSQL, anything else is the path of a SQLite file.
+	// directory (removed by Close), a postgres:// or postgresql:// DSN or
+	// a keyword/value one ("host=db user=knee dbname=knee") for PostgreSQL,
+	// anything else is the path of a SQLite file.
 	DB string
 	// MaxPool is the most open database connections (DefaultMaxPool when 0).
 	MaxPool int
@@ -111,7 +113,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// isPostgres reports whether dsn names a PostgreSQL server.
+// isPostgres reports whether dsn names a PostgreSQL server: a URL, or
+// libpq's keyword/value form ("host=db user=knee dbname=knee"), which a
+// SQLite file path does not begin with.
 func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") || pgKeywordValue.MatchString(dsn)
 }
+
+// pgKeywordValue matches the start of a libpq keyword/value DSN.
+var pgKeywordValue = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name)\s*=`)

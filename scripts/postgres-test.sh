@@ -72,9 +72,22 @@ if ! as_postgres "$PG_CTL" -D "$PGDATA_DIR" status >/dev/null 2>&1; then
 	# max_connections above the bookstore's default pool of 100 plus the
 	# connections the tests hold themselves; the socket stays in the data dir
 	# so no system directory is needed.
-	as_postgres "$PG_CTL" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w -t 60 \
-		-o "-h $PGHOST_ADDR -p $PGPORT_NUM -k $PGDATA_DIR -c max_connections=250 -c fsync=off" \
-		start >&2
+	# The port can be held for a minute by a loopback connection in
+	# TIME-WAIT that happened to get it as its ephemeral port (load tests
+	# open thousands): try again rather than fail the whole test run.
+	for attempt in 1 2 3 4 5 6; do
+		if as_postgres "$PG_CTL" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w -t 60 \
+			-o "-h $PGHOST_ADDR -p $PGPORT_NUM -k $PGDATA_DIR -c max_connections=250 -c fsync=off" \
+			start >&2; then
+			break
+		fi
+		if [[ $attempt -eq 6 ]] || ! tail -n 5 "$PGDATA_DIR/server.log" | grep -q "Address already in use"; then
+			log "the server did not start; see $PGDATA_DIR/server.log"
+			exit 1
+		fi
+		log "port $PGPORT_NUM is busy (attempt $attempt of 6); retrying in 15 s"
+		sleep 15
+	done
 fi
 
 psql_admin() {
