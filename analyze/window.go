@@ -80,9 +80,6 @@ func ExtendWindows(r *rundir.Dir, window time.Duration, keep func(record.Key) bo
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	if keep == nil {
-		keep = func(record.Key) bool { return true }
-	}
 	all := keep == nil
 	if all {
 		keep = func(record.Key) bool { return true }

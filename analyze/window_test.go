@@ -171,3 +171,20 @@ func TestExtendWindowsKeepsCompleteWindows(t *testing.T) {
 		t.Errorf("5 s windows from a 10 s prev: window 0 has %d requests, want 500", other.All.Windows[0].Requests)
 	}
 }
+
+// The windows of the whole run count every scenario's dropped iterations
+// and target, including a scenario none of whose iterations was sent (it
+// has no latency series at all): b dropped all of its 5 per second.
+func TestWindowsCountScenariosWithoutRequests(t *testing.T) {
+	f := newFakeRun("open", 20, rundir.Scenario{Name: "a", Model: "open", TargetRate: 10},
+		rundir.Scenario{Name: "b", Model: "open", TargetRate: 5})
+	for sec := range 20 {
+		f.add(sec, lat("a", "GET /a"), time.Millisecond, 10)
+		f.count(sec, "a", record.Counters{Requests: 10}, 10)
+		f.count(sec, "b", record.Counters{DroppedIterations: 5}, 5)
+	}
+	w := analyze.Windows(f.r, 10*time.Second, nil).All.Windows[0]
+	if w.Requests != 100 || w.Dropped != 50 || w.Target != 15 {
+		t.Errorf("window 0 = %+v; want 100 requests, 50 dropped (all b's), target 15", w)
+	}
+}
