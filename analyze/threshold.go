@@ -62,20 +62,17 @@ func evaluateThreshold(r *rundir.Dir, t Threshold) ThresholdResult {
 		}
 	case AggRequests:
 		res.Unit, res.Value = "requests", float64(requests)
-	case AggErrors:
+	case AggErrors, AggFailed:
 		res.Unit = "fraction"
 		if c.Requests == 0 {
 			res.Note = "no requests counted" + selectorNote(t.Select)
 			return res
 		}
-		res.Value = float64(c.Errors) / float64(c.Requests)
-	case AggFailed:
-		res.Unit = "fraction"
-		if c.Requests == 0 {
-			res.Note = "no requests counted" + selectorNote(t.Select)
-			return res
+		n := c.Errors
+		if t.Agg == AggFailed {
+			n = c.Failed
 		}
-		res.Value = float64(c.Failed) / float64(c.Requests)
+		res.Value = float64(n) / float64(c.Requests)
 	case AggDropped:
 		res.Unit, res.Value = "requests", float64(c.DroppedIterations)
 	default:

@@ -162,10 +162,30 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 // repeatRuns runs the test f.repeat times and reports each metric's median
 // and range over the repetitions: one run's figure is never the result.
 func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, ts []analyze.Threshold) error {
+	jr := junitReport{path: f.junit}
 	base := opt.Dir
+	return a.repeat(f, &jr, func(i int) (*rundir.Summary, error) {
+		opt.Dir = fmt.Sprintf("%s-r%d", base, i)
+		res, err := runner.Execute(a.ctx, cfg, opt)
+		if res == nil {
+			return nil, notRun(err)
+		}
+		jr.add(res, ts)
+		ferr := a.finishRun(res, "", ts)
+		if err != nil {
+			return &res.Summary, &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
+		}
+		return &res.Summary, ferr
+	})
+}
+
+// repeat calls once for repetitions 1..f.repeat, pausing f.repeatPause
+// between them, then prints each metric's median and range and writes the
+// summary export and the JUnit file. A repetition whose thresholds failed
+// does not stop the others; any other failure does.
+func (a *app) repeat(f runFlags, jr *junitReport, once func(i int) (*rundir.Summary, error)) error {
 	var sums []rundir.Summary
 	failed := false
-	jr := junitReport{path: f.junit}
 	for i := 1; i <= f.repeat; i++ {
 		if i > 1 {
 			select {
@@ -178,24 +198,17 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 			break
 		}
 		fmt.Fprintf(a.env.Stdout, "\n== repetition %d of %d\n", i, f.repeat)
-		opt.Dir = fmt.Sprintf("%s-r%d", base, i)
-		res, err := runner.Execute(a.ctx, cfg, opt)
-		if res == nil {
-			return notRun(err)
+		sum, err := once(i)
+		if sum != nil {
+			sums = append(sums, *sum)
 		}
-		jr.add(res, ts)
-		ferr := a.finishRun(res, "", ts)
 		if err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("repetition %d of %d: %w", i, f.repeat, errors.Join(err, ferr, jr.write()))}
-		}
-		if err := ferr; err != nil {
 			var ee *ExitError
 			if !errors.As(err, &ee) || ee.Code != ExitThresholds {
-				return err
+				return errors.Join(fmt.Errorf("repetition %d of %d: %w", i, f.repeat, err), jr.write())
 			}
 			failed = true
 		}
-		sums = append(sums, res.Summary)
 	}
 	rep := analyze.Repetitions(sums)
 	fmt.Fprintln(a.env.Stdout)

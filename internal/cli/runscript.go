@@ -16,7 +16,6 @@ import (
 	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/redact"
-	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
@@ -114,51 +113,15 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	// checks and metrics) into its own run directory; k6 outputs get the
 	// repetition's suffix too.
 	base := opt.Dir
-	var sums []rundir.Summary
-	failed := false
-	for i := 1; i <= f.repeat; i++ {
-		if i > 1 {
-			select {
-			case <-a.ctx.Done():
-			case <-time.After(f.repeatPause):
-			}
-		}
-		if a.ctx.Err() != nil {
-			fmt.Fprintf(a.env.Stderr, "interrupted: %d of %d repetitions ran\n", i-1, f.repeat)
-			break
-		}
-		fmt.Fprintf(a.env.Stdout, "\n== repetition %d of %d\n", i, f.repeat)
+	return a.repeat(f, &jr, func(i int) (*rundir.Summary, error) {
 		opt.Dir = fmt.Sprintf("%s-r%d", base, i)
 		res, ts, err := a.runScriptOnce(sr, opt, "", fmt.Sprintf("-r%d", i))
-		if res != nil {
-			jr.add(res.Result, ts)
-			sums = append(sums, res.Summary)
+		if res == nil {
+			return nil, err
 		}
-		if err != nil {
-			var ee *ExitError
-			if !errors.As(err, &ee) || ee.Code != ExitThresholds {
-				return errors.Join(fmt.Errorf("repetition %d of %d: %w", i, f.repeat, err), jr.write())
-			}
-			failed = true
-		}
-	}
-	rep := analyze.Repetitions(sums)
-	fmt.Fprintln(a.env.Stdout)
-	if err := report.Repetitions(a.env.Stdout, rep); err != nil {
-		return err
-	}
-	if f.summaryExport != "" {
-		if err := writeJSON(f.summaryExport, map[string]any{"runs": sums, "repetitions": rep}); err != nil {
-			return err
-		}
-	}
-	if err := jr.write(); err != nil {
-		return err
-	}
-	if failed {
-		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed in at least one repetition")}
-	}
-	return nil
+		jr.add(res.Result, ts)
+		return &res.Summary, err
+	})
 }
 
 // scriptRun is what every run of one script shares: what the command line

@@ -92,15 +92,7 @@ export default function () {
 // iterations of /ok, /missing (404) and /broken (500), 8 of 12 requests
 // failed for k6 and 4 are knee's errors.
 func TestScriptHTTPReqFailedIsK6s(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/missing":
-			w.WriteHeader(http.StatusNotFound)
-		case "/broken":
-			w.WriteHeader(http.StatusInternalServerError)
-		}
-	}))
-	t.Cleanup(srv.Close)
+	srv := statusServer(t)
 	script := writeJS(t, `import http from 'k6/http';
 export const options = { vus: 1, iterations: 4, thresholds: {
   'http_req_failed': ['rate>0.66', 'rate<0.67'],
@@ -133,15 +125,7 @@ export default function () {
 // is, /missing with null is: 1 failed of 5, 2 of 10 in two iterations;
 // knee's errors (5xx) are 4 of 10 whatever the callbacks say.
 func TestScriptResponseCallback(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/missing":
-			w.WriteHeader(http.StatusNotFound)
-		case "/broken":
-			w.WriteHeader(http.StatusInternalServerError)
-		}
-	}))
-	t.Cleanup(srv.Close)
+	srv := statusServer(t)
 	script := writeJS(t, `import http from 'k6/http';
 http.setResponseCallback(http.expectedStatuses(200, 404));
 export const options = { vus: 1, iterations: 2, thresholds: { http_req_failed: ['rate==0.2'] } };
@@ -187,4 +171,19 @@ export default function () {
 	if failed != 2 {
 		t.Errorf("%d failed http_req_failed rows in the k6 CSV, want 2:\n%s", failed, data)
 	}
+}
+
+// statusServer answers /missing with 404, /broken with 500 and the rest
+// with 200.
+func statusServer(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/missing":
+			w.WriteHeader(http.StatusNotFound)
+		case "/broken":
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
