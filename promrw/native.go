@@ -43,18 +43,18 @@ func FromHdr(h *record.Histogram, schema int32) Native {
 	n.Sum = h.Mean().Seconds() * float64(h.Count())
 	lo := bucketIndex(h.Min().Seconds(), schema) - 1
 	hi := bucketIndex(h.Max().Seconds(), schema) + 1
-	total := h.Count()
-	prev := int64(0) // values at most the previous bound
+	bounds := make([]time.Duration, 0, hi-lo+1)
 	for i := lo; i <= hi; i++ {
-		bound := time.Duration(math.Floor(upperBound(i, schema) * float64(time.Second)))
-		atMost := total - h.CountAbove(bound)
-		if i == hi {
-			atMost = total
+		bounds = append(bounds, time.Duration(math.Floor(upperBound(i, schema)*float64(time.Second))))
+	}
+	atMost := h.CountsAtMost(bounds) // one pass: per bound it was a pass each
+	atMost[len(atMost)-1] = h.Count()
+	prev := int64(0) // values at most the previous bound
+	for j, a := range atMost {
+		if c := a - prev; c > 0 {
+			n.Buckets[lo+int32(j)] = uint64(c)
 		}
-		if c := atMost - prev; c > 0 {
-			n.Buckets[i] = uint64(c)
-		}
-		prev = atMost
+		prev = a
 	}
 	return n
 }

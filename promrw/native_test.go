@@ -1,6 +1,9 @@
 package promrw
 
 import (
+	"math"
+	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -39,5 +42,48 @@ func TestFromHdr(t *testing.T) {
 	}
 	if n.Sum < 1.059 || n.Sum > 1.061 { // 100·0.01 + 3·0.02 = 1.06 s
 		t.Errorf("sum %v, want 1.06", n.Sum)
+	}
+}
+
+// FromHdr gives, bucket by bucket, what the definition gives: values at
+// most a bucket's upper bound (CountAbove) minus those at most the one
+// below, for histograms spread over six decades.
+func TestFromHdrAgreesWithCountAbove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 8 {
+		h := record.NewHistogram()
+		for range 1 + rng.IntN(2000) {
+			h.RecordN(time.Duration(math.Exp(rng.Float64()*14))*time.Microsecond, 1+rng.Int64N(5))
+		}
+		for _, schema := range []int32{0, 3, 8} {
+			got := FromHdr(h, schema)
+			lo, hi := bucketIndex(h.Min().Seconds(), schema)-1, bucketIndex(h.Max().Seconds(), schema)+1
+			want := map[int32]uint64{}
+			prev := int64(0)
+			for i := lo; i <= hi; i++ {
+				atMost := h.Count() - h.CountAbove(time.Duration(math.Floor(upperBound(i, schema)*float64(time.Second))))
+				if i == hi {
+					atMost = h.Count()
+				}
+				if c := atMost - prev; c > 0 {
+					want[i] = uint64(c)
+				}
+				prev = atMost
+			}
+			if !reflect.DeepEqual(got.Buckets, want) || got.Count != uint64(h.Count()) {
+				t.Fatalf("trial %d schema %d: buckets %v (count %d), want %v (count %d)", trial, schema, got.Buckets, got.Count, want, h.Count())
+			}
+		}
+	}
+}
+
+func BenchmarkFromHdr(b *testing.B) {
+	h := record.NewHistogram()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		h.Record(time.Duration(math.Exp(rng.Float64()*14)) * time.Microsecond)
+	}
+	for b.Loop() {
+		FromHdr(h, DefaultSchema)
 	}
 }

@@ -265,13 +265,32 @@ func (h *Histogram) Mean() time.Duration {
 // precision: values equivalent to d count as d, not above it).
 func (h *Histogram) CountAbove(d time.Duration) int64 {
 	us := int64(d / time.Microsecond)
-	var n int64
-	for _, b := range h.view().Distribution() {
-		if b.From > us {
-			n += b.Count
+	var above int64
+	h.eachBucket(func(low, n int64) {
+		if low > us {
+			above += n
 		}
+	})
+	return above
+}
+
+// CountsAtMost returns, for each of the ascending bounds, the number of
+// values at most it, as CountAbove counts (a value by its bucket's lowest
+// equivalent value), in one pass over the histogram.
+func (h *Histogram) CountsAtMost(bounds []time.Duration) []int64 {
+	out := make([]int64, len(bounds))
+	i, seen := 0, int64(0)
+	h.eachBucket(func(low, n int64) {
+		for i < len(bounds) && low > int64(bounds[i]/time.Microsecond) {
+			out[i] = seen
+			i++
+		}
+		seen += n
+	})
+	for ; i < len(bounds); i++ {
+		out[i] = seen
 	}
-	return n
+	return out
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -77,7 +77,11 @@ func (p *packed) unpack() *Histogram {
 // addTo adds p's counts to h. Every value is a bucket's lowest equivalent
 // in knee's own geometry, so each lands in the bucket it came from (and
 // none can be out of range): HdrHistogram's merge, without a full copy.
-func (p *packed) addTo(h *Histogram) {
+func (p *packed) addTo(h *Histogram) { p.each(h.recordMicros) }
+
+// each calls fn with every non-empty bucket's lowest value (µs) and count,
+// in value order.
+func (p *packed) each(fn func(low, n int64)) {
 	var v int64
 	for b := p.buckets; len(b) > 0; {
 		d, n1 := binary.Uvarint(b)
@@ -90,7 +94,29 @@ func (p *packed) addTo(h *Histogram) {
 		}
 		b = b[n1+n2:]
 		v += int64(d)
-		h.recordMicros(v, int64(c))
+		fn(v, int64(c))
+	}
+}
+
+// eachBucket calls fn with every non-empty bucket of h, its lowest value
+// (µs) and its count, in value order, without unpacking or allocating a
+// bucket list.
+func (h *Histogram) eachBucket(fn func(low, n int64)) {
+	switch {
+	case h.h == nil:
+		h.packed.each(fn)
+	case ownGeometry(h.h):
+		for i, n := range h.h.Export().Counts {
+			if n != 0 {
+				fn(valueAtIndex(i), n)
+			}
+		}
+	default:
+		for _, b := range h.h.Distribution() {
+			if b.Count != 0 {
+				fn(b.From, b.Count)
+			}
+		}
 	}
 }
 
