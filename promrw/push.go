@@ -56,8 +56,9 @@ type Pusher struct {
 
 // Stats is what a Pusher did.
 type Stats struct {
-	Requests  int   // remote-write requests sent
-	Bytes     int64 // compressed bytes sent
+	Requests  int   // remote-write requests the server took
+	Bytes     int64 // compressed bytes the server took
+	Failed    int   // requests that failed (unreachable, or refused: LastError says why)
 	Dropped   int   // requests not sent because the queue was full
 	LastError error
 }
@@ -177,6 +178,7 @@ func (p *Pusher) send() {
 		err := p.post(body)
 		p.mu.Lock()
 		if err != nil {
+			p.stats.Failed++
 			p.stats.LastError = err
 		} else {
 			p.stats.Requests++

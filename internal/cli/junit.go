@@ -54,8 +54,9 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// add evaluates ts against the run res left and keeps them as one suite.
-func (j *junitReport) add(res *runner.Result, ts []analyze.Threshold) {
+// add evaluates ts against the run res left and keeps them, with results
+// judged elsewhere (a script's own thresholds), as one suite.
+func (j *junitReport) add(res *runner.Result, ts []analyze.Threshold, more ...analyze.ThresholdResult) {
 	if j.path == "" {
 		return
 	}
@@ -63,7 +64,7 @@ func (j *junitReport) add(res *runner.Result, ts []analyze.Threshold) {
 	if res.Run != nil && !res.Run.Meta.Started.IsZero() {
 		s.Timestamp = res.Run.Meta.Started.UTC().Format("2006-01-02T15:04:05")
 	}
-	for _, r := range analyze.EvaluateThresholds(res.Run, ts) {
+	for _, r := range append(analyze.EvaluateThresholds(res.Run, ts), more...) {
 		c := junitCase{Name: r.Expr, Classname: "knee.thresholds", Time: "0"}
 		msg := measured(r)
 		if r.Pass {

@@ -374,6 +374,12 @@ func (a *app) finishRun(res *runner.Result, export string, ts []analyze.Threshol
 
 func printThresholds(w interface{ Write([]byte) (int, error) }, rs []analyze.ThresholdResult) {
 	fmt.Fprintln(w, "thresholds")
+	printThresholdRows(w, rs)
+}
+
+// printThresholdRows prints one line per threshold, under a heading
+// printed before.
+func printThresholdRows(w interface{ Write([]byte) (int, error) }, rs []analyze.ThresholdResult) {
 	for _, r := range rs {
 		mark := "PASS"
 		if !r.Pass {

@@ -103,10 +103,7 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	defer a.liveOutputs(&opt, f.split.promRW)()
 	jr := junitReport{path: f.junit}
 	if f.repeat == 1 {
-		res, ts, err := a.runScriptOnce(sr, opt, f.summaryExport, "")
-		if res != nil {
-			jr.add(res.Result, ts)
-		}
+		_, err := a.runScriptOnce(sr, opt, f.summaryExport, "", &jr)
 		return errors.Join(err, jr.write())
 	}
 	// Every repetition loads the script afresh (new VUs, SharedArrays,
@@ -115,11 +112,10 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	base := opt.Dir
 	return a.repeat(f, &jr, func(i int) (*rundir.Summary, error) {
 		opt.Dir = fmt.Sprintf("%s-r%d", base, i)
-		res, ts, err := a.runScriptOnce(sr, opt, "", fmt.Sprintf("-r%d", i))
+		res, err := a.runScriptOnce(sr, opt, "", fmt.Sprintf("-r%d", i), &jr)
 		if res == nil {
 			return nil, err
 		}
-		jr.add(res.Result, ts)
 		return &res.Summary, err
 	})
 }
@@ -136,34 +132,33 @@ type scriptRun struct {
 	dashboard       string
 }
 
-// runScriptOnce loads the script, runs it into opt.Dir and prints its
-// summary, checks, metrics and thresholds. suffix ("-r2") goes before the
-// extension of a k6 output's file. It returns the result (nil when the run
-// never started), the thresholds judged on the run directory, and the
-// run's exit error.
-func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix string) (*runner.ScriptResult, []analyze.Threshold, error) {
+// runScriptOnce loads the script, runs it into opt.Dir, prints its
+// summary, checks, metrics and thresholds and adds them to jr. suffix
+// ("-r2") goes before the extension of a k6 output's file. It returns the
+// result (nil when the run never started) and the run's exit error.
+func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix string, jr *junitReport) (*runner.ScriptResult, error) {
 	s, err := k6script.Load(sr.path, sr.cfg)
 	if err != nil {
-		return nil, nil, usageErr(err)
+		return nil, usageErr(err)
 	}
 	defer s.Close()
 	plan, err := s.Plan(sr.ov)
 	if err != nil {
-		return nil, nil, usageErr(err)
+		return nil, usageErr(err)
 	}
 	runTs, ownTs, err := s.SplitThresholds(plan.Thresholds)
 	if err != nil {
-		return nil, nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
+		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
 	}
 	thresholds, err := analyze.ParseK6Thresholds(runTs)
 	if err != nil {
-		return nil, nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
+		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
 	}
 	thresholds = append(thresholds, sr.flagTs...)
 	plan.Config.Faults = append(plan.Config.Faults, sr.faults...)
 	k6Out, outName, err := openK6Output(sr.csvOut, sr.jsonOut, suffix)
 	if err != nil {
-		return nil, nil, usageErr(err)
+		return nil, usageErr(err)
 	}
 	if k6Out != nil {
 		s.SetOutput(k6Out)
@@ -182,28 +177,31 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		}
 	}
 	if res == nil {
-		return nil, nil, notRun(err)
+		return nil, notRun(err)
 	}
 	printChecks(a.env.Stdout, res)
 	printMetrics(a.env.Stdout, res.Metrics)
 	own := s.EvaluateOwn(ownTs, res.Metrics, time.Duration(res.Summary.DurationS*float64(time.Second)))
 	ferr := a.finishRun(res.Result, export, thresholds)
-	ownPass := printOwnThresholds(a.env.Stdout, own)
+	// The script's own thresholds join the block finishRun printed, if any.
+	ownRes := ownResults(own)
+	ownPass := printOwnThresholds(a.env.Stdout, ownRes, len(thresholds) == 0)
+	jr.add(res.Result, thresholds, ownRes...)
 	if reason, ok := s.Aborted(); ok { // k6's exit code wins over the thresholds', as in k6
-		return res, thresholds, &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
+		return res, &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
 	}
 	if err != nil {
 		// The load ran and its summary is printed; what failed after it is
 		// a failure of the run, not bad input.
-		return res, thresholds, &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
+		return res, &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
 	}
 	if ferr != nil {
-		return res, thresholds, ferr
+		return res, ferr
 	}
 	if !ownPass {
-		return res, thresholds, &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
+		return res, &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
 	}
-	return res, thresholds, nil
+	return res, nil
 }
 
 // openK6Output creates the k6 output asked for (csv=FILE[,timeFormat=...]
@@ -240,20 +238,28 @@ func openK6Output(csvOut, jsonOut, suffix string) (out *k6script.Output, name st
 // exec.test.abort().
 const ExitScriptAborted = 108
 
-// printOwnThresholds prints the thresholds on checks and custom metrics;
-// false when one failed.
-func printOwnThresholds(w io.Writer, rs []k6script.OwnResult) bool {
+// ownResults are a script's own thresholds as analyze's results.
+func ownResults(rs []k6script.OwnResult) []analyze.ThresholdResult {
+	out := make([]analyze.ThresholdResult, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, analyze.ThresholdResult{Expr: r.Expr, Value: r.Value, Unit: r.Unit, Pass: r.Pass, Note: r.Note})
+	}
+	return out
+}
+
+// printOwnThresholds prints a script's own thresholds (checks, custom
+// metrics, groups), under a heading when heading is set; false when one
+// failed.
+func printOwnThresholds(w io.Writer, rs []analyze.ThresholdResult, heading bool) bool {
 	if len(rs) == 0 {
 		return true
 	}
-	conv := make([]analyze.ThresholdResult, 0, len(rs))
-	pass := true
-	for _, r := range rs {
-		conv = append(conv, analyze.ThresholdResult{Expr: r.Expr, Value: r.Value, Unit: r.Unit, Pass: r.Pass, Note: r.Note})
-		pass = pass && r.Pass
+	if heading {
+		printThresholds(w, rs)
+	} else {
+		printThresholdRows(w, rs)
 	}
-	printThresholds(w, conv)
-	return pass
+	return analyze.ThresholdsPass(rs)
 }
 
 // printMetrics prints the script's custom metrics (k6/metrics).

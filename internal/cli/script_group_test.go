@@ -68,9 +68,22 @@ export default function () {
   http.get(__ENV.BASE + '/fast');
 }
 `)
-	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", t.TempDir(), "--quiet")
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", t.TempDir(), "--quiet", "--junit", junit)
 	if code != ExitThresholds {
 		t.Fatalf("exit %d; want %d (max<0 cannot hold)\n%s\n%s", code, ExitThresholds, out, stderr)
+	}
+	if strings.Count(out, "thresholds\n") != 1 {
+		t.Errorf("the thresholds are not one block:\n%s", out)
+	}
+	// The script's own thresholds (on the group's series) are in the JUnit
+	// file beside the run's: 3 cases, 1 failure.
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := string(data); !strings.Contains(x, `tests="3" failures="1"`) || !strings.Contains(x, "http_req_duration{group:::slow}: max&lt;0") {
+		t.Errorf("junit lacks the script's own thresholds:\n%s", x)
 	}
 	for _, want := range []string{
 		"http_req_duration{group:::slow} count=3 ", "http_req_duration{group:::outer} count=3 ",

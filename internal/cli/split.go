@@ -105,7 +105,7 @@ func (a *app) liveOutputs(opt *runner.Options, urls []string) func() {
 	return func() {
 		for i, p := range pushers {
 			st := p.Close()
-			fmt.Fprintf(a.env.Stderr, "prometheus-rw %s: %d pushes, %d bytes, %d dropped\n", urls[i], st.Requests, st.Bytes, st.Dropped)
+			fmt.Fprintf(a.env.Stderr, "prometheus-rw %s: %d pushes, %d bytes, %d failed, %d dropped\n", urls[i], st.Requests, st.Bytes, st.Failed, st.Dropped)
 			if st.LastError != nil {
 				fmt.Fprintf(a.env.Stderr, "prometheus-rw %s: last error: %v\n", urls[i], st.LastError)
 			}
