@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what knee's tests need on a fresh Debian machine (Go modules, a
-# PostgreSQL server, Chromium for the HTML report test, tmux for the progress
-# line's terminal test), starts PostgreSQL on loopback and runs every test.
+# PostgreSQL server, Chromium for the HTML report and dashboard tests, tmux
+# for the progress line's terminal test, Prometheus for the remote-write
+# test), starts PostgreSQL on loopback and runs every test.
 # `make test` and .ci/run call this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
