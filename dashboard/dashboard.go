@@ -195,12 +195,13 @@ func (s *Server) watch() {
 			s.refresh(nil)
 			// A fed build costs tens of milliseconds an hour of run (the
 			// whole-run merges of the summary and the CO signals): resting
-			// three times as long keeps it under a quarter of a core, and a
-			// new interval that comes meanwhile waits in s.news.
+			// nine times as long keeps it under a tenth of a core, taken
+			// from the machine the target runs on, and a new interval that
+			// comes meanwhile waits in s.news.
 			select {
 			case <-s.stop:
 				return
-			case <-time.After(3 * time.Since(began)):
+			case <-time.After(9 * time.Since(began)):
 			}
 			continue
 		case <-time.After(wait):
