@@ -71,7 +71,9 @@ type Script struct {
 	con        *console
 
 	vus      sync.Map // load's VU id -> *vu
-	pool     chan *vu
+	pool     chan *vu // runtimes made ahead, not yet given to a VU
+	taken    chan struct{}
+	runtimes atomic.Int64 // runtimes made for load's VUs: prepared, spare and fresh
 	vuInits  atomic.Int64
 	setupRaw string // JSON of setup()'s result; "" when none
 }
@@ -181,15 +183,49 @@ func (s *Script) Plan(ov Overrides) (*Plan, error) {
 // iterations do not pay for the init code (k6 initialises its VUs first too).
 // VUs beyond them are initialised when first used.
 func (s *Script) Prepare(n int) error {
-	s.pool = make(chan *vu, n)
+	s.pool = make(chan *vu, n+Spares)
+	s.taken = make(chan struct{}, 1)
 	for i := 0; i < n; i++ {
 		v, err := s.newVU(0)
 		if err != nil {
 			return err
 		}
+		s.runtimes.Add(1)
 		s.pool <- v
 	}
 	return nil
+}
+
+// Spares is how many runtimes KeepSpares keeps made ahead.
+const Spares = 8
+
+// KeepSpares keeps up to Spares runtimes made ahead, in a goroutine of its
+// own, while at most limit runtimes exist in all, until ctx ends; call it
+// after Prepare, and the function it returns to wait for the goroutine. A
+// VU the open model starts during a stall then takes a runtime whose init
+// code already ran, instead of running it (0.5 ms and more) on the path of
+// its first request, where it counts as start lag.
+func (s *Script) KeepSpares(ctx context.Context, limit int64) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			for len(s.pool) < Spares && s.runtimes.Load() < limit && ctx.Err() == nil {
+				v, err := s.newVU(0)
+				if err != nil {
+					return // the VU that needs a runtime makes it, and reports the error
+				}
+				s.runtimes.Add(1)
+				s.pool <- v
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.taken:
+			}
+		}
+	}()
+	return func() { <-done }
 }
 
 // vuFor returns load's VU id's runtime, taking a prepared one or making
@@ -200,10 +236,15 @@ func (s *Script) vuFor(id uint64) (v *vu, fresh bool, err error) {
 	}
 	select {
 	case v = <-s.pool:
+		select {
+		case s.taken <- struct{}{}: // KeepSpares makes another
+		default:
+		}
 	default:
 		if v, err = s.newVU(id); err != nil {
 			return nil, false, err
 		}
+		s.runtimes.Add(1)
 		fresh = true
 	}
 	v.setID(id)
