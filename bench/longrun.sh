@@ -9,6 +9,10 @@
 # issue's bound: within 10 %). Not a CI test. Usage:
 #   MINUTES=10 ./bench/longrun.sh
 #   MINUTES=6 FREEZE_EVERY=90 ./bench/longrun.sh   # more freezes in less time
+#   MINUTES=4 FREEZE_EVERY=60 PROFILE_AT=55s,200s ./bench/longrun.sh
+# PROFILE_AT builds bench/profiled (knee that writes heap, goroutine and
+# thread-creation profiles and memory statistics at those times since its
+# start) and leaves them in bench/out/longrun/profiles.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 MINUTES=${MINUTES:-30}
@@ -18,7 +22,14 @@ OUT=${OUT:-$PWD/bench/out}
 LR=$OUT/longrun
 mkdir -p "$LR"
 die() { echo "longrun: $*" >&2; exit 1; }
-go build -o "$LR/knee" ./cmd/knee || die "building knee failed"
+if [ -n "${PROFILE_AT:-}" ]; then
+	rm -rf "$LR/profiles"
+	mkdir -p "$LR/profiles"
+	export PROFILE_DIR=$LR/profiles
+	go build -o "$LR/knee" ./bench/profiled || die "building bench/profiled failed"
+else
+	go build -o "$LR/knee" ./cmd/knee || die "building knee failed"
+fi
 
 SERVE_PID= KNEE_PID=
 cleanup() {
@@ -31,7 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$LR/knee" lab serve --addr 127.0.0.1:0 >"$LR/serve.out" 2>"$LR/serve.err" &
+env -u PROFILE_AT "$LR/knee" lab serve --addr 127.0.0.1:0 >"$LR/serve.out" 2>"$LR/serve.err" &
 SERVE_PID=$!
 for _ in $(seq 100); do
 	grep -q "listening on" "$LR/serve.out" 2>/dev/null && break
