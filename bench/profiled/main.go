@@ -58,6 +58,7 @@ func profileAt(start time.Time, times []time.Duration, dir string) {
 		write(filepath.Join(dir, "goroutines-"+name+".txt"), func(f *os.File) error {
 			return pprof.Lookup("goroutine").WriteTo(f, 1)
 		})
+		write(filepath.Join(dir, "states-"+name+".txt"), writeStates)
 		write(filepath.Join(dir, "memstats-"+name+".txt"), func(f *os.File) error {
 			var m runtime.MemStats
 			runtime.ReadMemStats(&m)
@@ -76,6 +77,53 @@ func profileAt(start time.Time, times []time.Duration, dir string) {
 			return err
 		})
 	}
+}
+
+// writeStates counts goroutines by state ("IO wait", "syscall", "runnable",
+// ...) and, for those in a system call, by the first function outside the
+// runtime and syscall packages: which calls hold an OS thread.
+func writeStates(f *os.File) error {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	states := map[string]int{}
+	inSyscall := map[string]int{}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		head, body, _ := strings.Cut(g, "\n")
+		_, st, ok := strings.Cut(head, "[")
+		if !ok {
+			continue
+		}
+		st, _, _ = strings.Cut(st, "]")
+		st, _, _ = strings.Cut(st, ",") // "IO wait, 2 minutes"
+		states[st]++
+		if st != "syscall" {
+			continue
+		}
+		caller := "?"
+		for _, l := range strings.Split(body, "\n") {
+			if l == "" || l[0] == '\t' || strings.HasPrefix(l, "runtime.") || strings.HasPrefix(l, "syscall.") ||
+				strings.HasPrefix(l, "internal/") || strings.HasPrefix(l, "golang.org/x/sys") {
+				continue
+			}
+			caller, _, _ = strings.Cut(l, "(0x")
+			break
+		}
+		inSyscall[caller]++
+	}
+	for st, n := range states {
+		fmt.Fprintf(f, "state %q: %d\n", st, n)
+	}
+	for c, n := range inSyscall {
+		fmt.Fprintf(f, "in a system call from %s: %d\n", c, n)
+	}
+	return nil
 }
 
 func write(path string, fn func(*os.File) error) {
