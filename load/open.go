@@ -44,8 +44,8 @@ type arrivals struct {
 	idleMax  time.Duration // Options.RetireIdle, resolved in prepare; 0: never retire
 
 	mu     sync.Mutex
-	idle   []*openVU // guarded by mu; bottom (0) idle longest, top most recently
-	parked []*openVU // guarded by mu; retired VUs whose resources are released, for reuse
+	idle   []*openVU  // guarded by mu; bottom (0) idle longest, top most recently
+	parked []parkedVU // guarded by mu; the identities of retired VUs, for reuse
 
 	alive    []*openVU // every live VU; scheduler goroutine only
 	wg       sync.WaitGroup
@@ -53,14 +53,15 @@ type arrivals struct {
 	cancelIt context.CancelFunc
 }
 
-// openVU is one VU of the open model. A retired VU keeps its id, iteration
-// count and shard, and a VU started later takes them over: ids, and the
-// per-VU state an Iteration keys by id, stay as few as the VUs ever alive
-// at once, and (vu, iter) never repeats.
+// openVU is one VU of the open model. A retired VU leaves its id and
+// iteration count behind (parkedVU), and a VU started later takes them
+// over: ids, and the per-VU state an Iteration keys by id, stay as few as
+// the VUs ever alive at once, and (vu, iter) never repeats. Nothing else of
+// it is kept: its shard holds no data of its own (a shard records into the
+// recorder's stripes), so a VU started later takes a fresh one.
 type openVU struct {
 	id    uint64
-	iter  uint64    // its goroutine only
-	shard ShardSink // nil until its first goroutine takes one
+	iter  uint64 // its goroutine only
 	jobs  chan job
 	since time.Time // when it last became idle; guarded by arrivals.mu
 	at    int       // index in arrivals.alive; scheduler goroutine only
@@ -95,17 +96,16 @@ func (a *arrivals) prepare(s *scenarioRun) {
 // called once the VU can take work.
 func (a *arrivals) spawn(s *scenarioRun, first *job, ready func()) {
 	a.mu.Lock()
-	var v *openVU
-	if n := len(a.parked); n > 0 {
-		v = a.parked[n-1]
-		a.parked[n-1] = nil
+	v := &openVU{jobs: make(chan job, 1)}
+	n := len(a.parked)
+	if n > 0 {
+		v.id, v.iter = a.parked[n-1].id, a.parked[n-1].iter
 		a.parked = a.parked[:n-1]
 	}
 	a.mu.Unlock()
-	if v == nil {
-		v = &openVU{id: s.nextVUID()}
+	if n == 0 {
+		v.id = s.nextVUID()
 	}
-	v.jobs, v.retiring = make(chan job, 1), false
 	if first != nil {
 		v.jobs <- *first
 		s.live.busy.Add(1)
@@ -123,15 +123,12 @@ func (a *arrivals) spawn(s *scenarioRun, first *job, ready func()) {
 }
 
 // vu runs v's jobs until the scheduler closes jobs: at the end of the
-// scenario, or when it retires v (then v's resources are released and v
-// parked for reuse).
+// scenario, or when it retires v (then v's resources are released and its
+// identity parked for reuse).
 func (a *arrivals) vu(s *scenarioRun, v *openVU, jobs chan job, ready func()) {
 	defer a.wg.Done()
 	defer s.live.vus.Add(-1)
-	if v.shard == nil {
-		v.shard = s.runner.rec.Shard()
-	}
-	shard := v.shard
+	shard := s.runner.rec.Shard()
 	if ready != nil {
 		ready()
 	}

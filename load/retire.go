@@ -55,14 +55,12 @@ func (a *arrivals) retire(now time.Time, limit time.Duration) {
 	if limit <= 0 {
 		return
 	}
-	for range retireBatch {
-		if len(a.alive) <= a.pre {
-			return
-		}
+	n := 0
+	for ; n < retireBatch && len(a.alive) > a.pre; n++ {
 		a.mu.Lock()
 		if len(a.idle) == 0 || now.Sub(a.idle[0].since) <= limit {
 			a.mu.Unlock()
-			return
+			break
 		}
 		v := a.idle[0]
 		a.idle[0] = nil
@@ -75,15 +73,42 @@ func (a *arrivals) retire(now time.Time, limit time.Duration) {
 		v.retiring = true
 		close(v.jobs)
 	}
+	if n > 0 {
+		// The slices grew with the pool's peak; once it has shrunk far
+		// below, they shrink too. Order, and so every VU's at, is kept.
+		a.alive = shrink(a.alive)
+		a.mu.Lock()
+		a.idle = shrink(a.idle)
+		a.mu.Unlock()
+	}
 }
 
-// retired releases what the Iteration holds for v and parks v for reuse;
-// v's goroutine calls it last.
+// parkedVU is what a retired VU leaves for the next VU started: its id and
+// how many iterations that id ran.
+type parkedVU struct{ id, iter uint64 }
+
+// retired releases what the Iteration holds for v and parks v's identity
+// for reuse; v's goroutine calls it last.
 func (a *arrivals) retired(s *scenarioRun, v *openVU) {
 	release(s, v.id)
 	a.mu.Lock()
-	a.parked = append(a.parked, v)
+	a.parked = append(a.parked, parkedVU{v.id, v.iter})
 	a.mu.Unlock()
+}
+
+// minShrinkCap is the capacity below which a pool slice is left as it is.
+const minShrinkCap = 64
+
+// shrink copies s into a slice of twice its length when s fills less than
+// a quarter of its capacity (the pool fell far below its peak), so that
+// memory sized to a stall's thousands of VUs goes back once they retire;
+// else it returns s. The factor between the two keeps a pool that
+// oscillates from copying at every change.
+func shrink[T any](s []T) []T {
+	if cap(s) <= minShrinkCap || len(s) >= cap(s)/4 {
+		return s
+	}
+	return append(make([]T, 0, max(2*len(s), minShrinkCap/2)), s...)
 }
 
 // release lets the Iteration free what it holds for vu, a VU that retired

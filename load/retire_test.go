@@ -102,11 +102,12 @@ func TestIdleVUsRetireAfterAStall(t *testing.T) {
 		retireIdle time.Duration
 		want       []int // VUs at 0.5, 1.5, 3, 4.015, 4.5, 5.5, 7, 8.5 s
 		releases   int
+		shards     int // one per VU goroutine started
 	}{
 		{"VUs idle for 2 s retire down to the pre-allocated", 0,
-			[]int{5, 51, 101, 101 - 32, 5, 51, 101, 5}, 2 * 96},
+			[]int{5, 51, 101, 101 - 32, 5, 51, 101, 5}, 2 * 96, 101 + 96},
 		{"negative RetireIdle: VUs never retire", -1,
-			[]int{5, 51, 101, 101, 101, 101, 101, 101}, 0},
+			[]int{5, 51, 101, 101, 101, 101, 101, 101}, 0, 101},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,10 +134,11 @@ func TestIdleVUsRetireAfterAStall(t *testing.T) {
 				if len(rel) != tt.releases || it.overlaps != 0 {
 					t.Errorf("%d releases, %d of them during the VU's own Do; want %d and 0", len(rel), it.overlaps, tt.releases)
 				}
-				// Retired VUs' identities are reused: never more ids or shards than
-				// VUs alive at once, and no (vu, iter) twice.
-				if rec.shards != 101 {
-					t.Errorf("%d shards taken, want 101 (one per VU ever alive at once)", rec.shards)
+				// Retired VUs' identities are reused: never more ids than VUs
+				// alive at once, and no (vu, iter) twice. Their shards are not:
+				// a VU started again takes a fresh one.
+				if rec.shards != tt.shards {
+					t.Errorf("%d shards taken, want %d (one per VU goroutine started)", rec.shards, tt.shards)
 				}
 				for pair, n := range it.pairs {
 					if pair[0] < 1 || pair[0] > 101 || n != 1 {
@@ -170,6 +172,121 @@ func TestIdleVUsRetireAfterAStall(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// poolState is the open-model pool's bookkeeping, read between the
+// scheduler's steps (inside a synctest bubble, after synctest.Wait).
+type poolState struct {
+	alive, aliveCap, idleCap int
+	aliveIDs                 []uint64
+	parked                   []parkedVU
+}
+
+func statePool(a *arrivals) poolState {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	st := poolState{alive: len(a.alive), aliveCap: cap(a.alive), idleCap: cap(a.idle), parked: slices.Clone(a.parked)}
+	for _, v := range a.alive {
+		st.aliveIDs = append(st.aliveIDs, v.id)
+	}
+	return st
+}
+
+func TestPoolShrinksAfterRetirement(t *testing.T) {
+	// The stalls of TestIdleVUsRetireAfterAStall: 101 VUs at the peak (3 s,
+	// 7 s), back to the 5 pre-allocated from 4.03 s and 8.03 s. After each
+	// retirement the pool's slices are sized to the 5 live VUs, not to the
+	// 101 of the peak, and what a retired VU leaves behind is its id and its
+	// iteration count: 96 of them, which with the 5 alive are ids 1..101,
+	// each once, each with exactly the iterations its id ran.
+	synctest.Test(t, func(t *testing.T) {
+		it := newReleasing(ms, [2]time.Duration{time.Second, 2005 * ms}, [2]time.Duration{5 * time.Second, 6005 * ms})
+		exec := ConstantArrivalRate{Rate: 100, Duration: 9 * time.Second, PreAllocatedVUs: 5, MaxVUs: 1000}
+		r, err := NewGenerator([]Scenario{{Name: "s", Executor: exec, Iteration: it}}, &fakeRecorder{}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := r.scenarios[0].drv.(*arrivals)
+		done := make(chan error)
+		go func() { done <- r.Run(t.Context()) }()
+		var states []poolState
+		start := time.Now()
+		for _, at := range []time.Duration{3 * time.Second, 4500 * ms, 7 * time.Second, 8500 * ms} {
+			time.Sleep(at - time.Since(start))
+			synctest.Wait()
+			states = append(states, statePool(a))
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		it.mu.Lock()
+		iters := map[uint64]uint64{} // id -> iterations run
+		for pair := range it.pairs {
+			iters[pair[0]]++
+		}
+		it.mu.Unlock()
+		for n, st := range states {
+			peak := n%2 == 0
+			switch {
+			case peak && (st.alive != 101 || st.aliveCap < 101):
+				t.Errorf("state %d (peak): %d VUs alive in a slice of cap %d; want 101 in cap >= 101", n, st.alive, st.aliveCap)
+			case !peak && (st.alive != 5 || st.aliveCap > minShrinkCap || st.idleCap > minShrinkCap):
+				t.Errorf("state %d (after retirement): %d VUs alive, alive cap %d, idle cap %d; want 5, <= %d, <= %d",
+					n, st.alive, st.aliveCap, st.idleCap, minShrinkCap, minShrinkCap)
+			}
+			if peak {
+				continue
+			}
+			ids := slices.Clone(st.aliveIDs)
+			for _, p := range st.parked {
+				ids = append(ids, p.id)
+			}
+			slices.Sort(ids)
+			want := make([]uint64, 101)
+			for i := range want {
+				want[i] = uint64(i + 1)
+			}
+			if len(st.parked) != 96 || !slices.Equal(ids, want) {
+				t.Errorf("state %d: %d parked; alive and parked ids %v; want 96 parked and ids 1..101 once each", n, len(st.parked), ids)
+			}
+			if n == len(states)-1 {
+				// The last retirement: no parked id ran after it.
+				for _, p := range st.parked {
+					if p.iter != iters[p.id] {
+						t.Errorf("parked id %d with %d iterations; its id ran %d", p.id, p.iter, iters[p.id])
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestShrink(t *testing.T) {
+	tests := []struct {
+		len, cap, wantCap int
+	}{
+		{5, 64, 64},     // small: left as is
+		{5, 65, 32},     // far below: twice the length, at least half of minShrinkCap
+		{50, 1024, 100}, // far below: twice the length
+		{256, 1024, 1024},
+		{255, 1024, 510},
+		{0, 20000, 32},
+	}
+	for _, tt := range tests {
+		s := make([]int, tt.len, tt.cap)
+		for i := range s {
+			s[i] = i
+		}
+		got := shrink(s)
+		if cap(got) != tt.wantCap || len(got) != tt.len {
+			t.Errorf("shrink(len %d, cap %d): len %d cap %d, want len %d cap %d", tt.len, tt.cap, len(got), cap(got), tt.len, tt.wantCap)
+		}
+		for i := range got {
+			if got[i] != i {
+				t.Fatalf("shrink(len %d, cap %d) changed element %d to %d", tt.len, tt.cap, i, got[i])
+			}
+		}
 	}
 }
 
