@@ -32,7 +32,8 @@ func (c RampingArrivalRate) newDriver() (driver, error) {
 // Most starts need no hand-off between goroutines: a VU that finishes an
 // iteration starts the next one itself if it is already due, and if it is
 // not, and no other VU is waiting for it, the VU becomes the pacer: it
-// sleeps on its own precise timer (see pacer.go) until that start and makes
+// sleeps on the pacer's precise timer (see pacer.go; one for the
+// scenario, as there is one pacer at a time) until that start and makes
 // it, so the goroutine that wakes is the one that sends. Only when no VU is
 // free for a start does the scheduler goroutine (run) wake, on an alarm
 // that whoever started the previous iteration set (see alarm.go), and hand
@@ -50,7 +51,7 @@ type arrivals struct {
 	sched    schedule.Schedule
 	pre, max int
 	idleMax  time.Duration // Options.RetireIdle, resolved in prepare; 0: never retire
-	slack    time.Duration // Options.TimerSlack, for the pacers and the alarm
+	slack    time.Duration // Options.TimerSlack, for the pacer and the alarm
 
 	wg       sync.WaitGroup
 	iterCtx  context.Context
@@ -64,6 +65,7 @@ type arrivals struct {
 	parked []*openVU     // retired VUs whose resources are released, for reuse
 	alive  []*openVU     // every live VU
 	pacer  *openVU       // the VU asleep until next's start, if any
+	pace   pacer         // the timer the pacer sleeps on; the pacer VU alone uses it
 	alarm  alarm         // the scheduler's: set for next's start while there is no pacer
 	armed  time.Time     // what alarm is set to; zero: cancelled or rung
 	woke   time.Time     // the scheduler's last wake-up, for the alarm's gap
@@ -79,7 +81,6 @@ type openVU struct {
 	id    uint64
 	iter  uint64    // its goroutine only
 	shard ShardSink // nil until its first goroutine takes one
-	pace  pacer     // its goroutine only; nil until it first paces
 	jobs  chan job
 	since time.Time // when it last became idle; guarded by arrivals.mu
 	at    int       // index in arrivals.alive; guarded by arrivals.mu
@@ -158,10 +159,6 @@ func (a *arrivals) vu(s *scenarioRun, v *openVU, jobs chan job, ready func()) {
 			a.iterate(s, v, self, j)
 		}
 	}
-	if v.pace != nil {
-		v.pace.close()
-		v.pace = nil
-	}
 	if v.retiring {
 		a.retired(s, v)
 	}
@@ -187,19 +184,25 @@ func (a *arrivals) iterate(s *scenarioRun, v *openVU, self SelfRecording, j job)
 }
 
 // after is what v does once an iteration is done: it takes the next start
-// if it is due (and hands any others due to idle VUs, see startDue), or
-// sleeps until it as the pacer if no other VU does, and returns that job;
-// or, when there is no start for it, it goes on the idle stack and
-// returns false.
+// if it is due, or sleeps until it as the pacer if no other VU does, and
+// returns that job; or, when there is no start for it, it goes on the
+// idle stack and returns false.
 func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
 	a.mu.Lock()
 	for !a.done && s.stop.Err() == nil {
-		due, _, ok := a.nextStart()
+		due, off, ok := a.nextStart()
 		if !ok {
 			break
 		}
 		if !due.After(time.Now()) {
-			j, _ := a.startDue(s, v)
+			// Behind the schedule: v takes this start; any others due
+			// are the scheduler's to hand out, which the alarm (set for
+			// this one or earlier) wakes. Handing them out here would
+			// hold mu for long while the VUs that finish queue for it.
+			j := a.take(due, off)
+			s.live.busy.Add(1)
+			s.live.started.Add(1)
+			a.arm()
 			a.mu.Unlock()
 			return j, true
 		}
@@ -208,11 +211,9 @@ func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
 		}
 		a.pacer = v
 		a.arm() // cancels the alarm: v makes this start
+		pace := a.pace
 		a.mu.Unlock()
-		if v.pace == nil {
-			v.pace = newPacer(s.stop, a.slack)
-		}
-		v.pace.wait(due, s.stop) // woken early or stopped: the loop looks again
+		pace.wait(due, s.stop) // woken early or stopped: the loop looks again
 		a.mu.Lock()
 		a.pacer = nil
 	}
@@ -248,6 +249,12 @@ func (a *arrivals) arm() {
 	if a.done {
 		return
 	}
+	now := time.Now()
+	if !a.armed.IsZero() && !a.armed.After(now) {
+		// It rang, or is about to: the scheduler sets it again once it
+		// has looked (and finds a pacer, if one came meanwhile).
+		return
+	}
 	var at time.Time
 	if a.pacer == nil {
 		due, _, ok := a.nextStart()
@@ -255,7 +262,7 @@ func (a *arrivals) arm() {
 			due = a.start.Add(a.sched.Duration())
 		}
 		at = due
-		if earliest := a.woke.Add(a.alarm.gap()); at.Before(earliest) && at.After(time.Now()) {
+		if earliest := a.woke.Add(a.alarm.gap()); at.Before(earliest) && at.After(now) {
 			at = earliest
 		}
 	}
@@ -275,14 +282,16 @@ func (a *arrivals) run(s *scenarioRun, start time.Time) {
 	a.mu.Lock()
 	a.start = start
 	a.alarm = newAlarm(s.stop, a.slack)
+	a.pace = newPacer(s.stop, a.slack)
 	a.arm()
 	a.mu.Unlock()
 	for ended := false; !ended && a.alarm.wait(s.stop); {
 		a.mu.Lock()
 		a.wakes++
+		a.armed = time.Time{} // it rang; a pacer that came meanwhile sets it again when it starts
 		if a.pacer == nil {
-			a.woke, a.armed = time.Now(), time.Time{}
-			_, ended = a.startDue(s, nil)
+			a.woke = time.Now()
+			ended = a.startDue(s)
 		}
 		a.mu.Unlock()
 	}
@@ -296,39 +305,37 @@ func (a *arrivals) run(s *scenarioRun, start time.Time) {
 	done := make(chan struct{})
 	go func() { a.wg.Wait(); close(done) }()
 	s.finish(done, a.cancelIt)
+	a.pace.close() // every VU has exited
 }
 
-// startDue starts every start now due: the first on self if it is not
-// nil (a VU that just finished, which runs the returned job), the others
-// on idle VUs, new VUs, or it counts them dropped; then it sets the alarm.
-// Whoever holds mu when starts are due hands them out, so a VU that is
-// behind the schedule needs no scheduler wake-up. It never blocks; ended
-// is true when the schedule is over. mu held.
-func (a *arrivals) startDue(s *scenarioRun, self *openVU) (mine job, ended bool) {
+// startDue hands every start now due to an idle VU, a new VU, or counts
+// it dropped, and sets the alarm again; true when the schedule has ended.
+// It never blocks. mu held.
+func (a *arrivals) startDue(s *scenarioRun) (ended bool) {
 	now := time.Now()
 	for {
 		due, off, ok := a.nextStart()
 		if !ok {
-			ended = !now.Before(a.start.Add(a.sched.Duration()))
+			if !now.Before(a.start.Add(a.sched.Duration())) {
+				return true
+			}
 			break
 		}
 		if due.After(now) {
 			break
 		}
 		j := a.take(due, off)
-		v := self
-		if self != nil {
-			mine, self = j, nil
-		} else if n := len(a.idle); n > 0 {
+		var v *openVU
+		if n := len(a.idle); n > 0 {
 			v = a.idle[n-1]
 			a.idle[n-1] = nil
 			a.idle = a.idle[:n-1]
-			v.jobs <- j // capacity 1 and the VU was idle: it is empty
 		}
 		switch {
 		case v != nil:
 			s.live.busy.Add(1)
 			s.live.started.Add(1)
+			v.jobs <- j // capacity 1 and the VU was idle: it is empty
 		case len(a.alive) < a.max:
 			s.live.started.Add(1)
 			a.spawnLocked(s, &j, nil)
@@ -337,10 +344,8 @@ func (a *arrivals) startDue(s *scenarioRun, self *openVU) (mine job, ended bool)
 			s.runner.rec.Dropped(s.name, 1)
 		}
 	}
-	if !ended {
-		a.arm()
-	}
-	return mine, ended
+	a.arm()
+	return false
 }
 
 // wait blocks until the monotonic clock reaches at; false if stop came first.
