@@ -31,7 +31,8 @@ func (c RampingArrivalRate) newDriver() (driver, error) {
 //
 // Most starts need no hand-off between goroutines: a VU that finishes an
 // iteration starts the next one itself if it is already due, and if it is
-// not, and no other VU is waiting for it, the VU becomes the pacer: it
+// not, and no other VU is waiting for it, and starts are at least the
+// alarm's gap (Options.TimerSlack) apart, the VU becomes the pacer: it
 // sleeps on the pacer's precise timer (see pacer.go; one for the
 // scenario, as there is one pacer at a time) until that start and makes
 // it, so the goroutine that wakes is the one that sends. Only when no VU is
@@ -206,7 +207,10 @@ func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
 			a.mu.Unlock()
 			return j, true
 		}
-		if a.pacer != nil {
+		if a.pacer != nil || off-a.prev < a.alarm.gap() {
+			// Someone paces already; or starts come closer together
+			// than the alarm's gap, and the scheduler starts several
+			// per wake-up, cheaper than a wake-up each.
 			break
 		}
 		a.pacer = v
