@@ -295,7 +295,17 @@ func (a *arrivals) run(s *scenarioRun, start time.Time) {
 		a.armed = time.Time{} // it rang; a pacer that came meanwhile sets it again when it starts
 		if a.pacer == nil {
 			a.woke = time.Now()
-			ended = a.startDue(s)
+			more := true
+			for more && !ended && s.stop.Err() == nil {
+				// mu is let go between batches, so VUs that finish
+				// meanwhile become idle (and take starts) rather than
+				// queue while new VUs are started in their place.
+				ended, more = a.startDue(s)
+				if more {
+					a.mu.Unlock()
+					a.mu.Lock()
+				}
+			}
 		}
 		a.mu.Unlock()
 	}
@@ -312,21 +322,28 @@ func (a *arrivals) run(s *scenarioRun, start time.Time) {
 	a.pace.close() // every VU has exited
 }
 
-// startDue hands every start now due to an idle VU, a new VU, or counts
-// it dropped, and sets the alarm again; true when the schedule has ended.
-// It never blocks. mu held.
-func (a *arrivals) startDue(s *scenarioRun) (ended bool) {
+// startBatch bounds the starts the scheduler hands out per hold of mu.
+const startBatch = 16
+
+// startDue hands the starts now due, up to startBatch, to idle VUs, new
+// VUs, or counts them dropped, and sets the alarm again unless more are
+// due (more); ended is true when the schedule is over. It never blocks.
+// mu held.
+func (a *arrivals) startDue(s *scenarioRun) (ended, more bool) {
 	now := time.Now()
-	for {
+	for n := 0; ; n++ {
 		due, off, ok := a.nextStart()
 		if !ok {
 			if !now.Before(a.start.Add(a.sched.Duration())) {
-				return true
+				return true, false
 			}
 			break
 		}
 		if due.After(now) {
 			break
+		}
+		if n == startBatch {
+			return false, true
 		}
 		j := a.take(due, off)
 		var v *openVU
@@ -349,7 +366,7 @@ func (a *arrivals) startDue(s *scenarioRun) (ended bool) {
 		}
 	}
 	a.arm()
-	return false
+	return false, false
 }
 
 // wait blocks until the monotonic clock reaches at; false if stop came first.
