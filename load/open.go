@@ -197,9 +197,9 @@ func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
 		}
 		if !due.After(time.Now()) {
 			// Behind the schedule: v takes this start; any others due
-			// are the scheduler's to hand out, which the alarm (set for
-			// this one or earlier) wakes. Handing them out here would
-			// hold mu for long while the VUs that finish queue for it.
+			// are the scheduler's to hand out (arm rings its alarm for
+			// them). Handing them out here would hold mu for long while
+			// the VUs that finish queue for it.
 			j := a.take(due, off)
 			s.live.busy.Add(1)
 			s.live.started.Add(1)
