@@ -26,31 +26,52 @@ func (c RampingArrivalRate) newDriver() (driver, error) {
 	return &arrivals{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
 }
 
-// arrivals drives the open model: one scheduler goroutine (run) starts
-// iteration i at start+Offset(i) on an idle VU, a new VU, or not at all.
+// arrivals drives the open model: iteration i starts at start+Offset(i)
+// on a VU that is free then, on a new VU, or not at all (dropped).
 //
-// Hand-off: a VU that finishes an iteration pushes itself on the idle
-// stack and waits on its own jobs channel (capacity 1). The scheduler pops
-// the most recently idle VU without blocking; if there is none it starts a
-// VU with the job already in hand while fewer than max are alive, else it
-// counts the iteration as dropped. Last in, first out keeps the VUs a rate
-// needs busy and leaves the rest idle at the bottom of the stack, where
-// retire finds them (see retire.go). Only the scheduler sends on or closes
-// jobs channels, so closing them all at the end is safe and lets each VU
-// drain its last job first.
+// Most starts need no hand-off between goroutines: a VU that finishes an
+// iteration starts the next one itself if it is already due, and if it is
+// not, and no other VU is waiting for it, and starts are at least the
+// alarm's gap (Options.TimerSlack) apart, the VU becomes the pacer: it
+// sleeps on the pacer's precise timer (see pacer.go; one for the
+// scenario, as there is one pacer at a time) until that start and makes
+// it, so the goroutine that wakes is the one that sends. Only when no VU is
+// free for a start does the scheduler goroutine (run) wake, on an alarm
+// that whoever started the previous iteration set (see alarm.go), and hand
+// the start to an idle VU, a new one while fewer than max are alive, or
+// count it dropped. Every start is taken once, under mu, in order, with its
+// own intended time, and never before it.
+//
+// Idle VUs wait on their own jobs channel (capacity 1) on a stack: the
+// scheduler pops the most recently idle. Last in, first out keeps the VUs
+// a rate needs busy and leaves the rest idle at the bottom, where retire
+// finds them (see retire.go). Jobs channels are sent on and closed only
+// under mu, and only for VUs taken off the idle stack, so closing them all
+// at the end is safe and lets each VU drain its last job first.
 type arrivals struct {
 	sched    schedule.Schedule
 	pre, max int
 	idleMax  time.Duration // Options.RetireIdle, resolved in prepare; 0: never retire
+	slack    time.Duration // Options.TimerSlack, for the pacer and the alarm
 
-	mu     sync.Mutex
-	idle   []*openVU  // guarded by mu; bottom (0) idle longest, top most recently
-	parked []parkedVU // guarded by mu; the identities of retired VUs, for reuse
-
-	alive    []*openVU // every live VU; scheduler goroutine only
 	wg       sync.WaitGroup
 	iterCtx  context.Context
 	cancelIt context.CancelFunc
+
+	mu     sync.Mutex
+	start  time.Time     // the scenario's start; set before the first iteration
+	next   int64         // the next iteration neither started nor dropped
+	prev   time.Duration // the offset of the one before next
+	idle   []*openVU     // bottom (0) idle longest, top most recently
+	parked []parkedVU    // the identities of retired VUs, for reuse
+	alive  []*openVU     // every live VU
+	pacer  *openVU       // the VU asleep until next's start, if any
+	pace   pacer         // the timer the pacer sleeps on; the pacer VU alone uses it
+	alarm  alarm         // the scheduler's: set for next's start while there is no pacer
+	armed  time.Time     // what alarm is set to; zero: cancelled or rung
+	woke   time.Time     // the scheduler's last wake-up, for the alarm's gap
+	done   bool          // no iteration starts any more; jobs are closed
+	wakes  int           // the scheduler's wake-ups, for tests
 }
 
 // openVU is one VU of the open model. A retired VU leaves its id and
@@ -61,12 +82,13 @@ type arrivals struct {
 // recorder's stripes), so a VU started later takes a fresh one.
 type openVU struct {
 	id    uint64
-	iter  uint64 // its goroutine only
+	iter  uint64    // its goroutine only
+	shard ShardSink // its goroutine's
 	jobs  chan job
 	since time.Time // when it last became idle; guarded by arrivals.mu
-	at    int       // index in arrivals.alive; scheduler goroutine only
-	// retiring is set by the scheduler before it closes jobs to retire the
-	// VU, as opposed to ending the scenario.
+	at    int       // index in arrivals.alive; guarded by arrivals.mu
+	// retiring is set before its jobs are closed to retire the VU, as
+	// opposed to ending the scenario.
 	retiring bool
 }
 
@@ -80,40 +102,37 @@ func (a *arrivals) offered(elapsed time.Duration) float64 { return a.sched.Rate(
 
 func (a *arrivals) prepare(s *scenarioRun) {
 	a.idleMax = s.runner.opt.retireIdle()
+	a.slack = s.runner.opt.TimerSlack
 	a.iterCtx, a.cancelIt = context.WithCancel(s.hard)
 	// Pre-allocated VUs are idle before prepare returns, and have their
 	// shard, so the first iterations find them ready.
 	var ready sync.WaitGroup
 	ready.Add(a.pre)
+	a.mu.Lock()
 	for range a.pre {
-		a.spawn(s, nil, ready.Done)
+		a.spawnLocked(s, nil, ready.Done)
 	}
+	a.mu.Unlock()
 	ready.Wait()
 }
 
-// spawn starts a VU, reusing a retired one's identity if there is one:
-// busy with first when one is given, else idle. ready, if not nil, is
-// called once the VU can take work.
-func (a *arrivals) spawn(s *scenarioRun, first *job, ready func()) {
-	a.mu.Lock()
+// spawnLocked starts a VU, reusing a retired one's identity if there is
+// one: busy with first when one is given, else idle. ready, if not nil, is
+// called once the VU can take work. mu held.
+func (a *arrivals) spawnLocked(s *scenarioRun, first *job, ready func()) {
 	v := &openVU{jobs: make(chan job, 1)}
-	n := len(a.parked)
-	if n > 0 {
+	if n := len(a.parked); n > 0 {
 		v.id, v.iter = a.parked[n-1].id, a.parked[n-1].iter
 		a.parked = a.parked[:n-1]
-	}
-	a.mu.Unlock()
-	if n == 0 {
+	} else {
 		v.id = s.nextVUID()
 	}
 	if first != nil {
 		v.jobs <- *first
 		s.live.busy.Add(1)
 	} else {
-		a.mu.Lock()
 		v.since = time.Now()
 		a.idle = append(a.idle, v)
-		a.mu.Unlock()
 	}
 	v.at = len(a.alive)
 	a.alive = append(a.alive, v)
@@ -122,108 +141,230 @@ func (a *arrivals) spawn(s *scenarioRun, first *job, ready func()) {
 	go a.vu(s, v, v.jobs, ready)
 }
 
-// vu runs v's jobs until the scheduler closes jobs: at the end of the
-// scenario, or when it retires v (then v's resources are released and its
+// vu runs the jobs handed to v, and after each iteration the ones it
+// starts itself (see after), until its jobs are closed: at the end of the
+// scenario, or when v retires (then v's resources are released and its
 // identity parked for reuse).
 func (a *arrivals) vu(s *scenarioRun, v *openVU, jobs chan job, ready func()) {
 	defer a.wg.Done()
 	defer s.live.vus.Add(-1)
-	shard := s.runner.rec.Shard()
+	v.shard = s.runner.rec.Shard()
 	if ready != nil {
 		ready()
 	}
 	self, _ := s.it.(SelfRecording)
 	for j := range jobs {
-		called := time.Now()
-		if self != nil {
-			self.DoRecord(a.iterCtx, Start{Scenario: s.name, VU: v.id, Iter: v.iter, Intended: j.intended, Called: called}, shard)
-		} else {
-			res := stamp(s.it.Do(a.iterCtx, v.id, v.iter), called, time.Now())
-			shard.Record(Sample{
-				Scenario: s.name,
-				Result:   res,
-				Latency:  res.Done.Sub(j.intended),
-				Service:  res.Done.Sub(res.Sent),
-				SendLag:  res.Sent.Sub(j.intended),
-			})
+		for more := true; more; j, more = a.after(s, v) {
+			a.iterate(s, v, self, j)
 		}
-		v.iter++
-		s.live.busy.Add(-1)
-		a.mu.Lock()
-		v.since = time.Now()
-		a.idle = append(a.idle, v)
-		a.mu.Unlock()
 	}
 	if v.retiring {
 		a.retired(s, v)
 	}
 }
 
-// run is the scheduler. It sets its pacer (a kernel timer where there is
-// one, see pacer.go) to each absolute intended time, never to "last +
-// interval", so lateness does not accumulate; when it wakes late, every
-// past-due iteration still goes out at once, each with its own intended
-// time. It wakes at most once per TimerSlack.
+// iterate runs one iteration on v and records it.
+func (a *arrivals) iterate(s *scenarioRun, v *openVU, self SelfRecording, j job) {
+	called := time.Now()
+	if self != nil {
+		self.DoRecord(a.iterCtx, Start{Scenario: s.name, VU: v.id, Iter: v.iter, Intended: j.intended, Called: called}, v.shard)
+	} else {
+		res := stamp(s.it.Do(a.iterCtx, v.id, v.iter), called, time.Now())
+		v.shard.Record(Sample{
+			Scenario: s.name,
+			Result:   res,
+			Latency:  res.Done.Sub(j.intended),
+			Service:  res.Done.Sub(res.Sent),
+			SendLag:  res.Sent.Sub(j.intended),
+		})
+	}
+	v.iter++
+	s.live.busy.Add(-1)
+}
+
+// after is what v does once an iteration is done: it takes the next start
+// if it is due, or sleeps until it as the pacer if no other VU does, and
+// returns that job; or, when there is no start for it, it goes on the
+// idle stack and returns false.
+func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
+	a.mu.Lock()
+	for !a.done && s.stop.Err() == nil {
+		due, off, ok := a.nextStart()
+		if !ok {
+			break
+		}
+		if !due.After(time.Now()) {
+			// Behind the schedule: v takes this start; any others due
+			// are the scheduler's to hand out (arm rings its alarm for
+			// them). Handing them out here would hold mu for long while
+			// the VUs that finish queue for it.
+			j := a.take(due, off)
+			s.live.busy.Add(1)
+			s.live.started.Add(1)
+			a.arm()
+			a.mu.Unlock()
+			return j, true
+		}
+		if a.pacer != nil || off-a.prev < a.alarm.gap() {
+			// Someone paces already; or starts come closer together
+			// than the alarm's gap, and the scheduler starts several
+			// per wake-up, cheaper than a wake-up each.
+			break
+		}
+		a.pacer = v
+		a.arm() // cancels the alarm: v makes this start
+		pace := a.pace
+		a.mu.Unlock()
+		pace.wait(due, s.stop) // woken early or stopped: the loop looks again
+		a.mu.Lock()
+		a.pacer = nil
+	}
+	a.arm()
+	v.since = time.Now()
+	a.idle = append(a.idle, v)
+	a.mu.Unlock()
+	return job{}, false
+}
+
+// nextStart is when iteration next is due, and its offset; false when the
+// schedule has no more. mu held.
+func (a *arrivals) nextStart() (time.Time, time.Duration, bool) {
+	off, ok := a.sched.Offset(a.next)
+	return a.start.Add(off), off, ok
+}
+
+// take makes next started (or dropped) and returns its job; it retires
+// VUs that have been idle too long. mu held.
+func (a *arrivals) take(due time.Time, off time.Duration) job {
+	j := job{i: a.next, intended: due}
+	a.next++
+	a.retireLocked(time.Now(), idleLimit(a.idleMax, off-a.prev))
+	a.prev = off
+	return j
+}
+
+// arm sets the scheduler's alarm for the next start (or the schedule's end)
+// unless a pacer makes it; then it cancels the alarm. A start due sooner
+// than the alarm's gap after the scheduler's last wake-up waits for the
+// gap; one already due rings at once. mu held.
+func (a *arrivals) arm() {
+	if a.done {
+		return
+	}
+	now := time.Now()
+	if !a.armed.IsZero() && !a.armed.After(now) {
+		// It rang, or is about to: the scheduler sets it again once it
+		// has looked (and finds a pacer, if one came meanwhile).
+		return
+	}
+	var at time.Time
+	if a.pacer == nil {
+		due, _, ok := a.nextStart()
+		if !ok {
+			due = a.start.Add(a.sched.Duration())
+		}
+		at = due
+		if earliest := a.woke.Add(a.alarm.gap()); at.Before(earliest) && at.After(now) {
+			at = earliest
+		}
+	}
+	if !at.Equal(a.armed) {
+		a.armed = at
+		a.alarm.set(at)
+	}
+}
+
+// run is the scheduler. The alarm is set to absolute intended times, never
+// to "last + interval", so lateness does not accumulate; when it wakes
+// late, every past-due start still goes out at once, each with its own
+// intended time. It wakes at most once per TimerSlack, and not at all for
+// the starts that VUs make themselves.
 func (a *arrivals) run(s *scenarioRun, start time.Time) {
 	s.live.start.Store(&start)
-	pace := newPacer(s.stop, s.runner.opt.TimerSlack)
-	defer pace.close()
-	var woke time.Time     // the last wake-up asked of pace
-	var prev time.Duration // the previous iteration's offset
-	for i := int64(0); ; i++ {
-		off, ok := a.sched.Offset(i)
-		if !ok {
-			// The schedule is done; the scenario lasts until its end.
-			pace.wait(start.Add(a.sched.Duration()), s.stop)
-			break
-		}
-		due := start.Add(off)
-		// A start due sooner than the pacer's gap after its last wake-up
-		// waits for the gap; one already due goes at once.
-		at := due
-		if now := time.Now(); at.After(now) {
-			if earliest := woke.Add(pace.gap()); at.Before(earliest) {
-				at = earliest
+	a.mu.Lock()
+	a.start = start
+	a.alarm = newAlarm(s.stop, a.slack)
+	a.pace = newPacer(s.stop, a.slack)
+	a.arm()
+	a.mu.Unlock()
+	for ended := false; !ended && a.alarm.wait(s.stop); {
+		a.mu.Lock()
+		a.wakes++
+		a.armed = time.Time{} // it rang; a pacer that came meanwhile sets it again when it starts
+		if a.pacer == nil {
+			a.woke = time.Now()
+			more := true
+			for more && !ended && s.stop.Err() == nil {
+				// mu is let go between batches, so VUs that finish
+				// meanwhile become idle (and take starts) rather than
+				// queue while new VUs are started in their place.
+				ended, more = a.startDue(s)
+				if more {
+					a.mu.Unlock()
+					a.mu.Lock()
+				}
 			}
-			woke = at
 		}
-		if !pace.wait(at, s.stop) {
-			break
-		}
-		a.dispatch(s, job{i: i, intended: due})
-		a.retire(time.Now(), idleLimit(a.idleMax, off-prev))
-		prev = off
+		a.mu.Unlock()
 	}
+	a.mu.Lock()
+	a.done = true
 	for _, v := range a.alive {
 		close(v.jobs)
 	}
+	a.mu.Unlock()
+	a.alarm.close()
 	done := make(chan struct{})
 	go func() { a.wg.Wait(); close(done) }()
 	s.finish(done, a.cancelIt)
+	a.pace.close() // every VU has exited
 }
 
-// dispatch hands j to an idle VU, a new VU, or counts it dropped. It never blocks.
-func (a *arrivals) dispatch(s *scenarioRun, j job) {
-	a.mu.Lock()
-	var v *openVU
-	if n := len(a.idle); n > 0 {
-		v = a.idle[n-1]
-		a.idle[n-1] = nil
-		a.idle = a.idle[:n-1]
+// startBatch bounds the starts the scheduler hands out per hold of mu.
+const startBatch = 16
+
+// startDue hands the starts now due, up to startBatch, to idle VUs, new
+// VUs, or counts them dropped, and sets the alarm again unless more are
+// due (more); ended is true when the schedule is over. It never blocks.
+// mu held.
+func (a *arrivals) startDue(s *scenarioRun) (ended, more bool) {
+	now := time.Now()
+	for n := 0; ; n++ {
+		due, off, ok := a.nextStart()
+		if !ok {
+			if !now.Before(a.start.Add(a.sched.Duration())) {
+				return true, false
+			}
+			break
+		}
+		if due.After(now) {
+			break
+		}
+		if n == startBatch {
+			return false, true
+		}
+		j := a.take(due, off)
+		var v *openVU
+		if n := len(a.idle); n > 0 {
+			v = a.idle[n-1]
+			a.idle[n-1] = nil
+			a.idle = a.idle[:n-1]
+		}
+		switch {
+		case v != nil:
+			s.live.busy.Add(1)
+			s.live.started.Add(1)
+			v.jobs <- j // capacity 1 and the VU was idle: it is empty
+		case len(a.alive) < a.max:
+			s.live.started.Add(1)
+			a.spawnLocked(s, &j, nil)
+		default:
+			s.live.dropped.Add(1)
+			s.runner.rec.Dropped(s.name, 1)
+		}
 	}
-	a.mu.Unlock()
-	switch {
-	case v != nil:
-		s.live.busy.Add(1)
-		s.live.started.Add(1)
-		v.jobs <- j // capacity 1 and the VU was idle: it is empty
-	case len(a.alive) < a.max:
-		s.live.started.Add(1)
-		a.spawn(s, &j, nil)
-	default:
-		s.live.dropped.Add(1)
-		s.runner.rec.Dropped(s.name, 1)
-	}
+	a.arm()
+	return false, false
 }
 
 // wait blocks until the monotonic clock reaches at; false if stop came first.

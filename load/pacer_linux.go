@@ -5,6 +5,7 @@ import (
 	"os"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,7 +56,7 @@ func (p *fdPacer) wait(at time.Time, stop context.Context) bool {
 	}
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
 	var serr error
-	if err := p.rc.Control(func(fd uintptr) { serr = unix.TimerfdSettime(int(fd), 0, &spec, nil) }); err != nil || serr != nil {
+	if err := p.rc.Control(func(fd uintptr) { serr = settime(fd, &spec) }); err != nil || serr != nil {
 		return stop.Err() == nil && fallbackWait(at, stop)
 	}
 	// RawConn.Read forgets readiness seen before it, then calls due before
@@ -82,4 +83,80 @@ func fallbackWait(at time.Time, stop context.Context) bool {
 	t := newStoppedTimer()
 	defer t.Stop()
 	return wait(t, at, stop)
+}
+
+// fdAlarm is an alarm on a timerfd waited on through the runtime's
+// netpoller, precise as fdPacer. Arming the timer resets its expiry count,
+// so the fd is readable exactly when the timer expired after the last set;
+// wait reads the count to consume the ring.
+type fdAlarm struct {
+	f       *os.File
+	rc      syscall.RawConn
+	stopped func() bool
+	rang    func(uintptr) bool
+	slack   time.Duration
+}
+
+func newKernelAlarm(stop context.Context, slack time.Duration) alarm {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	a := &fdAlarm{f: os.NewFile(uintptr(fd), "timerfd"), slack: slack}
+	if a.rc, err = a.f.SyscallConn(); err != nil {
+		a.f.Close()
+		return nil
+	}
+	var buf [8]byte
+	a.rang = func(fd uintptr) bool {
+		_, err := unix.Read(int(fd), buf[:])
+		return err != unix.EAGAIN
+	}
+	// Closing f wakes a blocked wait: that is how stop reaches the scheduler.
+	a.stopped = context.AfterFunc(stop, func() { a.f.Close() })
+	return a
+}
+
+func (a *fdAlarm) set(at time.Time) {
+	var spec unix.ItimerSpec
+	if !at.IsZero() {
+		// A zero it_value disarms: ask for 1 ns to ring at once.
+		spec.Value = unix.NsecToTimespec(max(int64(time.Until(at)), 1))
+	}
+	// An error here means the fd is closed (stop): the scheduler is ending.
+	_ = a.rc.Control(func(fd uintptr) { _ = settime(fd, &spec) })
+}
+
+func (a *fdAlarm) wait(stop context.Context) bool {
+	if stop.Err() != nil {
+		return false
+	}
+	if err := a.rc.Read(a.rang); err != nil {
+		if stop.Err() != nil {
+			return false
+		}
+		// A poller error without a stop: degrade to looking every
+		// millisecond; the scheduler finds what is due each time.
+		return fallbackWait(time.Now().Add(time.Millisecond), stop)
+	}
+	return stop.Err() == nil
+}
+
+func (a *fdAlarm) gap() time.Duration { return a.slack }
+
+func (a *fdAlarm) close() {
+	a.stopped()
+	a.f.Close()
+}
+
+// settime arms (or with a zero value disarms) a timerfd. It is a raw
+// syscall: timerfd_settime never blocks, and the runtime's syscall entry
+// would wake its monitor thread when the process was idle, which the
+// write that follows does anyway, once.
+func settime(fd uintptr, spec *unix.ItimerSpec) error {
+	_, _, errno := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(spec)), 0, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }

@@ -45,3 +45,46 @@ func TestVUPoolGrowsOnlyAsTheScheduleDemands(t *testing.T) {
 		})
 	}
 }
+
+// A VU free before the next start makes it itself: the scheduler wakes
+// only for starts that find every VU busy (and for the schedule's end).
+func TestFreeVUsMakeTheStartsThemselves(t *testing.T) {
+	tests := []struct {
+		name      string
+		service   time.Duration
+		wantWakes int
+	}{
+		// 10/s for 2 s: the first start (the VU is idle, waiting for work)
+		// and the end; the one VU makes the 19 starts after the first.
+		{"service shorter than the interval", 10 * ms, 2},
+		// 150 ms: the start at 100 ms finds the only VU busy, and the
+		// scheduler starts a second one. From then on each start finds the
+		// VU of the start before busy and the one before that free since
+		// 50 ms, waiting for it as the pacer.
+		{"service of 1.5 intervals", 150 * ms, 3},
+		// Never answers: the scheduler starts or drops all 20 itself.
+		{"every VU busy", time.Hour, 20 + 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tg := &target{service: tt.service}
+				exec := ConstantArrivalRate{Rate: 10, Duration: 2 * time.Second, PreAllocatedVUs: 1, MaxVUs: 3}
+				o := runScenarios(t, t.Context(), Options{GracefulStop: time.Second}, Scenario{Name: "s", Executor: exec, Iteration: tg})
+				if o.err != nil {
+					t.Fatal(o.err)
+				}
+				a := o.runr.scenarios[0].drv.(*arrivals)
+				a.mu.Lock()
+				wakes := a.wakes
+				a.mu.Unlock()
+				if wakes != tt.wantWakes {
+					t.Errorf("the scheduler woke %d times, want %d", wakes, tt.wantWakes)
+				}
+				if n := len(o.rec.all()) + int(o.rec.dropped["s"]); n != 20 {
+					t.Errorf("%d samples and drops, want 20", n)
+				}
+			})
+		})
+	}
+}

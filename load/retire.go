@@ -20,7 +20,7 @@ type VUReleaser interface {
 // Options.RetireIdle is 0.
 const DefaultRetireIdle = 2 * time.Second
 
-// retireBatch bounds the VUs retired per scheduler wake-up: closing a jobs
+// retireBatch bounds the VUs retired per start: closing a jobs
 // channel is quick, but after a long stall thousands of VUs become idle
 // together, and the next start must not wait for all of them.
 const retireBatch = 32
@@ -46,26 +46,22 @@ func idleLimit(least, gap time.Duration) time.Duration {
 	return max(least, 2*gap)
 }
 
-// retire retires the VUs idle for longer than limit, longest idle first,
-// while more than the pre-allocated ones are alive: it closes their jobs
-// channels, and each VU's goroutine ends after releasing what the
-// Iteration holds for it. At most retireBatch per call; scheduler
-// goroutine only.
-func (a *arrivals) retire(now time.Time, limit time.Duration) {
+// retireLocked retires the VUs idle for longer than limit, longest idle
+// first, while more than the pre-allocated ones are alive: it closes their
+// jobs channels, and each VU's goroutine ends after releasing what the
+// Iteration holds for it. At most retireBatch per call; mu held.
+func (a *arrivals) retireLocked(now time.Time, limit time.Duration) {
 	if limit <= 0 {
 		return
 	}
 	n := 0
-	for ; n < retireBatch && len(a.alive) > a.pre; n++ {
-		a.mu.Lock()
-		if len(a.idle) == 0 || now.Sub(a.idle[0].since) <= limit {
-			a.mu.Unlock()
+	for ; n < retireBatch; n++ {
+		if len(a.alive) <= a.pre || len(a.idle) == 0 || now.Sub(a.idle[0].since) <= limit {
 			break
 		}
 		v := a.idle[0]
 		a.idle[0] = nil
 		a.idle = a.idle[1:]
-		a.mu.Unlock()
 		last := a.alive[len(a.alive)-1]
 		last.at, a.alive[v.at] = v.at, last
 		a.alive[len(a.alive)-1] = nil
@@ -77,9 +73,7 @@ func (a *arrivals) retire(now time.Time, limit time.Duration) {
 		// The slices grew with the pool's peak; once it has shrunk far
 		// below, they shrink too. Order, and so every VU's at, is kept.
 		a.alive = shrink(a.alive)
-		a.mu.Lock()
 		a.idle = shrink(a.idle)
-		a.mu.Unlock()
 	}
 }
 

@@ -40,11 +40,12 @@ type Options struct {
 	OnStart func(t0 time.Time)
 	// TimerSlack is how late the open model's scheduler may wake for an
 	// iteration so that it shares a wake-up with the ones before it: at
-	// most one wake-up per TimerSlack. 0 means DefaultTimerSlack, on a
-	// kernel timer (timerfd) where there is one. Negative means the
-	// runtime's timers alone, which wake in whole milliseconds when the
-	// process is idle: up to ~1 ms of send lag, but fewer wake-ups, so less
-	// CPU per request at moderate rates (about half at 5,000/s).
+	// most one wake-up per TimerSlack. Starts at least TimerSlack apart
+	// are made by a free VU that sleeps until each itself (no hand-off);
+	// closer ones by the scheduler, several per wake-up. 0 means
+	// DefaultTimerSlack, on a kernel timer (timerfd) where there is one.
+	// Negative means the runtime's timers alone, which wake in whole
+	// milliseconds when the process is idle: up to ~1 ms of send lag.
 	TimerSlack time.Duration
 	// RetireIdle is how long an open-model VU beyond the pre-allocated ones
 	// may stay idle before it retires: its goroutine ends and the

@@ -3,6 +3,7 @@ package request
 import (
 	"bufio"
 	"context"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,7 @@ var pastDeadline = time.Unix(1, 0)
 // leanConn is one keep-alive HTTP/1.1 connection of the lean client.
 type leanConn struct {
 	conn      net.Conn
+	rw        io.ReadWriter // conn's reads and writes; raw syscalls where they can be (rawio_linux.go)
 	br        *bufio.Reader
 	authority string      // the URL authority it was dialled for
 	reused    bool        // it has carried a response before
@@ -166,7 +168,8 @@ func (p *leanPool) dial(ctx context.Context, authority []byte, deadline time.Tim
 	if err != nil {
 		return nil, err
 	}
-	return &leanConn{conn: conn, br: bufio.NewReaderSize(conn, leanReadBuffer), authority: string(authority)}, nil
+	rw := newRawIO(conn)
+	return &leanConn{conn: conn, rw: rw, br: bufio.NewReaderSize(rw, leanReadBuffer), authority: string(authority)}, nil
 }
 
 // close closes every idle connection. Connections in use are closed when

@@ -187,7 +187,7 @@ const concurrentWriteAbove = 16 << 10
 // roundTrip writes out on c and reads the response.
 func (c *leanConn) roundTrip(out []byte, head bool) (response, error) {
 	if len(out) <= concurrentWriteAbove {
-		if _, err := c.conn.Write(out); err != nil {
+		if _, err := c.rw.Write(out); err != nil {
 			return response{}, err
 		}
 		return readResponse(c.br, head, &c.scratch)
