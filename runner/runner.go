@@ -138,6 +138,13 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 
 	meta := newMeta(cfg)
 	meta.Notes = append(meta.Notes, opt.Notes...)
+	fileNote := fileLimitNote(cfg, openFileLimit())
+	if fileNote != "" {
+		meta.Notes = append(meta.Notes, fileNote)
+		if opt.Progress != nil {
+			fmt.Fprintln(opt.Progress, "knee: WARNING: "+fileNote)
+		}
+	}
 	meta.Part = part
 	scaleTargets(&meta, opt.Split.Share)
 	hostOpts := hostinfo.Options{KneeVersion: version.String(), TargetPID: opt.TargetPID, TargetCommit: opt.TargetCommit}
@@ -178,7 +185,11 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 			e.meta.Notes = append(e.meta.Notes, "environment note after the run incomplete: "+err.Error())
 		}
 	}
-	return e.finish(runErr)
+	res, err := e.finish(runErr)
+	if res != nil && fileNote != "" {
+		res.Notices = append([]string{"WARNING: " + fileNote}, res.Notices...)
+	}
+	return res, err
 }
 
 // build turns every scenario into a load.Scenario driven by a request.Sender.

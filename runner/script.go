@@ -53,7 +53,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	// Runtimes for the VUs an open model starts beyond the prepared ones are
 	// made ahead, off the path of their first request.
 	sparesCtx, stopSpares := context.WithCancel(runCtx)
-	defer s.KeepSpares(sparesCtx, int64(mostVUs(plan.Config)))()
+	defer s.KeepSpares(sparesCtx, int64(mostConnections(plan.Config)))()
 	defer stopSpares()
 	opt.Notes = append(opt.Notes, plan.Notes...)
 	opt.Notes = append(opt.Notes, "k6 script "+s.Path+": latency counts from each iteration's intended start in the open model (every request is charged its iteration's start lag); service time is k6's http_req_duration")
@@ -94,23 +94,6 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 
 // initialVUs is how many VU runtimes to initialise before the test starts:
 // the pre-allocated VUs of the open model and the peak of the closed model.
-// mostVUs is how many VUs the scenarios may have in all: the arrival-rate
-// executors' maxVUs, the others' peak.
-func mostVUs(cfg *scenario.Config) int {
-	n := 0
-	for _, sc := range cfg.Scenarios {
-		switch e := sc.Executor.(type) {
-		case load.ConstantArrivalRate:
-			n += max(e.MaxVUs, e.PreAllocatedVUs)
-		case load.RampingArrivalRate:
-			n += max(e.MaxVUs, e.PreAllocatedVUs)
-		default:
-			n += sc.Executor.PeakVUs()
-		}
-	}
-	return n
-}
-
 func initialVUs(cfg *scenario.Config) int {
 	n := 0
 	for _, sc := range cfg.Scenarios {
