@@ -31,7 +31,9 @@
 // responseCallback param: http.expectedStatuses or null), counted apart
 // from knee's errors (transport errors and 5xx).
 //
-// res.json(selector) uses gjson, as k6 does.
+// res.json(selector) uses gjson, as k6 does. Thresholds with abortOnFail
+// (and delayAbortEval) are kept in Plan.AbortOnFail; the runner judges them
+// as the run goes.
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run
 // as constant-vus with a shared iteration count, alone in their script;

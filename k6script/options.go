@@ -64,14 +64,19 @@ type StageOption struct {
 }
 
 // ThresholdOption is a metric's thresholds: strings, or objects with a
-// threshold (abortOnFail is not supported and said so).
-type ThresholdOption []string
+// threshold and, optionally, abortOnFail and delayAbortEval.
+type ThresholdOption struct {
+	Exprs []string
+	// Abort holds the expressions with abortOnFail, each with its
+	// delayAbortEval (0 when none).
+	Abort map[string]time.Duration
+}
 
-// UnmarshalJSON takes ["p(95)<200"] or [{threshold: "p(95)<200", abortOnFail: true}] or one string.
+// UnmarshalJSON takes ["p(95)<200"] or [{threshold: "p(95)<200", abortOnFail: true, delayAbortEval: "10s"}] or one string.
 func (t *ThresholdOption) UnmarshalJSON(b []byte) error {
 	var one string
 	if json.Unmarshal(b, &one) == nil {
-		*t = ThresholdOption{one}
+		t.Exprs = []string{one}
 		return nil
 	}
 	var raw []json.RawMessage
@@ -81,20 +86,28 @@ func (t *ThresholdOption) UnmarshalJSON(b []byte) error {
 	for _, r := range raw {
 		var s string
 		if json.Unmarshal(r, &s) == nil {
-			*t = append(*t, s)
+			t.Exprs = append(t.Exprs, s)
 			continue
 		}
 		var o struct {
-			Threshold   string `json:"threshold"`
-			AbortOnFail bool   `json:"abortOnFail"`
+			Threshold      string    `json:"threshold"`
+			AbortOnFail    bool      `json:"abortOnFail"`
+			DelayAbortEval *Duration `json:"delayAbortEval"`
 		}
 		if err := json.Unmarshal(r, &o); err != nil || o.Threshold == "" {
-			return errors.New("a threshold is a string such as 'p(95)<200' or {threshold: 'p(95)<200'}")
+			return errors.New("a threshold is a string such as 'p(95)<200' or {threshold: 'p(95)<200', abortOnFail: true}")
 		}
+		t.Exprs = append(t.Exprs, o.Threshold)
 		if o.AbortOnFail {
-			return fmt.Errorf("threshold %q: abortOnFail is not supported by knee (thresholds are judged on the whole run); remove abortOnFail", o.Threshold)
+			if t.Abort == nil {
+				t.Abort = map[string]time.Duration{}
+			}
+			if o.DelayAbortEval != nil {
+				t.Abort[o.Threshold] = time.Duration(*o.DelayAbortEval)
+			} else {
+				t.Abort[o.Threshold] = 0
+			}
 		}
-		*t = append(*t, o.Threshold)
 	}
 	return nil
 }
@@ -215,7 +228,11 @@ type Plan struct {
 	Scenarios map[string]ScenarioPlan
 	// Thresholds in k6's form, metric -> expressions.
 	Thresholds map[string][]string
-	Notes      []string
+	// AbortOnFail holds the thresholds with abortOnFail, as "metric:
+	// expression" (the Expr analyze and SplitThresholds give them), each
+	// with its delayAbortEval.
+	AbortOnFail map[string]time.Duration
+	Notes       []string
 }
 
 // ScenarioPlan is the script-side part of one scenario.
@@ -255,7 +272,13 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 		Thresholds: map[string][]string{},
 	}
 	for m, ts := range o.Thresholds {
-		p.Thresholds[m] = ts
+		p.Thresholds[m] = ts.Exprs
+		for expr, delay := range ts.Abort {
+			if p.AbortOnFail == nil {
+				p.AbortOnFail = map[string]time.Duration{}
+			}
+			p.AbortOnFail[strings.TrimSpace(m)+": "+expr] = delay
+		}
 	}
 	if len(o.Scenarios) > 0 {
 		if o.Duration != nil || o.Iterations != nil || len(o.Stages) > 0 {

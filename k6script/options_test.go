@@ -1,6 +1,7 @@
 package k6script
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -108,7 +109,7 @@ func TestPlanErrors(t *testing.T) {
 		{`{"scenarios": {"x": {"executor": "shared-iterations"}, "y": {"executor": "constant-vus", "duration": "1s"}}}`, "iteration-count executor runs only as the script's one scenario"},
 		{`{"duration": "soon"}`, `duration "soon"`},
 		{`{"vus": "many"}`, "vus is a string"},
-		{`{"thresholds": {"http_req_duration": [{"threshold": "p(95)<1", "abortOnFail": true}]}}`, "abortOnFail is not supported"},
+		{`{"thresholds": {"http_req_duration": [{"abortOnFail": true}]}}`, "a threshold is a string"},
 	}
 	for _, c := range cases {
 		o, err := DecodeOptions([]byte(c.opts))
@@ -118,6 +119,29 @@ func TestPlanErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v; want one containing %q", c.opts, err, c.want)
 		}
+	}
+}
+
+// abortOnFail and delayAbortEval are kept per threshold, keyed as
+// "metric: expression".
+func TestPlanAbortOnFail(t *testing.T) {
+	o, err := DecodeOptions([]byte(`{"vus": 1, "duration": "1s", "thresholds": {
+		"http_req_duration": ["p(99)<3000", {"threshold": "p(95)<200", "abortOnFail": true, "delayAbortEval": "10s"}],
+		"checks": [{"threshold": "rate>0.9", "abortOnFail": true}],
+		"http_req_failed": [{"threshold": "rate<0.01"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := o.Plan("s.js", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]time.Duration{"http_req_duration: p(95)<200": 10 * time.Second, "checks: rate>0.9": 0}
+	if !reflect.DeepEqual(p.AbortOnFail, want) {
+		t.Errorf("abortOnFail %v, want %v", p.AbortOnFail, want)
+	}
+	if got := p.Thresholds["http_req_duration"]; !reflect.DeepEqual(got, []string{"p(99)<3000", "p(95)<200"}) {
+		t.Errorf("http_req_duration thresholds %v", got)
 	}
 }
 

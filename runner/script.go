@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
+	"time"
 
 	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/scenario"
 )
 
@@ -24,6 +28,9 @@ type ScriptResult struct {
 	IterationErrors int64
 	FirstError      string
 	TeardownError   string // teardown() threw; the run's numbers stand
+	// ThresholdAbort says which abortOnFail threshold stopped the test, and
+	// when; "" when none did.
+	ThresholdAbort string
 }
 
 // Files a script's run adds to the run directory: its checks' counts and
@@ -42,6 +49,10 @@ var errIterationsDone = errors.New("every iteration of the script ran")
 // the run directory. An error before the load (setup, VU init) returns a
 // nil result.
 func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan, opt Options) (*ScriptResult, error) {
+	watch, err := newAbortWatch(s, plan)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.Setup(ctx); err != nil {
 		return nil, err
 	}
@@ -62,8 +73,23 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	}
 	opt.Completed = errIterationsDone
 	s.OnAbort(func(reason string) { cancel(errors.New(reason)) })
+	var thresholdAbort atomic.Pointer[string]
+	if watch != nil {
+		prev := opt.OnInterval
+		opt.OnInterval = func(meta *rundir.Meta, end time.Time, snap record.IntervalSnapshot) {
+			if prev != nil {
+				prev(meta, end, snap)
+			}
+			if reason := watch.add(meta, snap); reason != "" && thresholdAbort.CompareAndSwap(nil, &reason) {
+				cancel(errors.New(reason))
+			}
+		}
+	}
 	opt.AfterLoad = func() []string {
 		var notes []string
+		if reason := thresholdAbort.Load(); reason != nil {
+			notes = append(notes, *reason)
+		}
 		if n, first := s.IterationErrors(); n > 0 {
 			notes = append(notes, fmt.Sprintf("%d iterations ended in an exception; the first: %s", n, first))
 		}
@@ -79,6 +105,9 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	out := &ScriptResult{Result: res, Checks: s.Checks.Results(), Metrics: s.Metrics(trendOf(res))}
 	out.ChecksRate, out.ChecksTotal = s.Checks.Rate()
 	out.IterationErrors, out.FirstError = s.IterationErrors()
+	if reason := thresholdAbort.Load(); reason != nil {
+		out.ThresholdAbort = *reason
+	}
 	if terr := s.Teardown(context.WithoutCancel(ctx)); terr != nil {
 		out.TeardownError = terr.Error()
 	}

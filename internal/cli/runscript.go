@@ -190,6 +190,10 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	if reason, ok := s.Aborted(); ok { // k6's exit code wins over the thresholds', as in k6
 		return res, &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
 	}
+	if res.ThresholdAbort != "" { // an abortOnFail threshold stopped it: k6's exit 99
+		fmt.Fprintln(a.env.Stdout, "ABORTED: "+res.ThresholdAbort)
+		return res, &ExitError{Code: ExitThresholds, Err: errors.New(res.ThresholdAbort)}
+	}
 	if err != nil {
 		// The load ran and its summary is printed; what failed after it is
 		// a failure of the run, not bad input.

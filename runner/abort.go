@@ -1,0 +1,116 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/k6script"
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/rundir"
+)
+
+// abortWatch judges a script's abortOnFail thresholds as the run goes, on
+// everything measured so far: one cumulative interval (histograms merged,
+// counters summed), so each judgement costs the same late in a run as
+// early. k6 evaluates them every few seconds; knee at every interval.
+type abortWatch struct {
+	s      *k6script.Script
+	run    []analyze.Threshold      // judged on the run so far
+	own    []k6script.OwnThreshold  // checks
+	delay  map[string]time.Duration // by Expr: delayAbortEval
+	so     rundir.Dir               // the run so far, as one interval
+	hists  map[record.Key]*record.Histogram
+	counts map[string]rundir.IntervalCounters
+}
+
+// newAbortWatch picks the thresholds plan marks abortOnFail; nil when none.
+// A custom metric's threshold cannot abort (its values are merged only at
+// the end): that is refused here, before the run.
+func newAbortWatch(s *k6script.Script, plan *k6script.Plan) (*abortWatch, error) {
+	if len(plan.AbortOnFail) == 0 {
+		return nil, nil
+	}
+	delay := map[string]time.Duration{}
+	for expr, d := range plan.AbortOnFail {
+		delay[normalExpr(expr)] = d
+	}
+	runTs, ownTs, err := s.SplitThresholds(plan.Thresholds)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := analyze.ParseK6Thresholds(runTs)
+	if err != nil {
+		return nil, err
+	}
+	w := &abortWatch{s: s, delay: delay, hists: map[record.Key]*record.Histogram{}, counts: map[string]rundir.IntervalCounters{}}
+	for _, t := range ts {
+		if _, ok := delay[normalExpr(t.Expr)]; ok {
+			w.run = append(w.run, t)
+		}
+	}
+	for _, t := range ownTs {
+		if _, ok := delay[normalExpr(t.Expr)]; !ok {
+			continue
+		}
+		if t.Metric != "checks" {
+			return nil, fmt.Errorf("threshold %s: abortOnFail works on k6's HTTP metrics and checks, not on a custom metric or a group's series (knee merges those at the end); remove abortOnFail", t.Expr)
+		}
+		w.own = append(w.own, t)
+	}
+	return w, nil
+}
+
+// normalExpr is "metric: expression" with the spaces around each part
+// trimmed, so the script's key and the parsed Expr compare equal.
+func normalExpr(e string) string {
+	m, x, _ := strings.Cut(e, ": ")
+	return strings.TrimSpace(m) + ": " + strings.TrimSpace(x)
+}
+
+// add takes one interval and returns why the run must stop (a threshold
+// with abortOnFail that fails on the run so far, past its delayAbortEval),
+// or "".
+func (w *abortWatch) add(meta *rundir.Meta, snap record.IntervalSnapshot) string {
+	for k, h := range snap.Histograms {
+		if have, ok := w.hists[k]; ok {
+			have.Merge(h)
+		} else {
+			w.hists[k] = h.Clone()
+		}
+	}
+	for sc, c := range snap.Counters {
+		have := w.counts[sc]
+		have.Scenario = sc
+		have.Counters.Add(c)
+		have.End = snap.End.Seconds()
+		w.counts[sc] = have
+	}
+	w.so.Meta = *meta
+	w.so.Intervals = []rundir.Interval{{Start: 0, End: snap.End, Histograms: w.hists, Counters: w.counts}}
+	elapsed := snap.End
+	var due []analyze.Threshold
+	for _, t := range w.run {
+		if elapsed >= w.delay[normalExpr(t.Expr)] {
+			due = append(due, t)
+		}
+	}
+	for _, r := range analyze.EvaluateThresholds(&w.so, due) {
+		if !r.Pass && r.Note == "" { // nothing measured yet is not a crossing
+			return fmt.Sprintf("threshold %s crossed at %s (measured %g %s): abortOnFail stopped the test", r.Expr, elapsed.Round(time.Millisecond), r.Value, r.Unit)
+		}
+	}
+	var own []k6script.OwnThreshold
+	for _, t := range w.own {
+		if elapsed >= w.delay[normalExpr(t.Expr)] {
+			own = append(own, t)
+		}
+	}
+	for _, r := range w.s.EvaluateOwn(own, nil, elapsed) {
+		if !r.Pass && r.Note == "" {
+			return fmt.Sprintf("threshold %s crossed at %s (measured %g %s): abortOnFail stopped the test", r.Expr, elapsed.Round(time.Millisecond), r.Value, r.Unit)
+		}
+	}
+	return ""
+}
