@@ -48,6 +48,9 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 			must(out.Set(it.key, res))
 		}
 	}
+	for _, it := range items { // every reply recorded first
+		v.throwIfFailed(&it.rep)
+	}
 	if isArray {
 		return rt.NewArray(arr...)
 	}

@@ -61,7 +61,16 @@ func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	rep := v.s.caller.Do(v.ctx, b.call, b.jar, v.conns)
 	v.callMethod = b.call.Method
 	v.record(b.name, &rep, b.callback.verdict(&rep))
+	v.throwIfFailed(&rep)
 	return v.response(&b.call, &rep, b.binary)
+}
+
+// throwIfFailed makes a request that failed (no response: refused, reset,
+// timed out...) throw, as k6 does with options.throw; it was recorded first.
+func (v *vu) throwIfFailed(rep *request.Reply) {
+	if v.s.Options.Throw && rep.Err != nil && v.ctx.Err() == nil {
+		panic(v.rt.NewGoError(fmt.Errorf("request to %s failed: %w", v.s.cfg.Redact.Name(rep.URL), rep.Err)))
+	}
 }
 
 // builtCall is a request read from its arguments: the Call, its name tag,

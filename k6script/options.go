@@ -17,7 +17,10 @@ import (
 )
 
 // Options are the parts of a k6 script's exported options knee reads.
-// Options k6 has and knee does not use are ignored, as k6 ignores unknown ones.
+// Of k6's other options, those that change what is sent or measured are
+// refused with what to do instead (unsupportedOptions); those about k6's
+// own summary, cloud and console are ignored, as are unknown keys (k6
+// ignores them too).
 type Options struct {
 	VUs                   *int64                     `json:"vus"`
 	Duration              *Duration                  `json:"duration"`
@@ -33,6 +36,29 @@ type Options struct {
 	UserAgent             *string                    `json:"userAgent"`
 	SetupTimeout          *Duration                  `json:"setupTimeout"`
 	TeardownTimeout       *Duration                  `json:"teardownTimeout"`
+	MinIterationDuration  *Duration                  `json:"minIterationDuration"`
+	Throw                 bool                       `json:"throw"` // a failed request throws instead of returning its Response
+}
+
+// unsupportedOptions are k6 options that change what is sent or measured
+// and that knee does not implement: a script that sets one is refused
+// before the test, saying what to do instead, rather than run differently.
+var unsupportedOptions = map[string]string{
+	"hosts":                    "knee resolves names through the system; put the address in the URL or an /etc/hosts entry",
+	"dns":                      "knee resolves names through the system resolver; remove it",
+	"rps":                      "knee has no global request-rate cap; use an arrival-rate scenario (constant-arrival-rate) for the rate you want",
+	"batch":                    "knee sends every request of an http.batch at once; remove it, or split the batch",
+	"batchPerHost":             "knee sends every request of an http.batch at once; remove it, or split the batch",
+	"noConnectionReuse":        "knee keeps connections alive, as browsers and k6 do by default; remove it",
+	"noVUConnectionReuse":      "knee keeps each VU's connections between iterations; remove it",
+	"tlsAuth":                  "client certificates are not supported by knee; remove it",
+	"tlsVersion":               "knee uses Go's TLS defaults; remove it",
+	"tlsCipherSuites":          "knee uses Go's TLS defaults; remove it",
+	"localIPs":                 "knee connects from the system's default address; remove it",
+	"blockHostnames":           "knee has no host block list; remove it (knee sends only what the script asks)",
+	"blacklistIPs":             "knee has no address block list; remove it (knee sends only what the script asks)",
+	"executionSegment":         "use knee's --execution-segment flags instead",
+	"executionSegmentSequence": "use knee's --execution-segment-sequence flag instead",
 }
 
 // ScenarioOption is one entry of options.scenarios.
@@ -176,6 +202,20 @@ func DecodeOptions(b []byte) (Options, error) {
 	}
 	if err := json.Unmarshal(b, &o); err != nil {
 		return o, fmt.Errorf("options: %w", cleanJSONErr(err))
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return o, fmt.Errorf("options: %w", cleanJSONErr(err))
+	}
+	var refused []string
+	for k := range keys {
+		if why, ok := unsupportedOptions[k]; ok {
+			refused = append(refused, fmt.Sprintf("options.%s is not supported by knee: %s", k, why))
+		}
+	}
+	if len(refused) > 0 {
+		sort.Strings(refused)
+		return o, errors.New(strings.Join(refused, "; "))
 	}
 	var raw struct {
 		Scenarios map[string]json.RawMessage `json:"scenarios"`

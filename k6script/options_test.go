@@ -110,6 +110,9 @@ func TestPlanErrors(t *testing.T) {
 		{`{"duration": "soon"}`, `duration "soon"`},
 		{`{"vus": "many"}`, "vus is a string"},
 		{`{"thresholds": {"http_req_duration": [{"abortOnFail": true}]}}`, "a threshold is a string"},
+		{`{"hosts": {"books.local": "127.0.0.1:5080"}}`, "options.hosts is not supported by knee: knee resolves names through the system; put the address in the URL"},
+		{`{"rps": 100, "noConnectionReuse": true}`, "options.noConnectionReuse is not supported by knee: knee keeps connections alive, as browsers and k6 do by default; remove it; options.rps is not supported by knee"},
+		{`{"batchPerHost": 6}`, "options.batchPerHost is not supported"},
 	}
 	for _, c := range cases {
 		o, err := DecodeOptions([]byte(c.opts))

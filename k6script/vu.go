@@ -179,7 +179,20 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	v.s.exec.active.Add(1)
 	defer v.s.exec.active.Add(-1)
 	v.watch(ctx)
+	began := time.Now()
 	_, err := v.fns[exec](goja.Undefined(), v.setupData())
+	if m := v.s.Options.MinIterationDuration; m != nil {
+		// k6's minIterationDuration: the iteration lasts at least that long,
+		// the rest spent as a sleep (cut short when the run ends).
+		if rest := time.Duration(*m) - time.Since(began); rest > 0 {
+			t := time.NewTimer(rest)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+		}
+	}
 	if ctx.Err() != nil {
 		v.s.exec.interrupted.Add(1) // the run's end cut it short (a sleep returns early, a request fails)
 	} else {

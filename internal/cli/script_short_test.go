@@ -9,6 +9,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/rundir"
 )
 
 // countingServer counts requests per path and echoes the query's "who".
@@ -311,5 +315,47 @@ export default function () {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// options.minIterationDuration pads each iteration to at least that long
+// (3 iterations of a fast request: the run lasts at least 3 x 150 ms, and
+// the closed model's iteration interval is at least 150 ms); options.throw
+// makes a failed request throw (an iteration error with the request's
+// failure), after it was recorded.
+func TestScriptMinIterationDurationAndThrow(t *testing.T) {
+	srv, _ := countingServer(t)
+	script := writeJS(t, `import http from 'k6/http';
+export const options = { vus: 1, iterations: 3, minIterationDuration: '150ms', throw: true };
+export default function () {
+  http.get(__ENV.BASE + '/fast');
+  if (__ITER === 2) { http.get('http://127.0.0.1:1/refused'); }
+}
+`)
+	runs := t.TempDir()
+	start := time.Now()
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", runs, "--quiet")
+	took := time.Since(start)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if took < 450*time.Millisecond {
+		t.Errorf("3 iterations of at least 150 ms took %v", took)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(runs, "*"))
+	r, err := rundir.Open(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := r.Merged(func(k record.Key) bool { return k.Metric == record.Interval }, 0, 0)
+	if iv.Count() == 0 || iv.Min() < 150*time.Millisecond {
+		t.Errorf("closed-model iteration intervals: %d, min %v; want each at least 150 ms", iv.Count(), iv.Min())
+	}
+	if c := r.Meta.Counters; c.Requests != 4 || c.ErrorsByClass["refused"] != 1 {
+		t.Errorf("counters %+v: want 4 requests, the refused one recorded", c)
+	}
+	if notes := strings.Join(r.Meta.Notes, "\n"); !strings.Contains(notes, "1 iterations ended in an exception; the first: ") ||
+		!strings.Contains(notes, "script.js:5:") || !strings.Contains(notes, "GoError: request to http://127.0.0.1:1/refused failed") {
+		t.Errorf("notes %q: want the thrown failure", r.Meta.Notes)
 	}
 }
