@@ -1,9 +1,15 @@
 package k6script
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +52,7 @@ func httpModule(v *vu) *goja.Object {
 	must(o.Set("batch", func(reqs goja.Value) goja.Value { return v.batch(reqs) }))
 	must(o.Set("url", v.httpURL))
 	must(o.Set("expectedStatuses", v.expectedStatuses))
+	must(o.Set("file", v.httpFile))
 	must(o.Set("setResponseCallback", func(cb goja.Value) {
 		v.callback = v.callbackValue(cb, "http.setResponseCallback")
 	}))
@@ -182,6 +189,11 @@ func (v *vu) requestBody(body goja.Value, h http.Header) []byte {
 	case []byte:
 		return b
 	case map[string]any:
+		for _, val := range b {
+			if _, ok := val.(*fileData); ok {
+				return v.multipartBody(b, h)
+			}
+		}
 		form := url.Values{}
 		for k, val := range b {
 			form.Set(k, fmt.Sprint(val))
@@ -193,6 +205,76 @@ func (v *vu) requestBody(body goja.Value, h http.Header) []byte {
 	}
 	return []byte(body.String())
 }
+
+// fileData is what http.file returns: a file to upload in a multipart body.
+type fileData struct {
+	data        []byte
+	filename    string
+	contentType string
+}
+
+// httpFile is http.file(data, [filename], [contentType]), as k6 has it: data
+// a string or an ArrayBuffer; the file name defaults to the time in
+// nanoseconds as k6's does, the type to application/octet-stream.
+func (v *vu) httpFile(call goja.FunctionCall) goja.Value {
+	f := &fileData{contentType: "application/octet-stream"}
+	switch d := call.Argument(0).Export().(type) {
+	case string:
+		f.data = []byte(d)
+	case goja.ArrayBuffer:
+		f.data = d.Bytes()
+	case []byte:
+		f.data = d
+	default:
+		panic(v.rt.NewGoError(fmt.Errorf("http.file: give the data as a string or an ArrayBuffer (from open(path, 'b'))")))
+	}
+	if n := call.Argument(1); !goja.IsUndefined(n) && !goja.IsNull(n) {
+		f.filename = n.String()
+	} else {
+		f.filename = strconv.FormatInt(time.Now().UnixNano(), 10)
+	}
+	if c := call.Argument(2); !goja.IsUndefined(c) && !goja.IsNull(c) {
+		f.contentType = c.String()
+	}
+	return v.rt.ToValue(f)
+}
+
+// multipartBody sends an object with a file (http.file) as
+// multipart/form-data, as k6 does: files as file parts, the rest as fields,
+// in key order (so the body is the same every time).
+func (v *vu) multipartBody(fields map[string]any, h http.Header) []byte {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for _, k := range keys {
+		var err error
+		if f, ok := fields[k].(*fileData); ok {
+			hdr := textproto.MIMEHeader{}
+			hdr.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, escapeQuotes(k), escapeQuotes(f.filename)))
+			hdr.Set("Content-Type", f.contentType)
+			var part io.Writer
+			if part, err = w.CreatePart(hdr); err == nil {
+				_, err = part.Write(f.data)
+			}
+		} else {
+			err = w.WriteField(k, fmt.Sprint(fields[k]))
+		}
+		if err != nil { // a bytes.Buffer does not fail
+			panic(v.rt.NewGoError(err))
+		}
+	}
+	w.Close()
+	h.Set("Content-Type", w.FormDataContentType())
+	return buf.Bytes()
+}
+
+var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
+
+func escapeQuotes(s string) string { return quoteEscaper.Replace(s) }
 
 // errorCode is k6's error_code: 0, 1000+status for HTTP errors, or a
 // network error's code.

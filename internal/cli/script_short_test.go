@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -357,5 +359,39 @@ export default function () {
 	if notes := strings.Join(r.Meta.Notes, "\n"); !strings.Contains(notes, "1 iterations ended in an exception; the first: ") ||
 		!strings.Contains(notes, "script.js:5:") || !strings.Contains(notes, "GoError: request to http://127.0.0.1:1/refused failed") {
 		t.Errorf("notes %q: want the thrown failure", r.Meta.Notes)
+	}
+}
+
+// An object body holding an http.file is sent as multipart/form-data, as k6
+// sends it: the server reads the file's name, type and bytes and the field.
+func TestScriptFileUpload(t *testing.T) {
+	var got atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		f, fh, err := r.FormFile("doc")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		data, _ := io.ReadAll(f)
+		got.Store(fmt.Sprintf("%s|%s|%s|%s", fh.Filename, fh.Header.Get("Content-Type"), data, r.FormValue("title")))
+	}))
+	t.Cleanup(srv.Close)
+	script := writeJS(t, `import http from 'k6/http';
+import { check } from 'k6';
+export default function () {
+  const r = http.post(__ENV.BASE + '/upload', { doc: http.file('hello, file', 'a "b".txt', 'text/plain'), title: 'T1' });
+  check(r, { 'uploaded': (r) => r.status === 200 });
+}
+`)
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", t.TempDir(), "--quiet")
+	if code != ExitOK || !strings.Contains(out, "checks: 100.00% of 1 passed") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if s, _ := got.Load().(string); s != `a "b".txt|text/plain|hello, file|T1` {
+		t.Errorf("the server read %q", s)
 	}
 }
