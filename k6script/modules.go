@@ -19,6 +19,7 @@ func modules() map[string]module {
 		"k6/http":      httpModule,
 		"k6/metrics":   metricsModule,
 		"k6/encoding":  encodingModule,
+		"k6/crypto":    cryptoModule,
 		"k6/execution": executionModule,
 		"k6/data":      dataModule,
 	}
