@@ -2,12 +2,13 @@ package k6script
 
 import (
 	"errors"
+	"math/rand/v2"
 	"time"
 
 	"github.com/dop251/goja"
 )
 
-// k6Module is "k6": check, sleep, group, fail.
+// k6Module is "k6": check, sleep, group, fail, randomSeed.
 func k6Module(v *vu) *goja.Object {
 	rt := v.rt
 	o := rt.NewObject()
@@ -67,6 +68,11 @@ func k6Module(v *vu) *goja.Object {
 	}))
 	must(o.Set("fail", func(msg string) {
 		panic(rt.NewGoError(errors.New(msg)))
+	}))
+	// randomSeed makes the VU's Math.random repeatable, as in k6.
+	must(o.Set("randomSeed", func(seed int64) {
+		r := rand.New(rand.NewPCG(uint64(seed), uint64(seed)))
+		rt.SetRandSource(r.Float64)
 	}))
 	return o
 }

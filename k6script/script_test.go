@@ -334,3 +334,24 @@ export default function () {
 		t.Errorf("a body that is not JSON: %d errors, first %q; want 1, a SyntaxError", n, first)
 	}
 }
+
+// randomSeed makes Math.random repeatable: two VUs seeded alike draw the
+// same numbers, and a differently seeded one does not.
+func TestRandomSeed(t *testing.T) {
+	s := loadScript(t, `import { randomSeed } from 'k6';
+randomSeed(Number(__ENV.SEED));
+export const draws = [Math.random(), Math.random(), Math.random()].join(',');
+export default function () {}`, map[string]string{"SEED": "42"})
+	draws := func(seed string) string {
+		s.cfg.Env["SEED"] = seed
+		v, err := s.newVU(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.exports.Get("draws").String()
+	}
+	a, b, c := draws("42"), draws("42"), draws("7")
+	if a != b || a == c || strings.Count(a, ",") != 2 {
+		t.Errorf("seed 42 drew %q and %q, seed 7 %q; want the first two equal, the third different", a, b, c)
+	}
+}
