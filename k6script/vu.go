@@ -160,10 +160,35 @@ func (v *vu) callPlain(ctx context.Context, name string, arg goja.Value) (goja.V
 		args = append(args, arg)
 	}
 	res, err := fn(goja.Undefined(), args...)
+	if err == nil {
+		res, err = settled(res)
+	}
 	if err != nil {
 		return nil, errors.New(jsError(err))
 	}
 	return res, nil
+}
+
+// settled is an async function's result: its Promise's value, or its
+// rejection as the error. knee runs no event loop, so every await settles
+// before the call returns (knee's requests, asyncRequest included, complete
+// synchronously); a Promise still pending waits on something knee does not
+// have, such as a timer.
+func settled(res goja.Value) (goja.Value, error) {
+	p, ok := res.Export().(*goja.Promise)
+	if !ok {
+		return res, nil
+	}
+	switch p.State() {
+	case goja.PromiseStateFulfilled:
+		return p.Result(), nil
+	case goja.PromiseStateRejected:
+		if ex, ok := p.Result().Export().(error); ok {
+			return nil, ex
+		}
+		return nil, fmt.Errorf("%s", p.Result().String())
+	}
+	return nil, errors.New("the function's Promise is still pending when it returned: knee runs no event loop (no timers); await only requests")
 }
 
 // iterate runs one iteration of exec and records its requests into shard.
@@ -180,7 +205,10 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	defer v.s.exec.active.Add(-1)
 	v.watch(ctx)
 	began := time.Now()
-	_, err := v.fns[exec](goja.Undefined(), v.setupData())
+	ret, err := v.fns[exec](goja.Undefined(), v.setupData())
+	if err == nil {
+		_, err = settled(ret)
+	}
 	if m := v.s.Options.MinIterationDuration; m != nil {
 		// k6's minIterationDuration: the iteration lasts at least that long,
 		// the rest spent as a sleep (cut short when the run ends).

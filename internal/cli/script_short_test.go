@@ -395,3 +395,37 @@ export default function () {
 		t.Errorf("the server read %q", s)
 	}
 }
+
+// An async default function awaiting http.asyncRequest runs as k6 runs it:
+// both requests are sent and checked; an exception after an await is the
+// iteration's error, as a synchronous one is.
+func TestScriptAsyncRequest(t *testing.T) {
+	srv, count := countingServer(t)
+	script := writeJS(t, `import http from 'k6/http';
+import { check } from 'k6';
+export const options = { vus: 1, iterations: 2 };
+export default async function () {
+  const a = await http.asyncRequest('GET', __ENV.BASE + '/a');
+  const [b, c] = await Promise.all([http.asyncRequest('GET', __ENV.BASE + '/b'), http.asyncRequest('GET', __ENV.BASE + '/b')]);
+  check(a, { 'a 200': (r) => r.status === 200 });
+  check(b, { 'b 200': (r) => r.status === 200 && c.status === 200 });
+  if (__ITER === 1) { throw new Error('after the awaits'); }
+}
+`)
+	runs := t.TempDir()
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", runs, "--quiet")
+	if code != ExitOK || !strings.Contains(out, "checks: 100.00% of 4 passed") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if count("/a") != 2 || count("/b") != 4 {
+		t.Errorf("the server saw /a %d and /b %d times; want 2 and 4", count("/a"), count("/b"))
+	}
+	dirs, _ := filepath.Glob(filepath.Join(runs, "*"))
+	r, err := rundir.Open(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(r.Meta.Notes, "\n"); !strings.Contains(notes, "1 iterations ended in an exception") || !strings.Contains(notes, "after the awaits") {
+		t.Errorf("notes %q: want the rejected iteration", notes)
+	}
+}
