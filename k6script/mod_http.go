@@ -324,7 +324,7 @@ func (v *vu) response(call *request.Call, rep *request.Reply, binary bool) goja.
 }
 
 // responseKeys are a Response's properties, in k6's order.
-var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "error", "error_code", "request", "json", "cookies"}
+var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "error", "error_code", "request", "json", "html", "submitForm", "clickLink", "cookies"}
 
 type responseObject struct {
 	v      *vu
@@ -401,6 +401,22 @@ func (r *responseObject) make(key string) goja.Value {
 		return req
 	case "json":
 		return rt.ToValue(r.json)
+	case "html": // res.html([selector]): the body as k6/html's Selection
+		return rt.ToValue(func(call goja.FunctionCall) goja.Value {
+			b := r.Get("body")
+			if goja.IsNull(b) || goja.IsUndefined(b) {
+				panic(rt.NewGoError(fmt.Errorf("res.html(): the response has no body (responseType none or discardResponseBodies)")))
+			}
+			doc := r.v.parseDoc(bodyText(b))
+			if s := call.Argument(0); !goja.IsUndefined(s) && !goja.IsNull(s) {
+				doc = doc.Find(s.String())
+			}
+			return r.v.selection(doc)
+		})
+	case "submitForm", "clickLink":
+		return rt.ToValue(func(goja.FunctionCall) goja.Value {
+			panic(rt.NewGoError(fmt.Errorf("res.%s is not supported by knee: read the form or link with res.html() and send it with http.post or http.get", key)))
+		})
 	case "cookies":
 		return r.cookies()
 	}

@@ -20,6 +20,7 @@ func modules() map[string]module {
 		"k6/metrics":   metricsModule,
 		"k6/encoding":  encodingModule,
 		"k6/crypto":    cryptoModule,
+		"k6/html":      htmlModule,
 		"k6/execution": executionModule,
 		"k6/data":      dataModule,
 	}

@@ -429,3 +429,49 @@ export default async function () {
 		t.Errorf("notes %q: want the rejected iteration", notes)
 	}
 }
+
+// A login page's CSRF token read with res.html() and k6/html, as everyday
+// k6 scripts do, then posted back; the traversal methods give what the page
+// holds.
+func TestScriptHTML(t *testing.T) {
+	var posted atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			r.ParseForm()
+			posted.Store(r.Form.Get("csrf") + "|" + r.Form.Get("user"))
+			return
+		}
+		w.Write([]byte(`<html><body><form id="login" action="/login">
+<input type="hidden" name="csrf" value="tok-123"><input name="user" value="">
+<select name="lang"><option value="en">en</option><option value="fr" selected>fr</option></select>
+</form><ul><li class="b">one</li><li class="b">two</li><li>three</li></ul></body></html>`))
+	}))
+	t.Cleanup(srv.Close)
+	script := writeJS(t, `import http from 'k6/http';
+import { parseHTML } from 'k6/html';
+import { check } from 'k6';
+export default function () {
+  const page = http.get(__ENV.BASE + '/login');
+  const token = page.html().find('input[name=csrf]').attr('value');
+  const doc = parseHTML(page.body);
+  const lis = doc.find('li');
+  check(doc, {
+    'three items': () => lis.size() === 3,
+    'texts': () => lis.map((i, el) => el.text()).join(',') === 'one,two,three',
+    'filter': () => lis.filter('.b').size() === 2 && lis.last().text() === 'three' && lis.eq(1).text() === 'two',
+    'select': () => doc.find('select').val() === 'fr',
+    'form': () => page.html('form').attr('id') === 'login' && doc.find('input').first().closest('form').attr('action') === '/login',
+    'element': () => lis.get(0).textContent() === 'one' && lis.get(0).nodeName() === 'li' && lis.get(5) === undefined,
+    'missing attr': () => doc.find('ul').attr('id', 'none') === 'none',
+  });
+  http.post(__ENV.BASE + '/login', { csrf: token, user: 'ann' });
+}
+`)
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", t.TempDir(), "--quiet")
+	if code != ExitOK || !strings.Contains(out, "checks: 100.00% of 7 passed") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if s, _ := posted.Load().(string); s != "tok-123|ann" {
+		t.Errorf("posted %q, want the page's token and the user", s)
+	}
+}
