@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/png"
 	"os"
 	"os/exec"
@@ -93,9 +94,28 @@ func chromium(t *testing.T) string {
 // off and returns the DOM after scripts ran, plus the browser's log.
 func runChromium(t *testing.T, bin, file string, extra ...string) (dom, log string) {
 	t.Helper()
+	// A browser that dies of a signal at start-up (seen once in CI: its
+	// zygote could not fork the GPU process, then a segmentation fault)
+	// has not looked at the page yet: it gets one more try. Any other
+	// failure, and a second crash, fail the test.
+	for attempt := 1; ; attempt++ {
+		dom, log, err := chromiumOnce(t, bin, file, extra...)
+		if err == nil {
+			return dom, log
+		}
+		var ee *exec.ExitError
+		if attempt == 1 && errors.As(err, &ee) && ee.ProcessState != nil && !ee.Exited() {
+			t.Logf("chromium died (%v); trying once more:\n%s", err, log)
+			continue
+		}
+		t.Fatalf("chromium: %v\n%s", err, log)
+	}
+}
+
+func chromiumOnce(t *testing.T, bin, file string, extra ...string) (dom, log string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	args := append([]string{"--headless", "--no-sandbox", "--no-zygote", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0",
 		"--user-data-dir=" + cdptest.ProfileDir(t)}, extra...)
@@ -103,10 +123,8 @@ func runChromium(t *testing.T, bin, file string, extra ...string) (dom, log stri
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errb.String())
-	}
-	return out.String(), errb.String()
+	err = cmd.Run()
+	return out.String(), errb.String(), err
 }
 
 var bodyAttr = regexp.MustCompile(`<body([^>]*)>`)

@@ -72,7 +72,7 @@ var listening = regexp.MustCompile(`DevTools listening on (ws://127\.0\.0\.1:(\d
 func Start(t testing.TB) *Browser {
 	t.Helper()
 	bin := Find(t)
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--no-zygote", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--disable-dev-shm-usage", "--disable-extensions", "--user-data-dir="+ProfileDir(t),
 		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "--remote-allow-origins=http://127.0.0.1",
