@@ -79,7 +79,7 @@ func evaluateThreshold(r *rundir.Dir, t Threshold) ThresholdResult {
 		res.Note = fmt.Sprintf("unknown aggregate %q", t.Agg)
 		return res
 	}
-	res.Pass = compareOp(res.Value, t.Op, t.Value)
+	res.Pass = CompareOp(res.Value, t.Op, t.Value)
 	return res
 }
 
@@ -98,8 +98,9 @@ func latencyAggregate(h *record.Histogram, t Threshold) time.Duration {
 	return h.Max()
 }
 
-// compareOp applies op; an unknown op never passes.
-func compareOp(got float64, op string, want float64) bool {
+// CompareOp applies a threshold's op (< <= > >= == !=) to got and want; an
+// unknown op never passes.
+func CompareOp(got float64, op string, want float64) bool {
 	switch op {
 	case "<":
 		return got < want

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/knee-dev/knee/analyze"
 )
 
 // OwnThreshold is a threshold on what only the script measures: checks
@@ -21,15 +23,6 @@ type OwnThreshold struct {
 	P      float64 // for p(N)
 	Op     string
 	Value  float64
-}
-
-// OwnResult is one evaluated OwnThreshold.
-type OwnResult struct {
-	Expr  string
-	Value float64
-	Unit  string
-	Pass  bool
-	Note  string
 }
 
 var ownExpr = regexp.MustCompile(`^\s*(avg|min|max|med|count|rate|value|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|===|==|!==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*$`)
@@ -105,7 +98,14 @@ func parseOwn(metric, kind, expr string) (OwnThreshold, error) {
 	if m == nil {
 		return OwnThreshold{}, fmt.Errorf("threshold %s: write AGGREGATE OP NUMBER, e.g. %s", full, example(kind))
 	}
-	t := OwnThreshold{Expr: full, Metric: metric, Agg: m[1], Op: m[3]}
+	op := m[3]
+	switch op { // JavaScript's === and !== are == and != on numbers
+	case "===":
+		op = "=="
+	case "!==":
+		op = "!="
+	}
+	t := OwnThreshold{Expr: full, Metric: metric, Agg: m[1], Op: op}
 	if m[2] != "" {
 		t.Agg = "p"
 		t.P, _ = strconv.ParseFloat(m[2], 64)
@@ -137,14 +137,14 @@ func example(kind string) string {
 // EvaluateOwn judges the thresholds after the run on the custom metrics'
 // results ms (Script.Metrics); span is the run's measured length, for a
 // Counter's rate.
-func (s *Script) EvaluateOwn(ts []OwnThreshold, ms []MetricResult, span time.Duration) []OwnResult {
+func (s *Script) EvaluateOwn(ts []OwnThreshold, ms []MetricResult, span time.Duration) []analyze.ThresholdResult {
 	byName := map[string]MetricResult{}
 	for _, r := range ms {
 		byName[r.Name] = r
 	}
-	out := make([]OwnResult, 0, len(ts))
+	out := make([]analyze.ThresholdResult, 0, len(ts))
 	for _, t := range ts {
-		res := OwnResult{Expr: t.Expr}
+		res := analyze.ThresholdResult{Expr: t.Expr}
 		var got float64
 		var have bool
 		if t.Metric == "checks" {
@@ -188,26 +188,8 @@ func (s *Script) EvaluateOwn(ts []OwnThreshold, ms []MetricResult, span time.Dur
 			out = append(out, res)
 			continue
 		}
-		res.Pass = compare(got, t.Op, t.Value)
+		res.Pass = analyze.CompareOp(got, t.Op, t.Value)
 		out = append(out, res)
 	}
 	return out
-}
-
-func compare(got float64, op string, want float64) bool {
-	switch op {
-	case "<":
-		return got < want
-	case "<=":
-		return got <= want
-	case ">":
-		return got > want
-	case ">=":
-		return got >= want
-	case "==", "===":
-		return got == want
-	case "!=", "!==":
-		return got != want
-	}
-	return false
 }

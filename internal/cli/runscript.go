@@ -184,9 +184,8 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	own := s.EvaluateOwn(ownTs, res.Metrics, time.Duration(res.Summary.DurationS*float64(time.Second)))
 	ferr := a.finishRun(res.Result, export, thresholds)
 	// The script's own thresholds join the block finishRun printed, if any.
-	ownRes := ownResults(own)
-	ownPass := printOwnThresholds(a.env.Stdout, ownRes, len(thresholds) == 0)
-	jr.add(res.Result, thresholds, ownRes...)
+	ownPass := printOwnThresholds(a.env.Stdout, own, len(thresholds) == 0)
+	jr.add(res.Result, thresholds, own...)
 	if reason, ok := s.Aborted(); ok { // k6's exit code wins over the thresholds', as in k6
 		return res, &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
 	}
@@ -241,15 +240,6 @@ func openK6Output(csvOut, jsonOut, suffix string) (out *k6script.Output, name st
 // ExitScriptAborted is k6's exit code when the script called
 // exec.test.abort().
 const ExitScriptAborted = 108
-
-// ownResults are a script's own thresholds as analyze's results.
-func ownResults(rs []k6script.OwnResult) []analyze.ThresholdResult {
-	out := make([]analyze.ThresholdResult, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, analyze.ThresholdResult{Expr: r.Expr, Value: r.Value, Unit: r.Unit, Pass: r.Pass, Note: r.Note})
-	}
-	return out
-}
 
 // printOwnThresholds prints a script's own thresholds (checks, custom
 // metrics, groups), under a heading when heading is set; false when one
