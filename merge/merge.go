@@ -297,12 +297,8 @@ func align(parts []*rundir.Dir, srcs []source, t0 time.Time, iv time.Duration,
 					if key.Metric == record.Latency {
 						perPart[pi].Merge(h)
 					}
-					if have, ok := s.Histograms[key]; ok {
-						have.Merge(h)
-					} else {
-						s.Histograms[key] = h.Clone()
-					}
 				}
+				record.Series(s.Histograms).Add(in.Histograms)
 				for sc, c := range in.Counters {
 					sum := s.Counters[sc]
 					sum.Add(c.Counters)

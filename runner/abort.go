@@ -21,7 +21,7 @@ type abortWatch struct {
 	own    []k6script.OwnThreshold  // checks
 	delay  map[string]time.Duration // by Expr: delayAbortEval
 	so     rundir.Dir               // the run so far, as one interval
-	hists  map[record.Key]*record.Histogram
+	hists  record.Series
 	counts map[string]rundir.IntervalCounters
 }
 
@@ -44,7 +44,7 @@ func newAbortWatch(s *k6script.Script, plan *k6script.Plan) (*abortWatch, error)
 	if err != nil {
 		return nil, err
 	}
-	w := &abortWatch{s: s, delay: delay, hists: map[record.Key]*record.Histogram{}, counts: map[string]rundir.IntervalCounters{}}
+	w := &abortWatch{s: s, delay: delay, hists: record.Series{}, counts: map[string]rundir.IntervalCounters{}}
 	for _, t := range ts {
 		if _, ok := delay[normalExpr(t.Expr)]; ok {
 			w.run = append(w.run, t)
@@ -73,13 +73,7 @@ func normalExpr(e string) string {
 // with abortOnFail that fails on the run so far, past its delayAbortEval),
 // or "".
 func (w *abortWatch) add(meta *rundir.Meta, snap record.IntervalSnapshot) string {
-	for k, h := range snap.Histograms {
-		if have, ok := w.hists[k]; ok {
-			have.Merge(h)
-		} else {
-			w.hists[k] = h.Clone()
-		}
-	}
+	w.hists.Add(snap.Histograms)
 	for sc, c := range snap.Counters {
 		have := w.counts[sc]
 		have.Scenario = sc
