@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -196,15 +195,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 	rep.Sent = time.Now()
 	resp, err := c.rt.RoundTrip(req)
 	if err == nil {
-		var n int64
-		if discard {
-			n, err = io.Copy(io.Discard, resp.Body)
-		} else {
-			var buf bytes.Buffer
-			n, err = buf.ReadFrom(resp.Body)
-			rep.Body = buf.Bytes()
-		}
-		rep.BytesIn = n
+		rep.BytesIn, rep.Body, err = readBody(resp.Body, discard)
 		if cerr := resp.Body.Close(); err == nil {
 			err = cerr
 		}
@@ -217,10 +208,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 	}
 	rep.Done = time.Now()
 	if err != nil {
-		rep.Err, rep.ErrClass = err, Classify(err)
-		if errors.Is(err, context.DeadlineExceeded) {
-			rep.ErrClass = ClassTimeout
-		}
+		rep.Err, rep.ErrClass = err, Classify(err) // a deadline is ClassTimeout
 	}
 	t := &rep.Timings
 	if !gotConn.IsZero() {
@@ -247,4 +235,16 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		t.Duration = rep.Done.Sub(rep.Sent)
 	}
 	return rep
+}
+
+// readBody reads a response body whole: counted and dropped when discard
+// is set, else kept.
+func readBody(body io.Reader, discard bool) (n int64, kept []byte, err error) {
+	if discard {
+		n, err = io.Copy(io.Discard, body)
+		return n, nil, err
+	}
+	var buf bytes.Buffer
+	n, err = buf.ReadFrom(body)
+	return n, buf.Bytes(), err
 }

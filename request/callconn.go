@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -138,16 +137,8 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 		}
 		keep := false
 		if err == nil {
-			var n int64
-			if discard {
-				n, err = io.Copy(io.Discard, resp.Body)
-			} else {
-				var buf bytes.Buffer
-				n, err = buf.ReadFrom(resp.Body)
-				rep.Body = buf.Bytes()
-			}
+			rep.BytesIn, rep.Body, err = readBody(resp.Body, discard)
 			resp.Body.Close()
-			rep.BytesIn = n
 			rep.Status, rep.Proto, rep.Header = resp.StatusCode, resp.Proto, resp.Header
 			keep = err == nil && !resp.Close && resp.ProtoAtLeast(1, 1)
 			cookies = resp.Cookies()
@@ -165,10 +156,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 			if ctx.Err() != nil {
 				err = fmt.Errorf("%w: %w", context.Cause(ctx), err)
 			}
-			rep.Err, rep.ErrClass = err, Classify(err)
-			if errors.Is(err, context.DeadlineExceeded) {
-				rep.ErrClass = ClassTimeout
-			}
+			rep.Err, rep.ErrClass = err, Classify(err) // a deadline is ClassTimeout
 		}
 		t.Sending = wrote.Sub(rep.Sent)
 		if !firstByte.IsZero() {
