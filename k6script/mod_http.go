@@ -403,11 +403,7 @@ func (r *responseObject) make(key string) goja.Value {
 		return rt.ToValue(r.json)
 	case "html": // res.html([selector]): the body as k6/html's Selection
 		return rt.ToValue(func(call goja.FunctionCall) goja.Value {
-			b := r.Get("body")
-			if goja.IsNull(b) || goja.IsUndefined(b) {
-				panic(rt.NewGoError(fmt.Errorf("res.html(): the response has no body (responseType none or discardResponseBodies)")))
-			}
-			doc := r.v.parseDoc(bodyText(b))
+			doc := r.v.parseDoc(r.text("res.html()"))
 			if s := call.Argument(0); !goja.IsUndefined(s) && !goja.IsNull(s) {
 				doc = doc.Find(s.String())
 			}
@@ -460,14 +456,10 @@ func (r *responseObject) cookies() goja.Value {
 // "items.#", "items.#(id==3).name", ...), undefined when it picks nothing.
 func (r *responseObject) json(call goja.FunctionCall) goja.Value {
 	rt := r.v.rt
-	b := r.Get("body")
-	if goja.IsNull(b) || goja.IsUndefined(b) {
-		panic(rt.NewGoError(fmt.Errorf("res.json(): the response has no body (responseType none or discardResponseBodies)")))
-	}
+	body := r.text("res.json()")
 	parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
 	sel := call.Argument(0)
 	if !goja.IsUndefined(sel) && sel.String() != "" {
-		body := bodyText(b)
 		if !gjson.Valid(body) {
 			if _, err := parse(goja.Undefined(), rt.ToValue(body)); err != nil {
 				panic(err) // JSON.parse's own message says where
@@ -486,7 +478,7 @@ func (r *responseObject) json(call goja.FunctionCall) goja.Value {
 	if parsed, ok := r.own["\x00parsed"]; ok {
 		return parsed
 	}
-	val, err := parse(goja.Undefined(), rt.ToValue(bodyText(b)))
+	val, err := parse(goja.Undefined(), rt.ToValue(body))
 	if err != nil {
 		panic(err)
 	}
@@ -495,6 +487,16 @@ func (r *responseObject) json(call goja.FunctionCall) goja.Value {
 	}
 	r.own["\x00parsed"] = val
 	return val
+}
+
+// text is the response's body as text for method (res.json(), res.html()),
+// which cannot go on without one.
+func (r *responseObject) text(method string) string {
+	b := r.Get("body")
+	if goja.IsNull(b) || goja.IsUndefined(b) {
+		panic(r.v.rt.NewGoError(fmt.Errorf("%s: the response has no body (responseType none or discardResponseBodies)", method)))
+	}
+	return bodyText(b)
 }
 
 // bodyText is a response body as text: a string as it is, a binary body
