@@ -90,19 +90,15 @@ func (w *abortWatch) add(meta *rundir.Meta, snap record.IntervalSnapshot) string
 			due = append(due, t)
 		}
 	}
-	for _, r := range analyze.EvaluateThresholds(&w.so, due) {
-		if !r.Pass && r.Note == "" { // nothing measured yet is not a crossing
-			return fmt.Sprintf("threshold %s crossed at %s (measured %g %s): abortOnFail stopped the test", r.Expr, elapsed.Round(time.Millisecond), r.Value, r.Unit)
-		}
-	}
 	var own []k6script.OwnThreshold
 	for _, t := range w.own {
 		if elapsed >= w.delay[normalExpr(t.Expr)] {
 			own = append(own, t)
 		}
 	}
-	for _, r := range w.s.EvaluateOwn(own, nil, elapsed) {
-		if !r.Pass && r.Note == "" {
+	results := append(analyze.EvaluateThresholds(&w.so, due), w.s.EvaluateOwn(own, nil, elapsed)...)
+	for _, r := range results {
+		if !r.Pass && r.Note == "" { // nothing measured yet is not a crossing
 			return fmt.Sprintf("threshold %s crossed at %s (measured %g %s): abortOnFail stopped the test", r.Expr, elapsed.Round(time.Millisecond), r.Value, r.Unit)
 		}
 	}
