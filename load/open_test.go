@@ -27,6 +27,13 @@ func runScenarios(t *testing.T, ctx context.Context, opt Options, scs ...Scenari
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, s := range r.scenarios {
+		if _, loop := s.it.(*loopIteration); loop {
+			if _, goroutines := s.drv.(*arrivals); goroutines {
+				t.Fatalf("scenario %q offers a Loop but runs a goroutine per VU", s.name)
+			}
+		}
+	}
 	o.runr = r
 	o.err = r.Run(ctx)
 	o.took = time.Since(o.t0)
@@ -64,21 +71,23 @@ func TestArrivalRateIntendedStarts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				tg := &target{service: 10 * ms}
-				o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", StartTime: tt.start, Executor: tt.exec, Iteration: tg})
-				if o.err != nil {
-					t.Fatal(o.err)
-				}
-				got := tg.callOffsets(o.t0)
-				if tt.want != nil && !equalDurations(got, tt.want) {
-					t.Errorf("calls at %v, want %v", got, tt.want)
-				}
-				for _, s := range o.rec.all() {
-					if s.Latency != 10*ms || s.Service != 10*ms || s.SendLag != 0 || s.Interval != 0 {
-						t.Errorf("sample %+v: want latency = service = 10ms, no send lag, no interval", s)
+			onEngines(t, func(t *testing.T, wrap func(Iteration) Iteration) {
+				synctest.Test(t, func(t *testing.T) {
+					tg := &target{service: 10 * ms}
+					o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", StartTime: tt.start, Executor: tt.exec, Iteration: wrap(tg)})
+					if o.err != nil {
+						t.Fatal(o.err)
 					}
-				}
+					got := tg.callOffsets(o.t0)
+					if tt.want != nil && !equalDurations(got, tt.want) {
+						t.Errorf("calls at %v, want %v", got, tt.want)
+					}
+					for _, s := range o.rec.all() {
+						if s.Latency != 10*ms || s.Service != 10*ms || s.SendLag != 0 || s.Interval != 0 {
+							t.Errorf("sample %+v: want latency = service = 10ms, no send lag, no interval", s)
+						}
+					}
+				})
 			})
 		})
 	}

@@ -21,26 +21,32 @@ func TestVUPoolGrowsOnlyAsTheScheduleDemands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				tg := &target{service: tt.service}
-				exec := ConstantArrivalRate{Rate: 10, Duration: 2 * time.Second, PreAllocatedVUs: 1, MaxVUs: 10}
-				o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", Executor: exec, Iteration: tg})
-				if o.err != nil {
-					t.Fatal(o.err)
-				}
-				if o.rec.shards != tt.wantVUs {
-					t.Errorf("%d VUs ran, want %d", o.rec.shards, tt.wantVUs)
-				}
-				if n := len(o.rec.all()); n != 20 || o.rec.dropped["s"] != 0 {
-					t.Errorf("%d samples, %d dropped; want 20 and 0", n, o.rec.dropped["s"])
-				}
-				want := make([]time.Duration, 20)
-				for i := range want {
-					want[i] = time.Duration(i) * 100 * ms
-				}
-				if got := tg.callOffsets(o.t0); !equalDurations(got, want) {
-					t.Errorf("calls at %v, want every 100 ms", got)
-				}
+			onEngines(t, func(t *testing.T, wrap func(Iteration) Iteration) {
+				synctest.Test(t, func(t *testing.T) {
+					tg := &target{service: tt.service}
+					exec := ConstantArrivalRate{Rate: 10, Duration: 2 * time.Second, PreAllocatedVUs: 1, MaxVUs: 10}
+					o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", Executor: exec, Iteration: wrap(tg)})
+					if o.err != nil {
+						t.Fatal(o.err)
+					}
+					ran := o.rec.shards
+					if li, ok := o.runr.scenarios[0].it.(*loopIteration); ok {
+						ran = li.vusStarted()
+					}
+					if ran != tt.wantVUs {
+						t.Errorf("%d VUs ran, want %d", ran, tt.wantVUs)
+					}
+					if n := len(o.rec.all()); n != 20 || o.rec.dropped["s"] != 0 {
+						t.Errorf("%d samples, %d dropped; want 20 and 0", n, o.rec.dropped["s"])
+					}
+					want := make([]time.Duration, 20)
+					for i := range want {
+						want[i] = time.Duration(i) * 100 * ms
+					}
+					if got := tg.callOffsets(o.t0); !equalDurations(got, want) {
+						t.Errorf("calls at %v, want every 100 ms", got)
+					}
+				})
 			})
 		})
 	}

@@ -111,65 +111,71 @@ func TestIdleVUsRetireAfterAStall(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				it := newReleasing(ms, [2]time.Duration{time.Second, 2005 * ms}, [2]time.Duration{5 * time.Second, 6005 * ms})
-				exec := ConstantArrivalRate{Rate: 100, Duration: 9 * time.Second, PreAllocatedVUs: 5, MaxVUs: 1000}
-				rec := &fakeRecorder{}
-				var t0 time.Time
-				r, err := NewGenerator([]Scenario{{Name: "s", Executor: exec, Iteration: it}}, rec,
-					Options{RetireIdle: tt.retireIdle, OnStart: func(at time.Time) { t0 = at }})
-				if err != nil {
-					t.Fatal(err)
-				}
-				done := make(chan error)
-				go func() { done <- r.Run(t.Context()) }()
-				got := vusAt(t, r, 500*ms, 1500*ms, 3*time.Second, 4015*ms, 4500*ms, 5500*ms, 7*time.Second, 8500*ms)
-				if err := <-done; err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got, tt.want) {
-					t.Errorf("VUs at 0.5, 1.5, 3, 4.015, 4.5, 5.5, 7, 8.5 s: %v, want %v", got, tt.want)
-				}
-				rel := it.releases()
-				if len(rel) != tt.releases || it.overlaps != 0 {
-					t.Errorf("%d releases, %d of them during the VU's own Do; want %d and 0", len(rel), it.overlaps, tt.releases)
-				}
-				// Retired VUs' identities are reused: never more ids than VUs
-				// alive at once, and no (vu, iter) twice. Their shards are not:
-				// a VU started again takes a fresh one.
-				if rec.shards != tt.shards {
-					t.Errorf("%d shards taken, want %d (one per VU goroutine started)", rec.shards, tt.shards)
-				}
-				for pair, n := range it.pairs {
-					if pair[0] < 1 || pair[0] > 101 || n != 1 {
-						t.Errorf("vu %d iter %d called %d times; want ids 1..101, each pair once", pair[0], pair[1], n)
+			onEngines(t, func(t *testing.T, wrap func(Iteration) Iteration) {
+				synctest.Test(t, func(t *testing.T) {
+					it := newReleasing(ms, [2]time.Duration{time.Second, 2005 * ms}, [2]time.Duration{5 * time.Second, 6005 * ms})
+					exec := ConstantArrivalRate{Rate: 100, Duration: 9 * time.Second, PreAllocatedVUs: 5, MaxVUs: 1000}
+					rec := &fakeRecorder{}
+					var t0 time.Time
+					r, err := NewGenerator([]Scenario{{Name: "s", Executor: exec, Iteration: wrap(it)}}, rec,
+						Options{RetireIdle: tt.retireIdle, OnStart: func(at time.Time) { t0 = at }})
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
-				// Not one start dropped or late because of a retirement.
-				samples := rec.all()
-				if len(samples) != 900 || rec.dropped["s"] != 0 {
-					t.Errorf("%d samples, %d dropped; want 900 and 0", len(samples), rec.dropped["s"])
-				}
-				want := make([]time.Duration, 900)
-				for i := range want {
-					want[i] = time.Duration(i) * 10 * ms
-				}
-				it.mu.Lock()
-				calls := slices.Clone(it.calls)
-				it.mu.Unlock()
-				offs := make([]time.Duration, len(calls))
-				for n, c := range calls {
-					offs[n] = c.Sub(t0)
-				}
-				slices.Sort(offs)
-				if !slices.Equal(offs, want) {
-					t.Errorf("calls not every 10 ms from t0")
-				}
-				for _, s := range samples {
-					if s.SendLag != 0 {
-						t.Fatalf("sample %+v sent late", s)
+					done := make(chan error)
+					go func() { done <- r.Run(t.Context()) }()
+					got := vusAt(t, r, 500*ms, 1500*ms, 3*time.Second, 4015*ms, 4500*ms, 5500*ms, 7*time.Second, 8500*ms)
+					if err := <-done; err != nil {
+						t.Fatal(err)
 					}
-				}
+					if !slices.Equal(got, tt.want) {
+						t.Errorf("VUs at 0.5, 1.5, 3, 4.015, 4.5, 5.5, 7, 8.5 s: %v, want %v", got, tt.want)
+					}
+					rel := it.releases()
+					if len(rel) != tt.releases || it.overlaps != 0 {
+						t.Errorf("%d releases, %d of them during the VU's own Do; want %d and 0", len(rel), it.overlaps, tt.releases)
+					}
+					// Retired VUs' identities are reused: never more ids than VUs
+					// alive at once, and no (vu, iter) twice. Their shards are not:
+					// a VU started again takes a fresh one.
+					wantShards := tt.shards
+					if _, loop := r.scenarios[0].drv.(*loopArrivals); loop {
+						wantShards = 1 // the loop records from one goroutine
+					}
+					if rec.shards != wantShards {
+						t.Errorf("%d shards taken, want %d (one per VU goroutine started)", rec.shards, wantShards)
+					}
+					for pair, n := range it.pairs {
+						if pair[0] < 1 || pair[0] > 101 || n != 1 {
+							t.Errorf("vu %d iter %d called %d times; want ids 1..101, each pair once", pair[0], pair[1], n)
+						}
+					}
+					// Not one start dropped or late because of a retirement.
+					samples := rec.all()
+					if len(samples) != 900 || rec.dropped["s"] != 0 {
+						t.Errorf("%d samples, %d dropped; want 900 and 0", len(samples), rec.dropped["s"])
+					}
+					want := make([]time.Duration, 900)
+					for i := range want {
+						want[i] = time.Duration(i) * 10 * ms
+					}
+					it.mu.Lock()
+					calls := slices.Clone(it.calls)
+					it.mu.Unlock()
+					offs := make([]time.Duration, len(calls))
+					for n, c := range calls {
+						offs[n] = c.Sub(t0)
+					}
+					slices.Sort(offs)
+					if !slices.Equal(offs, want) {
+						t.Errorf("calls not every 10 ms from t0")
+					}
+					for _, s := range samples {
+						if s.SendLag != 0 {
+							t.Fatalf("sample %+v sent late", s)
+						}
+					}
+				})
 			})
 		})
 	}
@@ -295,25 +301,27 @@ func TestRetireWaitsTwiceTheGapAtSlowRates(t *testing.T) {
 	// The target stalls [0, 3.2 s): the starts at 0, 1.5 and 3 s take 3 VUs,
 	// idle from 3.2 s. Then one VU carries the 1 ms iterations; at 6 s the two
 	// others have been idle 2.8 s and stay; at 7.5 s (4.3 s) they retire.
-	synctest.Test(t, func(t *testing.T) {
-		it := newReleasing(ms, [2]time.Duration{0, 3200 * ms})
-		exec := ConstantArrivalRate{Rate: 40, TimeUnit: time.Minute, Duration: 9 * time.Second, PreAllocatedVUs: 1, MaxVUs: 10}
-		r, err := NewGenerator([]Scenario{{Name: "s", Executor: exec, Iteration: it}}, &fakeRecorder{}, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error)
-		go func() { done <- r.Run(t.Context()) }()
-		got := vusAt(t, r, 3100*ms, 6100*ms, 7400*ms, 7600*ms)
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-		if want := []int{3, 3, 3, 1}; !slices.Equal(got, want) {
-			t.Errorf("VUs at 3.1, 6.1, 7.4, 7.6 s: %v, want %v", got, want)
-		}
-		if n := len(it.releases()); n != 2 {
-			t.Errorf("%d releases, want 2", n)
-		}
+	onEngines(t, func(t *testing.T, wrap func(Iteration) Iteration) {
+		synctest.Test(t, func(t *testing.T) {
+			it := newReleasing(ms, [2]time.Duration{0, 3200 * ms})
+			exec := ConstantArrivalRate{Rate: 40, TimeUnit: time.Minute, Duration: 9 * time.Second, PreAllocatedVUs: 1, MaxVUs: 10}
+			r, err := NewGenerator([]Scenario{{Name: "s", Executor: exec, Iteration: wrap(it)}}, &fakeRecorder{}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error)
+			go func() { done <- r.Run(t.Context()) }()
+			got := vusAt(t, r, 3100*ms, 6100*ms, 7400*ms, 7600*ms)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if want := []int{3, 3, 3, 1}; !slices.Equal(got, want) {
+				t.Errorf("VUs at 3.1, 6.1, 7.4, 7.6 s: %v, want %v", got, want)
+			}
+			if n := len(it.releases()); n != 2 {
+				t.Errorf("%d releases, want 2", n)
+			}
+		})
 	})
 }
 

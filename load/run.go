@@ -55,6 +55,9 @@ type Options struct {
 	// between starts. 0 means DefaultRetireIdle; negative means VUs never
 	// retire (k6's behaviour).
 	RetireIdle time.Duration
+	// GoroutineVUs runs every open-model VU as a goroutine even when the
+	// Iteration offers an event loop (LoopIteration): for comparisons.
+	GoroutineVUs bool
 }
 
 // DefaultTimerSlack bounds the open model's scheduler to 5,000 wake-ups a
@@ -265,6 +268,13 @@ func newScenarioRun(r *Generator, name string, sc Scenario) (*scenarioRun, []err
 	drv, err := sc.Executor.newDriver()
 	if err != nil {
 		return s, append(errs, err)
+	}
+	if a, ok := drv.(*arrivals); ok && !r.opt.GoroutineVUs {
+		if li, ok := sc.Iteration.(LoopIteration); ok {
+			if _, self := sc.Iteration.(SelfRecording); !self {
+				drv = &loopArrivals{arrivals: a, it: li}
+			}
+		}
 	}
 	s.drv, s.peak = drv, sc.Executor.PeakVUs()
 	return s, errs

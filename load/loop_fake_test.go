@@ -1,0 +1,210 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// goLoop is a fake Loop over any Iteration: each Start runs Do on a
+// goroutine of its own, and Wait collects what has ended. It lets the open
+// model's tests run on the loop engine with the fake targets they already
+// use, inside synctest bubbles.
+type goLoop struct {
+	it     Iteration
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	ended  []Ended
+	note   chan struct{} // capacity 1: something ended, or Wake
+	wg     sync.WaitGroup
+	starts int
+	vus    map[uint64]bool // the VUs that started an iteration
+	closed bool
+}
+
+// loopIteration offers goLoop over it; err, if set, is NewLoop's error.
+type loopIteration struct {
+	Iteration
+	err   error
+	mu    sync.Mutex
+	loops []*goLoop
+	rel   []uint64 // VUs released through a Loop
+}
+
+func (li *loopIteration) NewLoop() (Loop, error) {
+	if li.err != nil {
+		return nil, li.err
+	}
+	l := &goLoop{it: li.Iteration, note: make(chan struct{}, 1)}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	li.mu.Lock()
+	li.loops = append(li.loops, l)
+	li.mu.Unlock()
+	return loopRelease{l, li}, nil
+}
+
+// vusStarted is how many distinct VUs started an iteration on its Loops.
+func (li *loopIteration) vusStarted() int {
+	li.mu.Lock()
+	defer li.mu.Unlock()
+	ids := map[uint64]bool{}
+	for _, l := range li.loops {
+		l.mu.Lock()
+		for id := range l.vus {
+			ids[id] = true
+		}
+		l.mu.Unlock()
+	}
+	return len(ids)
+}
+
+// loopRelease records the VUs released, and releases them in the wrapped
+// Iteration too when it holds per-VU resources.
+type loopRelease struct {
+	*goLoop
+	li *loopIteration
+}
+
+func (l loopRelease) Release(vu uint64) {
+	l.li.mu.Lock()
+	l.li.rel = append(l.li.rel, vu)
+	l.li.mu.Unlock()
+	if r, ok := l.it.(VUReleaser); ok {
+		r.ReleaseVU(vu)
+	}
+}
+
+func (l *goLoop) Start(vu, iter uint64) {
+	l.starts++
+	l.mu.Lock()
+	if l.vus == nil {
+		l.vus = map[uint64]bool{}
+	}
+	l.vus[vu] = true
+	l.mu.Unlock()
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		res := l.it.Do(l.ctx, vu, iter)
+		l.mu.Lock()
+		l.ended = append(l.ended, Ended{VU: vu, Result: res})
+		l.mu.Unlock()
+		l.Wake()
+	}()
+}
+
+func (l *goLoop) Wait(until time.Time, ended []Ended) []Ended {
+	var timer <-chan time.Time
+	if !until.IsZero() {
+		d := time.Until(until)
+		if d <= 0 {
+			return l.take(ended)
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timer = t.C
+	}
+	for {
+		if out := l.take(ended); len(out) > len(ended) {
+			return out
+		}
+		select {
+		case <-l.note:
+			return l.take(ended) // ended, or woken
+		case <-timer:
+			return l.take(ended)
+		}
+	}
+}
+
+func (l *goLoop) take(ended []Ended) []Ended {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ended = append(ended, l.ended...)
+	l.ended = l.ended[:0]
+	return ended
+}
+
+func (l *goLoop) Wake() {
+	select {
+	case l.note <- struct{}{}:
+	default:
+	}
+}
+
+func (l *goLoop) Cancel() { l.cancel() }
+
+func (l *goLoop) Close() error {
+	l.closed = true
+	l.cancel()
+	l.wg.Wait()
+	return nil
+}
+
+// engines are the two ways the open model runs: a goroutine per VU, and
+// the event loop (here the fake goLoop over the same targets).
+var engines = []struct {
+	name string
+	wrap func(Iteration) Iteration
+}{
+	{"goroutines", func(it Iteration) Iteration { return it }},
+	{"loop", func(it Iteration) Iteration { return &loopIteration{Iteration: it} }},
+}
+
+// onEngines runs f once per engine, as subtests.
+func onEngines(t *testing.T, f func(t *testing.T, wrap func(Iteration) Iteration)) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { f(t, e.wrap) })
+	}
+}
+
+var errNoLoop = errors.New("no loop here")
+
+func TestLoopFallsBackToGoroutinesWhenNoLoopCanBeMade(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// 10/s for 1 s with 250 ms service: the goroutine engine runs it,
+		// taking over the 2 pre-allocated VUs' ids (1, 2) and adding a third.
+		it := newReleasing(250 * ms)
+		li := &loopIteration{Iteration: it, err: errNoLoop}
+		exec := ConstantArrivalRate{Rate: 10, Duration: time.Second, PreAllocatedVUs: 2, MaxVUs: 5}
+		o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", Executor: exec, Iteration: li})
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		if n := len(o.rec.all()); n != 10 || o.rec.dropped["s"] != 0 {
+			t.Errorf("%d samples, %d dropped; want 10 and 0", n, o.rec.dropped["s"])
+		}
+		ids := map[uint64]bool{}
+		for pair := range it.pairs {
+			ids[pair[0]] = true
+		}
+		if len(ids) != 3 || !ids[1] || !ids[2] || !ids[3] {
+			t.Errorf("VU ids %v, want 1, 2, 3", ids)
+		}
+		if st := o.runr.Stats()[0]; st.Started != 10 || st.VUs != 0 {
+			t.Errorf("stats %+v, want 10 started and no VU left", st)
+		}
+		if o.rec.shards != 3 {
+			t.Errorf("%d shards, want 3: one per VU goroutine", o.rec.shards)
+		}
+	})
+}
+
+func TestGoroutineVUsOptionKeepsTheGoroutineEngine(t *testing.T) {
+	li := &loopIteration{Iteration: &target{service: ms}}
+	exec := ConstantArrivalRate{Rate: 10, Duration: time.Second, PreAllocatedVUs: 1}
+	for _, goroutines := range []bool{false, true} {
+		r, err := NewGenerator([]Scenario{{Name: "s", Executor: exec, Iteration: li}}, &fakeRecorder{}, Options{GoroutineVUs: goroutines})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, loop := r.scenarios[0].drv.(*loopArrivals)
+		if loop == goroutines {
+			t.Errorf("GoroutineVUs %v: loop engine %v", goroutines, loop)
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package load
+
+import (
+	"context"
+	"time"
+)
+
+// loopArrivals drives an open-model scenario whose Iteration offers a Loop
+// (LoopIteration) from the scenario's one goroutine: it starts every due
+// iteration on an idle VU, a new one while fewer than max are alive, or
+// counts it dropped, exactly as arrivals does, and then waits on the Loop
+// until the next intended start or until iterations end. No VU is a
+// goroutine, so a stall that needs thousands of VUs leaves nothing of them
+// behind but their ids, and no start is handed between goroutines.
+//
+// When the Loop cannot be made (NewLoop's error), the scenario runs on
+// arrivals, with a goroutine per VU.
+type loopArrivals struct {
+	*arrivals // the schedule, the pool's bounds, and the fallback
+	it        LoopIteration
+
+	busy   map[uint64]*loopVU // VUs inside an iteration, by id
+	idle   []*loopVU          // bottom (0) idle longest, top most recently
+	parked []parkedVU         // retired VUs' identities, for reuse
+	alive  int
+	next   int64         // the next iteration neither started nor dropped
+	prev   time.Duration // the offset of the one before next
+	pre    []*loopVU     // the pre-allocated VUs, made in prepare
+}
+
+// loopVU is one VU of the loop engine: an id, its iteration count, and,
+// while busy, the intended start of its iteration.
+type loopVU struct {
+	id       uint64
+	iter     uint64
+	intended time.Time
+	since    time.Time // when it last became idle
+}
+
+func (l *loopArrivals) prepare(s *scenarioRun) {
+	l.idleMax = s.runner.opt.retireIdle()
+	switch l.slack = s.runner.opt.TimerSlack; {
+	case l.slack == 0:
+		l.slack = DefaultTimerSlack
+	case l.slack < 0:
+		l.slack = 0 // the Loop's own wait is precise; no sharing of wake-ups
+	}
+	l.busy = make(map[uint64]*loopVU)
+	now := time.Now()
+	for range l.arrivals.pre {
+		v := &loopVU{id: s.nextVUID(), since: now}
+		l.pre = append(l.pre, v)
+	}
+	l.idle = append(l.idle, l.pre...)
+	l.alive = len(l.pre)
+	s.live.vus.Add(int64(l.alive))
+}
+
+func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
+	loop, err := l.it.NewLoop()
+	if err != nil {
+		l.fallback(s, start)
+		return
+	}
+	defer loop.Close() //nolint:errcheck // nothing is in flight: every iteration ended below
+	s.live.start.Store(&start)
+	unwatchStop := context.AfterFunc(s.stop, loop.Wake)
+	defer unwatchStop()
+	unwatchHard := context.AfterFunc(s.hard, loop.Wake)
+	defer unwatchHard()
+
+	shard := s.runner.rec.Shard()
+	ended := make([]Ended, 0, 64)
+	end := start.Add(l.sched.Duration())
+	var woke time.Time
+	for s.stop.Err() == nil {
+		due, ok := l.startDue(s, loop, start, time.Now())
+		if !ok && !time.Now().Before(end) {
+			break
+		}
+		if !ok {
+			due = end
+		}
+		// The next start waits for the slack after the last wake-up, so
+		// that starts closer together than it share one wake-up, each
+		// still timed from its own intended start.
+		if earliest := woke.Add(l.slack); due.Before(earliest) {
+			due = earliest
+		}
+		ended = loop.Wait(due, ended[:0])
+		woke = time.Now()
+		l.record(s, shard, ended)
+	}
+	l.drain(s, loop, shard, ended)
+	// The VUs alive at the end are not released one by one: Close lets go
+	// of everything.
+	s.live.vus.Add(-int64(l.alive))
+}
+
+// startDue starts (or drops) every iteration due by now and returns when
+// the next one is due; false when the schedule has no more.
+func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time) (time.Time, bool) {
+	for {
+		off, ok := l.sched.Offset(l.next)
+		if !ok {
+			return time.Time{}, false
+		}
+		due := start.Add(off)
+		if due.After(now) {
+			return due, true
+		}
+		l.next++
+		l.retire(s, loop, now, idleLimit(l.idleMax, off-l.prev))
+		l.prev = off
+		var v *loopVU
+		switch n := len(l.idle); {
+		case n > 0:
+			v = l.idle[n-1]
+			l.idle[n-1] = nil
+			l.idle = l.idle[:n-1]
+		case l.alive < l.max:
+			v = l.spawn(s)
+		default:
+			s.live.dropped.Add(1)
+			s.runner.rec.Dropped(s.name, 1)
+			continue
+		}
+		v.intended = due
+		l.busy[v.id] = v
+		s.live.busy.Add(1)
+		s.live.started.Add(1)
+		loop.Start(v.id, v.iter)
+	}
+}
+
+// spawn makes a new VU, taking over a retired one's identity if there is one.
+func (l *loopArrivals) spawn(s *scenarioRun) *loopVU {
+	v := &loopVU{}
+	if n := len(l.parked); n > 0 {
+		v.id, v.iter = l.parked[n-1].id, l.parked[n-1].iter
+		l.parked = l.parked[:n-1]
+	} else {
+		v.id = s.nextVUID()
+	}
+	l.alive++
+	s.live.vus.Add(1)
+	return v
+}
+
+// record records the ended iterations and makes their VUs idle.
+func (l *loopArrivals) record(s *scenarioRun, shard ShardSink, ended []Ended) {
+	if len(ended) == 0 {
+		return
+	}
+	now := time.Now()
+	for _, e := range ended {
+		v := l.busy[e.VU]
+		if v == nil {
+			continue // not ours: a Loop bug, but never a panic mid-run
+		}
+		delete(l.busy, e.VU)
+		res := stamp(e.Result, now, now)
+		shard.Record(Sample{
+			Scenario: s.name,
+			Result:   res,
+			Latency:  res.Done.Sub(v.intended),
+			Service:  res.Done.Sub(res.Sent),
+			SendLag:  res.Sent.Sub(v.intended),
+		})
+		v.iter++
+		v.since = now
+		l.idle = append(l.idle, v)
+		s.live.busy.Add(-1)
+	}
+}
+
+// retire retires the VUs idle for longer than the limit, longest idle
+// first, while more than the pre-allocated ones are alive: the Loop lets go
+// of what it holds for them and their identities are parked for reuse.
+// Like arrivals, it runs at each start, up to retireBatch at a time.
+func (l *loopArrivals) retire(s *scenarioRun, loop Loop, now time.Time, limit time.Duration) {
+	if limit <= 0 {
+		return
+	}
+	n := 0
+	for ; n < retireBatch; n++ {
+		if l.alive <= l.arrivals.pre || len(l.idle) == 0 || now.Sub(l.idle[0].since) <= limit {
+			break
+		}
+		v := l.idle[0]
+		l.idle[0] = nil
+		l.idle = l.idle[1:]
+		loop.Release(v.id)
+		l.parked = append(l.parked, parkedVU{v.id, v.iter})
+		l.alive--
+		s.live.vus.Add(-1)
+	}
+	if n > 0 {
+		l.idle = shrink(l.idle)
+		l.parked = shrink(l.parked)
+	}
+}
+
+// drain lets the iterations in flight end within the grace period, then
+// cancels the rest and waits for them: the same two deadlines as finish.
+func (l *loopArrivals) drain(s *scenarioRun, loop Loop, shard ShardSink, ended []Ended) {
+	deadline := time.Now().Add(s.grace)
+	for len(l.busy) > 0 && s.grace > 0 && s.hard.Err() == nil && time.Now().Before(deadline) {
+		ended = loop.Wait(deadline, ended[:0])
+		l.record(s, shard, ended)
+	}
+	if len(l.busy) > 0 {
+		loop.Cancel()
+	}
+	for len(l.busy) > 0 {
+		ended = loop.Wait(time.Time{}, ended[:0])
+		l.record(s, shard, ended)
+	}
+}
+
+// fallback runs the scenario on arrivals, its VUs goroutines, taking over
+// the identities of the pre-allocated VUs made in prepare.
+func (l *loopArrivals) fallback(s *scenarioRun, start time.Time) {
+	s.live.vus.Add(-int64(len(l.pre)))
+	for i := len(l.pre) - 1; i >= 0; i-- {
+		l.arrivals.parked = append(l.arrivals.parked, parkedVU{l.pre[i].id, 0})
+	}
+	l.arrivals.prepare(s)
+	l.arrivals.run(s, start)
+}
