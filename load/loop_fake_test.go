@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -206,5 +207,45 @@ func TestGoroutineVUsOptionKeepsTheGoroutineEngine(t *testing.T) {
 		if loop == goroutines {
 			t.Errorf("GoroutineVUs %v: loop engine %v", goroutines, loop)
 		}
+	}
+}
+
+func TestLoopSlackSharesWakeUpsOnlyBetweenStarts(t *testing.T) {
+	const us = time.Microsecond
+	tests := []struct {
+		name     string
+		rate     float64
+		service  time.Duration
+		wantLags []time.Duration // in start order
+	}{
+		// 10,000/s: starts 100 µs apart, the slack 200 µs. Each wake-up makes
+		// the start due and the one 100 µs before it (sent 100 µs late).
+		{"starts closer than the slack pair up", 10_000, 50 * us,
+			[]time.Duration{0, 100 * us, 0, 100 * us, 0, 100 * us, 0, 100 * us, 0, 100 * us}},
+		// 4,000/s: 250 µs apart. The iteration that ends at 100 µs wakes the
+		// loop, but a wake-up that makes no start does not push the next one.
+		{"an iteration's end does not delay the next start", 4_000, 100 * us,
+			[]time.Duration{0, 0, 0, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				li := &loopIteration{Iteration: &target{service: tt.service}}
+				exec := ConstantArrivalRate{Rate: tt.rate, Duration: time.Millisecond, PreAllocatedVUs: 2}
+				o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", Executor: exec, Iteration: li})
+				if o.err != nil {
+					t.Fatal(o.err)
+				}
+				samples := o.rec.all()
+				slices.SortFunc(samples, func(a, b Sample) int { return a.Sent.Add(-a.SendLag).Compare(b.Sent.Add(-b.SendLag)) })
+				var lags []time.Duration
+				for _, s := range samples {
+					lags = append(lags, s.SendLag)
+				}
+				if !slices.Equal(lags, tt.wantLags) {
+					t.Errorf("send lags %v, want %v", lags, tt.wantLags)
+				}
+			})
+		})
 	}
 }

@@ -72,23 +72,27 @@ func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
 	shard := s.runner.rec.Shard()
 	ended := make([]Ended, 0, 64)
 	end := start.Add(l.sched.Duration())
-	var woke time.Time
+	var batch time.Time // when the last starts were made
 	for s.stop.Err() == nil {
-		due, ok := l.startDue(s, loop, start, time.Now())
-		if !ok && !time.Now().Before(end) {
+		now := time.Now()
+		due, ok, started := l.startDue(s, loop, start, now)
+		if started {
+			batch = now
+		}
+		if !ok && !now.Before(end) {
 			break
 		}
 		if !ok {
 			due = end
 		}
-		// The next start waits for the slack after the last wake-up, so
-		// that starts closer together than it share one wake-up, each
-		// still timed from its own intended start.
-		if earliest := woke.Add(l.slack); due.Before(earliest) {
+		// Starts closer together than the slack share one wake-up, each
+		// still timed from its own intended start: the next start waits
+		// for the slack after the last ones made. Wake-ups for iterations
+		// that end do not count; they make no start.
+		if earliest := batch.Add(l.slack); due.Before(earliest) {
 			due = earliest
 		}
 		ended = loop.Wait(due, ended[:0])
-		woke = time.Now()
 		l.record(s, shard, ended)
 	}
 	l.drain(s, loop, shard, ended)
@@ -98,16 +102,17 @@ func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
 }
 
 // startDue starts (or drops) every iteration due by now and returns when
-// the next one is due; false when the schedule has no more.
-func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time) (time.Time, bool) {
-	for {
-		off, ok := l.sched.Offset(l.next)
-		if !ok {
-			return time.Time{}, false
+// the next one is due, ok false when the schedule has no more; started is
+// true when it made or dropped any start.
+func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time) (next time.Time, ok, started bool) {
+	for ; ; started = true {
+		off, more := l.sched.Offset(l.next)
+		if !more {
+			return time.Time{}, false, started
 		}
 		due := start.Add(off)
 		if due.After(now) {
-			return due, true
+			return due, true, started
 		}
 		l.next++
 		l.retire(s, loop, now, idleLimit(l.idleMax, off-l.prev))
