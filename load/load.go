@@ -10,6 +10,16 @@
 // a VU beyond the pre-allocated ones that sits idle (Options.RetireIdle)
 // retires, and the Iteration releases what it held for it (VUReleaser).
 //
+// An Iteration that can run many iterations at once on one goroutine, over
+// non-blocking I/O (LoopIteration: request.Sender for plain http://), runs
+// the open model on the event-loop engine (loopopen.go): one goroutine per
+// scenario starts each due iteration on its Loop and waits on the Loop until
+// the next start or until iterations end; a VU is then an id and its
+// iteration count, not a goroutine. Every other Iteration, and the closed
+// model, run a goroutine per VU. Both engines share the schedule and the
+// rules: same starts, drops, pool growth, retirement and stops (the
+// open-model tests run on both).
+//
 // Entry points: Generate, or NewGenerator then Generator.Run with Generator.Stats for a
 // live progress line. The arrival-time maths is in package load/schedule.
 //
