@@ -17,13 +17,15 @@ import (
 // futex, then 20 µs sleeps until the process is idle again) cost more CPU
 // than the request's own read and write. A non-blocking socket's read and
 // write never block, so a raw call is safe; waiting for readiness, the
-// deadline and Close stay with the netpoller, through RawConn.
+// deadline and Close stay with the netpoller, through RawConn. Its errors
+// are the ones the connection's own Read and Write return.
 type rawIO struct {
-	rc          syscall.RawConn
-	p           []byte
-	n           int
-	errno       syscall.Errno
-	read, write func(fd uintptr) bool
+	rc           syscall.RawConn
+	laddr, raddr net.Addr // for the errors, as net.Conn names them
+	p            []byte
+	n            int
+	errno        syscall.Errno
+	read, write  func(fd uintptr) bool
 }
 
 // newRawIO returns conn's raw reader and writer, or conn itself where it
@@ -37,7 +39,7 @@ func newRawIO(conn net.Conn) io.ReadWriter {
 	if err != nil {
 		return conn
 	}
-	r := &rawIO{rc: rc}
+	r := &rawIO{rc: rc, laddr: conn.LocalAddr(), raddr: conn.RemoteAddr()}
 	r.read = func(fd uintptr) bool {
 		for {
 			n, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&r.p[0])), uintptr(len(r.p)))
@@ -79,9 +81,9 @@ func (r *rawIO) Read(p []byte) (int, error) {
 	r.p = nil
 	switch {
 	case err != nil: // the deadline, or Close
-		return 0, err
+		return 0, r.opError("read", err)
 	case r.errno != 0:
-		return 0, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", r.errno)}
+		return 0, r.opError("read", os.NewSyscallError("read", r.errno))
 	case r.n == 0:
 		return 0, io.EOF
 	}
@@ -97,9 +99,18 @@ func (r *rawIO) Write(p []byte) (int, error) {
 	r.p = nil
 	switch {
 	case err != nil:
-		return r.n, err
+		return r.n, r.opError("write", err)
 	case r.errno != 0:
-		return r.n, &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", r.errno)}
+		return r.n, r.opError("write", os.NewSyscallError("write", r.errno))
 	}
 	return r.n, nil
+}
+
+// opError is err as the connection's Read or Write reports it: RawConn
+// names its own operation "raw-read" or "raw-write", which is replaced.
+func (r *rawIO) opError(op string, err error) error {
+	if oe, ok := err.(*net.OpError); ok {
+		err = oe.Err
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: r.laddr, Addr: r.raddr, Err: err}
 }

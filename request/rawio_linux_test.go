@@ -95,3 +95,49 @@ func TestRawIOReportsReset(t *testing.T) {
 		t.Fatalf("Read after a reset: %v (class %q); want ECONNRESET", err, Classify(err))
 	}
 }
+
+// TestRawIOErrorsAreTheConnections: rawIO fails with the error the
+// connection's own Read or Write gives in the same state, word for word
+// but for the addresses.
+func TestRawIOErrorsAreTheConnections(t *testing.T) {
+	tests := []struct {
+		name  string
+		write bool
+		set   func(client, server net.Conn)
+	}{
+		{"deadline", false, func(c, _ net.Conn) { c.SetDeadline(time.Unix(1, 0)) }},
+		{"write deadline", true, func(c, _ net.Conn) { c.SetDeadline(time.Unix(1, 0)) }},
+		{"closed", false, func(c, _ net.Conn) { c.Close() }},
+		{"write closed", true, func(c, _ net.Conn) { c.Close() }},
+		{"reset", false, func(_, s net.Conn) {
+			s.(*net.TCPConn).SetLinger(0) //nolint:errcheck // the read below says
+			s.Close()
+			time.Sleep(20 * time.Millisecond)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errs [2]error
+			for i, raw := range []bool{false, true} {
+				client, rw, server := rawPair(t)
+				if !raw {
+					rw = client
+				}
+				tt.set(client, server)
+				if tt.write {
+					_, errs[i] = rw.Write([]byte("x"))
+				} else {
+					_, errs[i] = rw.Read(make([]byte, 8))
+				}
+				oe, ok := errs[i].(*net.OpError)
+				if !ok || oe.Source != client.LocalAddr() || oe.Addr != client.RemoteAddr() {
+					t.Fatalf("raw %v: %#v; want a *net.OpError naming the connection's addresses", raw, errs[i])
+				}
+			}
+			conn, raw := errs[0].(*net.OpError), errs[1].(*net.OpError)
+			if raw.Op != conn.Op || raw.Net != conn.Net || raw.Err.Error() != conn.Err.Error() || Classify(raw) != Classify(conn) || isTimeout(raw) != isTimeout(conn) {
+				t.Errorf("rawIO: %v; the connection's own: %v", raw, conn)
+			}
+		})
+	}
+}
