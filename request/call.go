@@ -88,7 +88,13 @@ func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar, conns *C
 	if method == "" {
 		method = http.MethodGet
 	}
-	u, err := url.Parse(call.URL)
+	var u *url.URL
+	var err error
+	if conns != nil {
+		u, err = conns.parse(call.URL)
+	} else {
+		u, err = url.Parse(call.URL)
+	}
 	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
 		err = fmt.Errorf("unsupported protocol scheme %q; use an absolute http:// or https:// URL", u.Scheme)
 	}
@@ -195,7 +201,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 	rep.Sent = time.Now()
 	resp, err := c.rt.RoundTrip(req)
 	if err == nil {
-		rep.BytesIn, rep.Body, err = readBody(resp.Body, discard)
+		rep.BytesIn, rep.Body, err = readBody(resp.Body, discard, resp.ContentLength)
 		if cerr := resp.Body.Close(); err == nil {
 			err = cerr
 		}
@@ -237,14 +243,41 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 	return rep
 }
 
+// Buffers for a kept body: one of its Content-Length up to sizedBodyMax (a
+// HEAD's or a lying server's length must not cost more), else grown from
+// minBodyBuf as it is read.
+const (
+	sizedBodyMax = 1 << 20
+	minBodyBuf   = 512
+)
+
 // readBody reads a response body whole: counted and dropped when discard
-// is set, else kept.
-func readBody(body io.Reader, discard bool) (n int64, kept []byte, err error) {
+// is set, else kept (never nil then). size is the body's Content-Length,
+// -1 when unknown.
+func readBody(body io.Reader, discard bool, size int64) (n int64, kept []byte, err error) {
 	if discard {
 		n, err = io.Copy(io.Discard, body)
 		return n, nil, err
 	}
-	var buf bytes.Buffer
-	n, err = buf.ReadFrom(body)
-	return n, buf.Bytes(), err
+	if body == http.NoBody {
+		return 0, []byte{}, nil
+	}
+	c := minBodyBuf
+	if size >= 0 && size < sizedBodyMax {
+		c = int(size) + 1 // one byte more: the read that finds the end needs no growth
+	}
+	b := make([]byte, 0, c)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // room for the next read
+		}
+		m, rerr := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if rerr != nil {
+			if rerr == io.EOF {
+				rerr = nil
+			}
+			return int64(len(b)), b, rerr
+		}
+	}
 }

@@ -6,22 +6,64 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
 
 // Conns are one VU's own keep-alive connections for plain http:// Calls:
 // the request is written and the response read on the VU's goroutine,
-// without net/http's per-connection goroutines. Not safe for concurrent
-// use: each VU has its own.
+// without net/http's per-connection goroutines, with raw system calls
+// where it can (rawio_linux.go), as the lean client does. Not safe for
+// concurrent use: each VU has its own.
 type Conns struct {
-	idle   map[string]*callConn // by authority (host:port)
+	idle   map[string]*callConn // by authority (host:port); a connection stays here while it is used
 	out    []byte
 	dialer net.Dialer
+	req    http.Request // what http.ReadResponse is told of the request, reused
+	last   parsedURL    // the last URL parsed: a script often sends the same one
+}
+
+// parsedURL is a URL string, parsed, rendered back (Reply.URL) and its
+// request line's target. The *url.URL is shared by the requests that send
+// it, so it is only read.
+type parsedURL struct {
+	raw, str, uri string
+	u             *url.URL
+}
+
+// parse is url.Parse(raw), from the last call's work when raw is the same.
+func (cs *Conns) parse(raw string) (*url.URL, error) {
+	if cs.last.u != nil && cs.last.raw == raw {
+		return cs.last.u, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	cs.last = parsedURL{raw: raw, str: u.String(), uri: u.RequestURI(), u: u}
+	return u, nil
+}
+
+// urlString is u.String().
+func (cs *Conns) urlString(u *url.URL) string {
+	if u == cs.last.u {
+		return cs.last.str
+	}
+	return u.String()
+}
+
+// requestURI is u.RequestURI().
+func (cs *Conns) requestURI(u *url.URL) string {
+	if u == cs.last.u {
+		return cs.last.uri
+	}
+	return u.RequestURI()
 }
 
 // NewConns returns an empty set of connections.
@@ -39,6 +81,7 @@ func (cs *Conns) Close() {
 
 type callConn struct {
 	conn net.Conn
+	rw   io.ReadWriter // conn's reads and writes: raw system calls where they can be
 	br   *bufio.Reader
 	// One context.AfterFunc per connection and context (a VU's iterations
 	// share one), not per request: it marks the connection and fails its
@@ -82,13 +125,15 @@ func leanAuthority(u *url.URL) (string, bool) {
 	host, port := u.Hostname(), u.Port()
 	if port == "" {
 		port = "80"
+	} else if u.Host[0] != '[' && strings.Count(u.Host, ":") == 1 {
+		return u.Host, true // already host:port, as net.JoinHostPort would write it
 	}
 	return net.JoinHostPort(host, port), true
 }
 
 // once sends one request on a connection of cs and reads its response.
 func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL, h http.Header, body []byte, discard bool, jar http.CookieJar, extra []*http.Cookie, timeout time.Duration) Reply {
-	rep := Reply{URL: u.String()}
+	rep := Reply{URL: cs.urlString(u)}
 	start := time.Now()
 	deadline := start.Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -99,7 +144,6 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 	var cookies []*http.Cookie
 	for attempt := 0; ; attempt++ {
 		c, reused := cs.idle[authority], true
-		delete(cs.idle, authority)
 		var t Timings
 		if c == nil {
 			reused = false
@@ -114,7 +158,8 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 				rep.Timings = t
 				return rep
 			}
-			c = &callConn{conn: conn, br: bufio.NewReaderSize(conn, 4096)}
+			rw := newRawIO(conn)
+			c = &callConn{conn: conn, rw: rw, br: bufio.NewReaderSize(rw, 4096)}
 		}
 		err := c.conn.SetDeadline(deadline)
 		if !c.watch(ctx) {
@@ -122,7 +167,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 		}
 		rep.Sent = time.Now()
 		if err == nil {
-			_, err = c.conn.Write(out)
+			_, err = c.rw.Write(out)
 		}
 		wrote := time.Now()
 		var resp *http.Response
@@ -132,21 +177,28 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 			if _, err = c.br.Peek(1); err == nil {
 				started = true
 				firstByte = time.Now()
-				resp, err = http.ReadResponse(c.br, &http.Request{Method: method, URL: u})
+				cs.req.Method, cs.req.URL = method, u
+				resp, err = http.ReadResponse(c.br, &cs.req)
 			}
 		}
 		keep := false
 		if err == nil {
-			rep.BytesIn, rep.Body, err = readBody(resp.Body, discard)
+			rep.BytesIn, rep.Body, err = readBody(resp.Body, discard, resp.ContentLength)
 			resp.Body.Close()
 			rep.Status, rep.Proto, rep.Header = resp.StatusCode, resp.Proto, resp.Header
 			keep = err == nil && !resp.Close && resp.ProtoAtLeast(1, 1)
-			cookies = resp.Cookies()
+			if jar != nil {
+				cookies = resp.Cookies()
+			}
 		}
 		rep.Done = time.Now()
+		cs.req.URL = nil
 		if err != nil || !keep || c.interrupted.Load() {
 			c.close()
-		} else {
+			if reused {
+				delete(cs.idle, authority)
+			}
+		} else if !reused {
 			cs.idle[authority] = c
 		}
 		if err != nil && reused && !started && attempt == 0 && ctx.Err() == nil && !timedOut(err) {
@@ -186,7 +238,7 @@ func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, j
 	b := cs.out[:0]
 	b = append(b, method...)
 	b = append(b, ' ')
-	b = append(b, u.RequestURI()...)
+	b = append(b, cs.requestURI(u)...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	host := u.Host
 	if hv := h.Get("Host"); hv != "" {
