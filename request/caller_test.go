@@ -127,6 +127,15 @@ func TestCallerBehaviour(t *testing.T) {
 			accepts: 1,
 		},
 		{
+			name: "a long request body",
+			answer: func(_ int, req *http.Request, conn net.Conn) bool {
+				return write(conn, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%d", len(fmt.Sprint(req.ContentLength)), req.ContentLength))
+			},
+			calls:   []Call{{Method: http.MethodPost, URL: "/", Body: make([]byte, 8<<20)}, {Method: http.MethodPost, URL: "/", Body: []byte("x")}},
+			want:    []want{{status: 200, body: fmt.Sprint(8 << 20), bytesIn: 7, urlPath: "/"}, {status: 200, body: "1", bytesIn: 1, urlPath: "/"}},
+			accepts: 1,
+		},
+		{
 			name: "the server closes the idle connection: sent again on a new one",
 			answer: func(_ int, _ *http.Request, conn net.Conn) bool {
 				write(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
