@@ -297,9 +297,23 @@ func (s *Script) IterationErrors() (int64, string) { return s.errs.get() }
 // VUsInitialised counts the VU runtimes made (the init code's runs).
 func (s *Script) VUsInitialised() int64 { return s.vuInits.Load() }
 
-// Close releases the connections and says what console output was dropped.
+// Close releases the connections, every VU's own too, and says what
+// console output was dropped. No iteration may be running.
 func (s *Script) Close() {
 	s.caller.Close()
+	s.vus.Range(func(_, x any) bool {
+		x.(*vu).conns.Close()
+		return true
+	})
+	for {
+		select {
+		case v := <-s.pool:
+			v.conns.Close()
+			continue
+		default:
+		}
+		break
+	}
 	s.con.close()
 }
 

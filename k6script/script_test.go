@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -353,5 +354,48 @@ export default function () {}`, map[string]string{"SEED": "42"})
 	a, b, c := draws("42"), draws("42"), draws("7")
 	if a != b || a == c || strings.Count(a, ",") != 2 {
 		t.Errorf("seed 42 drew %q and %q, seed 7 %q; want the first two equal, the third different", a, b, c)
+	}
+}
+
+func TestCloseClosesEveryVUsConnections(t *testing.T) {
+	var mu sync.Mutex
+	open := map[net.Conn]bool{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch st {
+		case http.StateNew:
+			open[c] = true
+		case http.StateClosed, http.StateHijacked:
+			delete(open, c)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	s, err := Load(writeScript(t, "s.js", map[string]string{"s.js": `import http from 'k6/http';
+export default function () { http.get(__ENV.BASE + '/'); }`}), Config{Env: map[string]string{"BASE": srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := s.Iteration("open", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	for vu := uint64(1); vu <= 3; vu++ {
+		var got samples
+		it.DoRecord(t.Context(), load.Start{Scenario: "open", VU: vu, Called: time.Now()}, &got)
+		if len(got.all) != 1 || got.all[0].Status != 200 {
+			t.Fatalf("VU %d: %+v, want one 200", vu, got.all)
+		}
+	}
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(open) }
+	if n := count(); n != 3 {
+		t.Fatalf("%d connections open after three VUs' requests, want 3 (one each, kept alive)", n)
+	}
+	s.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for count() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("%d connections still open after Close, want 0", n)
 	}
 }
