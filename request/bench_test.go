@@ -14,7 +14,7 @@ import (
 // keep-alive connection, as in a run.
 func BenchmarkDo(b *testing.B) {
 	url := fixedServer(b)
-	for _, cl := range []client{{"lean", false}, {"net/http", true}} {
+	for _, cl := range []client{{"lean", false, false}, {"net/http", true, false}} {
 		for _, c := range allocCases(url) {
 			b.Run(cl.name+"/"+c.name, func(b *testing.B) {
 				s := cl.sender(b, []Spec{c.spec}, Options{Vars: allocVars})

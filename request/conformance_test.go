@@ -46,7 +46,7 @@ func earlyServer(t *testing.T, resp string) string {
 // error: on loopback here the reset, 10 times in 10, so it is not held to
 // this.)
 func TestLeanReadsEarlyResponseDuringUpload(t *testing.T) {
-	cl := client{"lean", false}
+	cl := client{"lean", false, false}
 	for _, status := range []string{"413 Content Too Large", "401 Unauthorized"} {
 		url := earlyServer(t, "HTTP/1.1 "+status+"\r\nConnection: close\r\nContent-Length: 4\r\n\r\nnope")
 		s := cl.sender(t, []Spec{{Method: "POST", URL: url, Body: strings.Repeat("u", 8<<20)}}, Options{})

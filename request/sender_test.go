@@ -233,17 +233,24 @@ func TestDoHTTP2(t *testing.T) {
 type client struct {
 	name    string
 	netHTTP bool
+	loop    bool // Do goes through the Sender's event loop (loopDriver)
 }
 
+// forEachClient runs test with the lean client, net/http and, where there
+// is one, the event loop, which must give Do's results.
 func forEachClient(t *testing.T, test func(*testing.T, client)) {
-	for _, cl := range []client{{"lean", false}, {"net/http", true}} {
+	clients := []client{{"lean", false, false}, {"net/http", true, false}}
+	if loopPlatform {
+		clients = append(clients, client{"loop", false, true})
+	}
+	for _, cl := range clients {
 		t.Run(cl.name, func(t *testing.T) { test(t, cl) })
 	}
 }
 
 // sender builds a Sender that sends through cl, checking that the lean
 // client takes every plain http:// request it should.
-func (cl client) sender(t testing.TB, specs []Spec, o Options) *Sender {
+func (cl client) sender(t testing.TB, specs []Spec, o Options) *testSender {
 	t.Helper()
 	o.NetHTTPOnly = cl.netHTTP
 	s := newSender(t, specs, o)
@@ -253,5 +260,9 @@ func (cl client) sender(t testing.TB, specs []Spec, o Options) *Sender {
 			t.Fatalf("request %d (%s): lean client %v, want %v", i, specs[i].URL, lean, want)
 		}
 	}
-	return s
+	ts := &testSender{Sender: s}
+	if cl.loop && s.lean != nil {
+		ts.drv = startLoopDriver(t, s)
+	}
+	return ts
 }

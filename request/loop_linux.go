@@ -1,0 +1,1023 @@
+package request
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/knee-dev/knee/load"
+)
+
+// The states of a loop connection.
+const (
+	stIdle       = iota // kept for its VU, nothing in flight
+	stConnecting        // non-blocking connect under way
+	stWriting           // the request is partly written
+	stReading           // the request is written; reading the response
+)
+
+const (
+	loopEvents  = 256
+	loopReadBuf = 2 * loopMaxInLoop // a tail below loopMaxInLoop leaves room for a read as large
+	// epollIn: what makes a reading (or idle) connection worth a read.
+	epollIn = unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
+	// epollEnd: the peer has closed or failed; a read after a short one
+	// is needed to see it, since no further edge will come.
+	epollEnd = unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
+)
+
+// eventLoop is the Linux Loop: one epoll set of non-blocking sockets that
+// Go's netpoller never sees, and an eventfd that Wake and the goroutines
+// of handed-off requests write to. See load.Loop for the contract.
+type eventLoop struct {
+	s      *Sender
+	epfd   int
+	evfd   int
+	tfd    int  // a timerfd in the set when the kernel has no epoll_pwait2; else -1
+	pwait2 bool // epoll_pwait2 is there (Linux 5.11)
+	events []unix.EpollEvent
+
+	// Scratch shared by every connection: the loop parses one response
+	// at a time.
+	rbuf    []byte
+	rd      tailReader
+	br      *bufio.Reader
+	scratch scratch
+	lb      leanBuf
+	peek    [1]byte
+	// peerEnded: the event being handled says the peer closed or failed.
+	peerEnded bool
+
+	vus     map[uint64]*loopConn // each VU's connection, busy or kept idle
+	byFD    []*loopConn
+	gen     uint32 // tells a socket from an earlier one on the same fd
+	timers  loopTimers
+	targets map[string]*loopTarget
+	ready   []load.Ended
+
+	// Requests that goroutines finish (fallbacks, hand-offs, resolution).
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex // guards posted, back and closed
+	posted []load.Ended
+	back   []loopBack
+	npost  atomic.Int32
+	woken  atomic.Bool
+	closed bool
+
+	slack int  // the thread's timer slack before NewLoop, restored by Close
+	done  bool // Close ran
+}
+
+// loopTarget is one authority the loop dials.
+type loopTarget struct {
+	authority string
+	host      string // a name to resolve; "" for an IP literal
+	port      int
+	addrs     atomic.Pointer[[]loopAddr] // nil until resolved
+	resolving atomic.Bool
+	// idle are kept connections to it that are in no VU's slot, for a
+	// VU whose own is to another authority (leanPool's overflow).
+	idle []*loopConn
+}
+
+type loopAddr struct {
+	sa     unix.Sockaddr
+	family int
+	addr   *net.TCPAddr // for errors
+}
+
+// loopConn is one connection of the loop and the exchange in flight on it.
+type loopConn struct {
+	fd       int
+	gen      uint32
+	state    int
+	t        *loopTarget
+	addrs    []loopAddr
+	ai       int   // the address being dialled
+	dialErr  error // the first address's error, as Go's dialer reports it
+	vu       uint64
+	owned    bool // it is vus[vu]
+	pooled   bool // it is in t.idle
+	reused   bool // it has carried a response before
+	release  bool // close it when its exchange ends (Release ran)
+	missedIn bool // readable while still connecting or writing
+
+	// The exchange in flight.
+	c        *compiled
+	iter     uint64
+	res      load.Result
+	deadline time.Time
+	hidx     int  // in timers; -1 when not there
+	fresh    bool // the retry on a new connection after a reused one failed
+	out      []byte
+	outOwned bool   // out is pend, not the plan's or the loop's buffer
+	pend     []byte // the rest of a request the socket did not take at once
+	tail     []byte // a response's bytes so far, when a read did not end it
+	parses   int
+}
+
+func newLoop(s *Sender) (_ load.Loop, err error) {
+	l := &eventLoop{
+		s: s, epfd: -1, evfd: -1, tfd: -1,
+		events:  make([]unix.EpollEvent, loopEvents),
+		rbuf:    make([]byte, loopReadBuf),
+		vus:     make(map[uint64]*loopConn),
+		targets: make(map[string]*loopTarget),
+		lb:      leanBuf{parts: make([]byte, 0, 512), out: make([]byte, 0, 512)},
+	}
+	l.br = bufio.NewReaderSize(&l.rd, leanReadBuffer)
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	// The loop sleeps in epoll until the next intended start: on its own
+	// thread with a timer slack of 1 ns, the kernel wakes it then rather
+	// than up to 50 µs later.
+	runtime.LockOSThread()
+	l.slack = -1
+	if v, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0); err == nil {
+		l.slack = v
+		unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0) //nolint:errcheck // precision is a nicety
+	}
+	defer func() {
+		if err != nil {
+			l.Close()
+		}
+	}()
+	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return nil, os.NewSyscallError("epoll_create1", err)
+	}
+	if l.evfd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+		return nil, os.NewSyscallError("eventfd", err)
+	}
+	if err = l.watch(l.evfd, unix.EPOLLIN, 0); err != nil {
+		return nil, err
+	}
+	// Probe epoll_pwait2 with a zero timeout; without it, a timerfd in
+	// the set bounds epoll_wait's wait to the nanosecond instead.
+	var ts unix.Timespec
+	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0)
+	l.pwait2 = e != unix.ENOSYS
+	if !l.pwait2 {
+		if l.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
+			return nil, os.NewSyscallError("timerfd_create", err)
+		}
+		if err = l.watch(l.tfd, unix.EPOLLIN, 0); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+func (l *eventLoop) watch(fd int, events uint32, gen uint32) error {
+	ev := unix.EpollEvent{Events: events, Fd: int32(fd), Pad: int32(gen)}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	return nil
+}
+
+// Start begins iteration iter of vu: in the loop when the lean client
+// would send it, else on a goroutine through Do.
+func (l *eventLoop) Start(vu, iter uint64) {
+	c := l.s.choose(vu, iter)
+	if c.plan == nil {
+		l.fallback(vu, iter)
+		return
+	}
+	authority, out, body, ok := l.s.renderLean(c, vu, iter, &l.lb)
+	if !ok || len(out) > concurrentWriteAbove {
+		// A large request is written while the response is read, as
+		// roundTrip does; Do does that.
+		l.fallback(vu, iter)
+		return
+	}
+	t := l.target(authority)
+	addrs := t.addrs.Load()
+	if addrs == nil {
+		// Do resolves this one; the loop sends the next ones once the
+		// name is resolved.
+		l.resolve(t, c.timeout)
+		l.fallback(vu, iter)
+		return
+	}
+	res := load.Result{Name: c.name, BytesOut: int64(len(body)), Sent: time.Now()}
+	lc := l.kept(vu, t, c.plan.replayable)
+	if lc == nil {
+		lc = l.newConn(vu, t, *addrs)
+	}
+	lc.c, lc.iter, lc.res, lc.fresh, lc.parses = c, iter, res, false, 0
+	lc.deadline = res.Sent.Add(c.timeout)
+	heap.Push(&l.timers, lc)
+	l.begin(lc, out)
+}
+
+// begin sends out on lc, now or once it is connected.
+func (l *eventLoop) begin(lc *loopConn, out []byte) {
+	lc.out, lc.outOwned, lc.missedIn = out, false, false
+	lc.tail = lc.tail[:0]
+	if lc.state == stIdle {
+		l.send(lc)
+		return
+	}
+	l.hold(lc)
+	if lc.fd < 0 {
+		l.connect(lc)
+	}
+}
+
+// hold copies the unsent request into lc's own buffer: the loop's is
+// rendered into again by the next Start.
+func (l *eventLoop) hold(lc *loopConn) {
+	if !lc.outOwned {
+		lc.pend = append(lc.pend[:0], lc.out...)
+		lc.out, lc.outOwned = lc.pend, true
+	}
+}
+
+// fallback runs the iteration through Do on a goroutine of its own.
+func (l *eventLoop) fallback(vu, iter uint64) {
+	ctx := l.ctx
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		l.post(vu, l.s.Do(ctx, vu, iter), loopBack{fd: -1})
+	}()
+}
+
+// post hands a goroutine's result to the loop, with the connection it
+// gives back if any, and wakes it.
+func (l *eventLoop) post(vu uint64, res load.Result, back loopBack) {
+	l.mu.Lock()
+	if back.fd >= 0 {
+		l.back = append(l.back, back)
+	}
+	l.posted = append(l.posted, load.Ended{VU: vu, Result: res})
+	l.npost.Add(1)
+	l.signal()
+	l.mu.Unlock()
+}
+
+// signal makes the eventfd readable; l.mu is held, so it is open.
+func (l *eventLoop) signal() {
+	if l.closed {
+		return
+	}
+	one := uint64(1)
+	unix.Write(l.evfd, (*[8]byte)(unsafe.Pointer(&one))[:]) //nolint:errcheck // EAGAIN: it is readable already
+}
+
+// Wake makes a blocked Wait return, or the next one at once.
+func (l *eventLoop) Wake() {
+	l.woken.Store(true)
+	l.mu.Lock()
+	l.signal()
+	l.mu.Unlock()
+}
+
+// Wait runs the loop until an iteration has ended, until passes, or Wake.
+func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
+	polled := false
+	for {
+		if l.npost.Load() > 0 {
+			l.mu.Lock()
+			for _, b := range l.back {
+				l.adopt(b) // before the VU's next Start
+			}
+			clear(l.back)
+			l.back = l.back[:0]
+			l.ready = append(l.ready, l.posted...)
+			clear(l.posted)
+			l.posted = l.posted[:0]
+			l.npost.Store(0)
+			l.mu.Unlock()
+		}
+		now := time.Now()
+		for len(l.timers) > 0 && !now.Before(l.timers[0].deadline) {
+			l.expire(l.timers[0])
+		}
+		if len(l.ready) > 0 {
+			ended = append(ended, l.ready...)
+			clear(l.ready)
+			l.ready = l.ready[:0]
+			return ended
+		}
+		if l.woken.Swap(false) {
+			return ended
+		}
+		wake := until
+		if len(l.timers) > 0 && (wake.IsZero() || l.timers[0].deadline.Before(wake)) {
+			wake = l.timers[0].deadline
+		}
+		d := time.Duration(-1) // no limit
+		if !wake.IsZero() {
+			d = max(wake.Sub(now), 0)
+		}
+		if !until.IsZero() && !now.Before(until) {
+			if polled {
+				return ended
+			}
+			d = 0 // one look at what is ready before returning
+		}
+		n := l.poll(d)
+		polled = true
+		for _, ev := range l.events[:n] {
+			l.event(ev)
+		}
+	}
+}
+
+// poll waits up to d (forever when negative) for events.
+func (l *eventLoop) poll(d time.Duration) int {
+	events := uintptr(unsafe.Pointer(&l.events[0]))
+	var (
+		n uintptr
+		e syscall.Errno
+	)
+	switch {
+	case d == 0:
+		// Nothing to wait for: no need to tell the scheduler.
+		n, _, e = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), events, uintptr(len(l.events)), 0, 0, 0)
+	case l.pwait2:
+		var ts *unix.Timespec
+		if d > 0 {
+			t := unix.NsecToTimespec(int64(d))
+			ts = &t
+		}
+		// Syscall, not RawSyscall: the runtime runs other goroutines and
+		// the GC while this thread sleeps.
+		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), events, uintptr(len(l.events)), uintptr(unsafe.Pointer(ts)), 0, 0)
+	default:
+		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(max(int64(d), 0))}
+		unix.TimerfdSettime(l.tfd, 0, &spec, nil) //nolint:errcheck // a zero value disarms it
+		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), events, uintptr(len(l.events)), ^uintptr(0), 0, 0)
+	}
+	if e != 0 {
+		return 0 // EINTR: the caller looks at the clock and waits again
+	}
+	return int(n)
+}
+
+// event handles one epoll event.
+func (l *eventLoop) event(ev unix.EpollEvent) {
+	fd := int(ev.Fd)
+	switch {
+	case fd == l.evfd:
+		var b [8]byte
+		unix.Read(l.evfd, b[:]) //nolint:errcheck // EAGAIN: already read
+		return
+	case fd == l.tfd:
+		var b [8]byte
+		unix.Read(l.tfd, b[:]) //nolint:errcheck // the deadline is checked on the clock
+		return
+	case fd >= len(l.byFD):
+		return
+	}
+	lc := l.byFD[fd]
+	if lc == nil || lc.gen != uint32(ev.Pad) {
+		return // a socket closed earlier in this batch
+	}
+	switch lc.state {
+	case stIdle:
+		if ev.Events&epollIn != 0 {
+			l.drop(lc) // closed by the server, or unasked bytes: out of step
+		}
+	case stConnecting:
+		if ev.Events&epollIn != 0 {
+			lc.missedIn = true
+		}
+		if ev.Events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			l.connected(lc)
+		}
+	case stWriting:
+		if ev.Events&epollIn != 0 {
+			lc.missedIn = true
+		}
+		if ev.Events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			l.send(lc)
+		}
+	case stReading:
+		if ev.Events&epollIn != 0 {
+			l.read(lc, ev.Events&epollEnd != 0)
+		}
+	}
+}
+
+// target is the loop's record of authority, made at its first use.
+func (l *eventLoop) target(authority []byte) *loopTarget {
+	if t := l.targets[string(authority)]; t != nil {
+		return t
+	}
+	t := &loopTarget{authority: string(authority)}
+	l.targets[t.authority] = t
+	host, port, err := net.SplitHostPort(dialAddr(authority))
+	if err == nil {
+		t.port, err = strconv.Atoi(port)
+	}
+	if err != nil {
+		return t // never resolved: every request goes through Do, which reports why
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		addrs := []loopAddr{makeAddr(ip, t.port)}
+		t.addrs.Store(&addrs)
+	} else {
+		t.host = host
+	}
+	return t
+}
+
+func makeAddr(ip netip.Addr, port int) loopAddr {
+	a := loopAddr{addr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, uint16(port)))}
+	if ip.Is4() || ip.Is4In6() {
+		a.sa, a.family = &unix.SockaddrInet4{Port: port, Addr: ip.Unmap().As4()}, unix.AF_INET
+	} else {
+		a.sa, a.family = &unix.SockaddrInet6{Port: port, Addr: ip.As16()}, unix.AF_INET6
+	}
+	return a
+}
+
+// resolve looks t's name up on a goroutine, once at a time, and keeps the
+// addresses for the loop's life.
+func (l *eventLoop) resolve(t *loopTarget, timeout time.Duration) {
+	if t.host == "" || !t.resolving.CompareAndSwap(false, true) {
+		return
+	}
+	ctx := l.ctx
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		defer t.resolving.Store(false)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", t.host)
+		if err != nil || len(ips) == 0 {
+			return // Do reports it, and the next request tries again
+		}
+		// Go's dialer tries the addresses of the first one's family
+		// first, then the others.
+		addrs := make([]loopAddr, 0, len(ips))
+		v4 := ips[0].Unmap().Is4()
+		for _, sameFamily := range []bool{true, false} {
+			for _, ip := range ips {
+				if (ip.Unmap().Is4() == v4) == sameFamily {
+					addrs = append(addrs, makeAddr(ip, t.port))
+				}
+			}
+		}
+		t.addrs.Store(&addrs)
+	}()
+}
+
+// kept is an idle connection to t for vu: its own, else one another VU
+// left (as leanPool.idle); nil when there is none. A request that may not
+// be sent twice takes one only when the server has not closed it.
+func (l *eventLoop) kept(vu uint64, t *loopTarget, replayable bool) *loopConn {
+	if lc := l.vus[vu]; lc != nil && lc.state == stIdle {
+		switch {
+		case lc.t != t:
+			l.pool(lc)
+		case replayable || !l.peerClosed(lc.fd):
+			return lc
+		default:
+			l.drop(lc)
+		}
+	}
+	for len(t.idle) > 0 {
+		lc := t.idle[len(t.idle)-1]
+		t.idle[len(t.idle)-1] = nil
+		t.idle = t.idle[:len(t.idle)-1]
+		lc.pooled = false
+		switch {
+		case lc.fd < 0:
+			continue // closed while idle
+		case !replayable && l.peerClosed(lc.fd):
+			l.drop(lc)
+			continue
+		}
+		lc.vu = vu
+		l.own(lc)
+		return lc
+	}
+	return nil
+}
+
+// own puts lc in its VU's slot when that is free.
+func (l *eventLoop) own(lc *loopConn) {
+	if !lc.owned && l.vus[lc.vu] == nil {
+		l.vus[lc.vu], lc.owned = lc, true
+	}
+}
+
+// pool moves idle lc out of its VU's slot into its target's idle list,
+// or closes it when the list is full.
+func (l *eventLoop) pool(lc *loopConn) {
+	if lc.owned {
+		delete(l.vus, lc.vu)
+		lc.owned = false
+	}
+	t := lc.t
+	if len(t.idle) >= maxIdlePerAddr {
+		live := t.idle[:0]
+		for _, c := range t.idle {
+			if c.fd >= 0 {
+				live = append(live, c)
+			}
+		}
+		clear(t.idle[len(live):])
+		t.idle = live
+	}
+	if len(t.idle) >= maxIdlePerAddr {
+		l.drop(lc)
+		return
+	}
+	t.idle = append(t.idle, lc)
+	lc.pooled = true
+}
+
+// peerClosed peeks at an idle socket without blocking (see aliveCheck).
+func (l *eventLoop) peerClosed(fd int) bool {
+	_, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&l.peek[0])), 1,
+		unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+	return e != unix.EAGAIN // a byte, the FIN or an error: not idle and clean
+}
+
+// loopBack is a kept connection that a hand-off's goroutine gives back.
+type loopBack struct {
+	fd    int
+	vu    uint64
+	t     *loopTarget
+	addrs []loopAddr
+	ai    int
+}
+
+// newConn is a connection to t for vu, not yet dialled.
+func (l *eventLoop) newConn(vu uint64, t *loopTarget, addrs []loopAddr) *loopConn {
+	lc := &loopConn{fd: -1, hidx: -1, state: stConnecting, t: t, addrs: addrs, vu: vu}
+	l.own(lc)
+	return lc
+}
+
+// connect dials lc's next address; it ends the exchange when none is left.
+func (l *eventLoop) connect(lc *loopConn) {
+	for ; lc.ai < len(lc.addrs); lc.ai++ {
+		a := lc.addrs[lc.ai]
+		err := l.socket(lc, a.family)
+		if err == nil {
+			err = unix.Connect(lc.fd, a.sa)
+		}
+		switch err {
+		case nil:
+			lc.state = stIdle
+			l.send(lc)
+			return
+		case unix.EINPROGRESS, unix.EINTR, unix.EALREADY:
+			lc.state = stConnecting
+			return // connected() goes on when it is writable
+		}
+		l.dialFailed(lc, err, "connect")
+	}
+	l.fail(lc, lc.dialErr)
+}
+
+// connected goes on with lc once its connect has finished.
+func (l *eventLoop) connected(lc *loopConn) {
+	errno, err := unix.GetsockoptInt(lc.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err == nil && errno != 0 {
+		err = syscall.Errno(errno)
+	}
+	if err == nil {
+		lc.state = stIdle
+		l.send(lc)
+		return
+	}
+	l.dialFailed(lc, err, "connect")
+	lc.ai++
+	l.connect(lc)
+}
+
+// dialFailed closes lc's socket after a failed connect, keeping the first
+// error as Go's dialer reports it.
+func (l *eventLoop) dialFailed(lc *loopConn, err error, call string) {
+	if lc.dialErr == nil {
+		var se *os.SyscallError
+		if !errors.As(err, &se) {
+			err = os.NewSyscallError(call, err)
+		}
+		lc.dialErr = &net.OpError{Op: "dial", Net: "tcp", Addr: lc.addrs[lc.ai].addr, Err: err}
+	}
+	l.closeFD(lc)
+}
+
+// socket opens lc's non-blocking socket, in the epoll set, edge-triggered
+// for reading and writing at once so that no request needs an epoll_ctl.
+func (l *eventLoop) socket(lc *loopConn, family int) error {
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+	if err != nil {
+		return os.NewSyscallError("socket", err)
+	}
+	// As Go's dialer with the lean client's 30 s keep-alive.
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)    //nolint:errcheck
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)    //nolint:errcheck
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, 30)  //nolint:errcheck
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, 15) //nolint:errcheck
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPCNT, 9)    //nolint:errcheck
+	return l.register(lc, fd)
+}
+
+// register puts fd in the epoll set as lc's socket, or closes it.
+func (l *eventLoop) register(lc *loopConn, fd int) error {
+	l.gen++
+	if err := l.watch(fd, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP|unix.EPOLLET, l.gen); err != nil {
+		unix.Close(fd)
+		return err
+	}
+	lc.fd, lc.gen = fd, l.gen
+	for fd >= len(l.byFD) {
+		l.byFD = append(l.byFD, nil)
+	}
+	l.byFD[fd] = lc
+	return nil
+}
+
+// send writes what is left of lc's request, then reads.
+func (l *eventLoop) send(lc *loopConn) {
+	lc.state = stWriting
+	for len(lc.out) > 0 {
+		n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(lc.fd), uintptr(unsafe.Pointer(&lc.out[0])), uintptr(len(lc.out)))
+		switch e {
+		case 0:
+			lc.out = lc.out[n:]
+		case unix.EINTR:
+		case unix.EAGAIN:
+			l.hold(lc)
+			return // on EPOLLOUT
+		default:
+			l.fail(lc, &net.OpError{Op: "write", Net: "tcp", Addr: lc.addr(), Err: os.NewSyscallError("write", e)})
+			return
+		}
+	}
+	lc.state = stReading
+	if lc.missedIn {
+		lc.missedIn = false
+		l.read(lc, true)
+	}
+}
+
+func (lc *loopConn) addr() net.Addr { return lc.addrs[lc.ai].addr }
+
+// read takes what the socket holds and parses the response so far. Edge
+// triggered: a short read has taken all there was, and more bytes bring
+// another event; but the peer's close seen in this event (drain) brings
+// none, so then it reads on to the end.
+func (l *eventLoop) read(lc *loopConn, drain bool) {
+	for {
+		n0 := copy(l.rbuf, lc.tail)
+		n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(lc.fd), uintptr(unsafe.Pointer(&l.rbuf[n0])), uintptr(len(l.rbuf)-n0))
+		var final error
+		switch e {
+		case 0:
+			if n == 0 {
+				final = io.EOF
+			}
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return
+		default:
+			n, final = 0, &net.OpError{Op: "read", Net: "tcp", Addr: lc.addr(), Err: os.NewSyscallError("read", e)}
+		}
+		data := l.rbuf[:n0+int(n)]
+		l.peerEnded = drain
+		if l.parse(lc, data, final) {
+			return
+		}
+		if len(data) > loopMaxInLoop || lc.parses > loopMaxParses {
+			l.handoff(lc, data)
+			return
+		}
+		lc.tail = append(lc.tail[:0], data...)
+		if !drain && n0+int(n) < len(l.rbuf) {
+			return // short: all there was
+		}
+	}
+}
+
+// parse reads the response in data, whose connection ends with final
+// (nil: still open). It reports false when the response goes on past data.
+func (l *eventLoop) parse(lc *loopConn, data []byte, final error) bool {
+	l.rd = tailReader{data: data, err: final}
+	l.br.Reset(&l.rd)
+	r, err := readResponse(l.br, lc.c.method == http.MethodHead, &l.scratch)
+	l.scratch.trim()
+	lc.parses++
+	if l.rd.short {
+		return false
+	}
+	if err == nil && (l.rd.off < len(data) || l.br.Buffered() > 0 || l.peerEnded) {
+		// Unasked bytes: out of step, as leanConn finds them; or the
+		// peer has closed already, and no event would say so.
+		r.keepAlive = false
+	}
+	l.end(lc, r, err)
+	return true
+}
+
+// expire ends lc's exchange at its deadline.
+func (l *eventLoop) expire(lc *loopConn) {
+	op := "read"
+	switch lc.state {
+	case stConnecting:
+		op = "dial"
+	case stWriting:
+		op = "write"
+	}
+	err := &net.OpError{Op: op, Net: "tcp", Addr: lc.addr(), Err: os.ErrDeadlineExceeded}
+	if lc.state == stReading {
+		l.parseFinal(lc, err)
+		return
+	}
+	l.fail(lc, err)
+}
+
+// parseFinal ends lc's exchange with err as the connection's end, after
+// the bytes received: the parser's verdict counts the body read so far.
+func (l *eventLoop) parseFinal(lc *loopConn, err error) {
+	if !l.parse(lc, lc.tail, err) {
+		l.end(lc, response{}, err) // cannot be: the parse had the final error
+	}
+}
+
+// fail ends lc's exchange with err before any byte of the response.
+func (l *eventLoop) fail(lc *loopConn, err error) { l.end(lc, response{}, err) }
+
+// end ends lc's exchange: a result, or once more on a new connection when
+// a reused one turned out closed before the response began (as exchange).
+func (l *eventLoop) end(lc *loopConn, r response, err error) {
+	done := time.Now()
+	l.untime(lc)
+	res := lc.res
+	res.BytesIn = r.bytesIn
+	keep := err == nil && r.keepAlive && !lc.c.plan.wantClose && !lc.release
+	if err != nil && !lc.fresh && lc.reused && !r.started && lc.c.plan.replayable && !isTimeout(err) {
+		l.retry(lc)
+		return
+	}
+	res.Done = done
+	if err != nil {
+		res.Err, res.ErrClass = err, Classify(err)
+	} else {
+		res.Status = r.status
+	}
+	l.ready = append(l.ready, load.Ended{VU: lc.vu, Result: res})
+	lc.c, lc.out, lc.tail = nil, nil, lc.tail[:0]
+	if cap(lc.pend) > maxRetainedBuf {
+		lc.pend = nil
+	}
+	if cap(lc.tail) > leanReadBuffer {
+		lc.tail = nil // an idle connection keeps little
+	}
+	if !keep {
+		l.drop(lc)
+		return
+	}
+	lc.reused = true
+	lc.state = stIdle
+	if l.own(lc); !lc.owned {
+		l.pool(lc) // the VU has another (it sent two at once)
+	}
+}
+
+// retry sends lc's request again on a new connection, by the same deadline.
+func (l *eventLoop) retry(old *loopConn) {
+	c, iter, res, deadline, vu := old.c, old.iter, old.res, old.deadline, old.vu
+	l.drop(old)
+	lc := l.newConn(vu, old.t, old.addrs)
+	lc.c, lc.iter, lc.res, lc.deadline, lc.fresh = c, iter, res, deadline, true
+	heap.Push(&l.timers, lc)
+	_, out, _, _ := l.s.renderLean(c, vu, iter, &l.lb) // as the first time
+	l.begin(lc, out)
+}
+
+// handoff gives lc's exchange to a goroutine that finishes the response
+// with the blocking client's code, data first: a large body or a slow
+// server costs the loop nothing more and the loop keeps no large buffer.
+func (l *eventLoop) handoff(lc *loopConn, data []byte) {
+	l.untime(lc)
+	res, deadline, head, vu := lc.res, lc.deadline, lc.c.method == http.MethodHead, lc.vu
+	keepable := !lc.c.plan.wantClose && !lc.release
+	back := loopBack{fd: -1, vu: vu, t: lc.t, addrs: lc.addrs, ai: lc.ai}
+	// Out of the set first: the dup below would keep it there.
+	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil) //nolint:errcheck // closed below anyway
+	f := os.NewFile(uintptr(lc.fd), "")
+	conn, err := net.FileConn(f) // a dup, in Go's netpoller
+	l.byFD[lc.fd], lc.fd = nil, -1
+	f.Close()
+	lc.c = nil
+	l.drop(lc)
+	if err != nil {
+		res.Done = time.Now()
+		res.Err, res.ErrClass = err, Classify(err)
+		l.ready = append(l.ready, load.Ended{VU: vu, Result: res})
+		return
+	}
+	got := bytes.Clone(data)
+	ctx := l.ctx
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		defer conn.Close()
+		var interrupted atomic.Bool
+		stop := context.AfterFunc(ctx, func() {
+			interrupted.Store(true)
+			conn.SetDeadline(pastDeadline) //nolint:errcheck // the conn is given up anyway
+		})
+		defer stop()
+		var r response
+		err := conn.SetDeadline(deadline)
+		if err == nil {
+			var s scratch
+			early := bytes.NewReader(got)
+			br := bufio.NewReaderSize(io.MultiReader(early, newRawIO(conn)), leanReadBuffer)
+			r, err = readResponse(br, head, &s)
+			if err == nil && r.keepAlive && keepable && early.Len() == 0 && br.Buffered() == 0 {
+				back.fd = dupConn(conn) // the loop keeps the connection, as Do would
+			}
+		}
+		res.Done = time.Now()
+		res.BytesIn = r.bytesIn
+		switch {
+		case err != nil && interrupted.Load():
+			res.Err, res.ErrClass = fmt.Errorf("%w: %w: %w", ErrInterrupted, context.Canceled, err), ClassOther
+		case err != nil:
+			res.Err, res.ErrClass = err, Classify(err)
+		default:
+			res.Status = r.status
+		}
+		l.post(vu, res, back)
+	}()
+}
+
+// dupConn is a duplicate of conn's socket, to outlive conn's Close (which
+// takes the socket out of Go's netpoller), or -1.
+func dupConn(conn net.Conn) int {
+	fd := -1
+	if sc, ok := conn.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			rc.Control(func(s uintptr) { //nolint:errcheck // fd stays -1
+				fd, _ = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0)
+			})
+		}
+	}
+	return fd
+}
+
+// adopt makes a connection given back by a hand-off a kept one of the loop.
+func (l *eventLoop) adopt(b loopBack) {
+	lc := &loopConn{fd: -1, hidx: -1, state: stIdle, t: b.t, addrs: b.addrs, ai: b.ai, vu: b.vu, reused: true}
+	if l.register(lc, b.fd) != nil {
+		return
+	}
+	if l.own(lc); !lc.owned {
+		l.pool(lc)
+	}
+}
+
+// untime takes lc out of the deadline heap.
+func (l *eventLoop) untime(lc *loopConn) {
+	if lc.hidx >= 0 {
+		heap.Remove(&l.timers, lc.hidx)
+	}
+}
+
+// closeFD closes lc's socket (which leaves the epoll set with it).
+func (l *eventLoop) closeFD(lc *loopConn) {
+	if lc.fd >= 0 {
+		l.byFD[lc.fd] = nil
+		unix.Close(lc.fd)
+		lc.fd = -1
+	}
+}
+
+// drop closes lc and forgets it.
+func (l *eventLoop) drop(lc *loopConn) {
+	l.closeFD(lc)
+	if lc.owned {
+		delete(l.vus, lc.vu)
+		lc.owned = false
+	}
+}
+
+// Cancel ends every iteration in flight as interrupted; those on
+// goroutines end through their context and come back in a later Wait.
+func (l *eventLoop) Cancel() {
+	l.cancel()
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	err := fmt.Errorf("%w: %w", ErrInterrupted, context.Canceled)
+	for len(l.timers) > 0 {
+		lc := l.timers[0]
+		if lc.state == stReading {
+			// The body so far counts, as in Do.
+			l.rd = tailReader{data: lc.tail, err: err}
+			l.br.Reset(&l.rd)
+			r, _ := readResponse(l.br, lc.c.method == http.MethodHead, &l.scratch)
+			l.scratch.trim()
+			lc.res.BytesIn = r.bytesIn
+		}
+		l.untime(lc)
+		res := lc.res
+		res.Done = time.Now()
+		res.Err, res.ErrClass = err, ClassOther
+		l.ready = append(l.ready, load.Ended{VU: lc.vu, Result: res})
+		lc.c = nil
+		l.drop(lc)
+	}
+}
+
+// Release closes vu's connections: the loop's, now or when its exchange
+// ends, and the lean client's that a fallback left.
+func (l *eventLoop) Release(vu uint64) {
+	if lc := l.vus[vu]; lc != nil {
+		if lc.state == stIdle {
+			l.drop(lc)
+		} else {
+			lc.release = true
+		}
+	}
+	l.s.ReleaseVU(vu)
+}
+
+// Close ends what is in flight, waits for the goroutines and closes every
+// socket and descriptor of the loop.
+func (l *eventLoop) Close() error {
+	if l.done {
+		return nil
+	}
+	l.done = true
+	l.Cancel()
+	l.cancel()
+	l.wg.Wait()
+	l.mu.Lock()
+	l.closed = true
+	for _, b := range l.back {
+		unix.Close(b.fd)
+	}
+	l.back = nil
+	l.mu.Unlock()
+	for _, lc := range l.byFD {
+		if lc != nil {
+			l.drop(lc)
+		}
+	}
+	for _, fd := range []int{l.evfd, l.tfd, l.epfd} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+	l.evfd, l.tfd, l.epfd = -1, -1, -1
+	if l.slack > 0 {
+		unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(l.slack), 0, 0, 0) //nolint:errcheck
+		l.slack = -1
+	}
+	runtime.UnlockOSThread()
+	l.ready, l.byFD = nil, nil
+	return nil
+}
+
+// loopTimers is a min-heap of the exchanges in flight by deadline.
+type loopTimers []*loopConn
+
+func (h loopTimers) Len() int           { return len(h) }
+func (h loopTimers) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
+func (h loopTimers) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].hidx, h[j].hidx = i, j
+}
+func (h *loopTimers) Push(x any) {
+	lc := x.(*loopConn)
+	lc.hidx = len(*h)
+	*h = append(*h, lc)
+}
+func (h *loopTimers) Pop() any {
+	old := *h
+	lc := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	lc.hidx = -1
+	return lc
+}
