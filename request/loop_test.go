@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -98,8 +99,12 @@ func silentServer(t *testing.T) string {
 			}
 			wg.Go(func() {
 				defer conn.Close()
-				go io.Copy(io.Discard, conn)
-				<-stop
+				gone := make(chan struct{})
+				go func() { io.Copy(io.Discard, conn); close(gone) }()
+				select {
+				case <-stop:
+				case <-gone: // the client closed
+				}
 			})
 		}
 	})
@@ -450,5 +455,53 @@ func TestLoopAllocatesNothing(t *testing.T) {
 				t.Errorf("%.2f allocations per request, want 0", got)
 			}
 		})
+	}
+}
+
+// No socket outlives its use: after requests that close, fail, time out,
+// go to a goroutine and come back, and Close, the process holds the
+// descriptors it held before.
+func TestLoopLeaksNoDescriptors(t *testing.T) {
+	if !loopPlatform {
+		t.Skip("no event loop on this platform")
+	}
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip(err)
+		}
+		return len(ents)
+	}
+	big := strings.Repeat("b", 200<<10)
+	closing := startRaw(t, func(*http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", true
+	})
+	kept := startRaw(t, func(*http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 204800\r\n\r\n" + big, false
+	})
+	silent := silentServer(t)
+	refused := "http://" + closedPort(t) + "/"
+	before := fds()
+	s, err := NewSender([]Spec{{URL: closing.url()}, {URL: kept.url()}, {URL: silent, Timeout: 20 * time.Millisecond}, {URL: refused}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, err := s.NewLoop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runLoop(t, lp, 10, 20)
+	if len(got) != 200 {
+		t.Fatalf("%d results", len(got))
+	}
+	lp.Close()
+	s.Close()
+	// The servers close their ends once they see the client's close.
+	after := fds()
+	for limit := time.Now().Add(5 * time.Second); after != before && time.Now().Before(limit); after = fds() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after != before {
+		t.Errorf("%d descriptors open after, %d before", after, before)
 	}
 }
