@@ -681,7 +681,12 @@ func (l *eventLoop) send(lc *loopConn) {
 	}
 }
 
-func (lc *loopConn) addr() net.Addr { return lc.addrs[lc.ai].addr }
+func (lc *loopConn) addr() net.Addr {
+	if lc.ai >= len(lc.addrs) {
+		return nil
+	}
+	return lc.addrs[lc.ai].addr
+}
 
 // read takes what the socket holds and parses the response so far. Edge
 // triggered: a short read has taken all there was, and more bytes bring
