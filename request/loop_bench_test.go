@@ -158,85 +158,43 @@ func BenchmarkLoopKeepAlive(b *testing.B) {
 	}
 }
 
-// BenchmarkOpenModel measures the client's CPU per request (cpu-ns/op) and
-// the mean send lag (lag-ns: Sent − intended start) at a fixed arrival
-// rate, the open model: load's goroutine engine (load.Generate, a VU
-// goroutine per request in flight) against a minimal driver of the loop
-// (Wait until the next start, Start it on a free VU).
+// BenchmarkOpenModel measures the client's CPU per request (cpu-ns/op),
+// the context switches of its threads (cs/op) and the mean send lag
+// (lag-ns: Sent − intended start) at a fixed arrival rate, the open model,
+// through load.Generate: on the Sender's event loop (loop) and with a
+// goroutine per VU (goroutines, load.Options.GoroutineVUs).
 func BenchmarkOpenModel(b *testing.B) {
 	url := fixedServerProcess(b)
 	spec := Spec{URL: url + "/api/books/9780441172719"}
 	for _, rate := range []int{2000, 10000} {
 		interval := time.Second / time.Duration(rate)
-		b.Run(fmt.Sprintf("loop/%d/s", rate), func(b *testing.B) {
-			s := newSender(b, []Spec{spec}, Options{})
-			lp := newTestLoop(b, s)
-			var free []uint64
-			var vus, inFlight int
-			var lag time.Duration
-			intended := map[uint64]time.Time{}
-			var ended []load.Ended
-			collect := func() {
-				for _, e := range ended {
-					if e.Err != nil || e.Status != 200 {
-						b.Fatalf("status %d, err %v", e.Status, e.Err)
-					}
-					lag += e.Sent.Sub(intended[e.VU])
-					free = append(free, e.VU)
-					inFlight--
+		for _, goroutines := range []bool{false, true} {
+			name := "loop"
+			if goroutines {
+				name = "goroutines"
+			}
+			b.Run(fmt.Sprintf("%s/%d/s", name, rate), func(b *testing.B) {
+				s := newSender(b, []Spec{spec}, Options{})
+				sink := &lagSink{}
+				exec := load.ConstantArrivalRate{Rate: float64(rate), Duration: time.Duration(b.N) * interval, PreAllocatedVUs: 16, MaxVUs: 10000}
+				cs0 := ctxSwitches()
+				cpu0 := processCPU(b)
+				b.ResetTimer()
+				err := load.Generate(context.Background(), []load.Scenario{{Name: "b", Executor: exec, Iteration: s}}, sink, load.Options{GoroutineVUs: goroutines})
+				if err != nil {
+					b.Fatal(err)
 				}
-			}
-			cs0 := ctxSwitches()
-			cpu0 := processCPU(b)
-			b.ResetTimer()
-			t0 := time.Now()
-			for i := range b.N {
-				due := t0.Add(time.Duration(i) * interval)
-				for first := true; first || time.Now().Before(due); first = false {
-					ended = lp.Wait(due, ended[:0]) // once at least: behind, it still takes what ended
-					collect()
+				b.StopTimer()
+				n := max(sink.n.Load(), 1)
+				if bad := sink.bad.Load(); bad > 0 {
+					b.Fatalf("%d failed requests", bad)
 				}
-				var vu uint64
-				if n := len(free); n > 0 {
-					vu, free = free[n-1], free[:n-1]
-				} else {
-					vu = uint64(vus)
-					vus++
-				}
-				intended[vu] = due
-				inFlight++
-				lp.Start(vu, uint64(i))
-			}
-			for inFlight > 0 {
-				ended = lp.Wait(time.Time{}, ended[:0])
-				collect()
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
-			b.ReportMetric(float64(lag)/float64(b.N), "lag-ns")
-			b.ReportMetric(float64(vus), "vus")
-			b.ReportMetric(float64(ctxSwitches()-cs0)/float64(b.N), "cs/op")
-		})
-		b.Run(fmt.Sprintf("goroutines/%d/s", rate), func(b *testing.B) {
-			s := newSender(b, []Spec{spec}, Options{})
-			sink := &lagSink{}
-			exec := load.ConstantArrivalRate{Rate: float64(rate), Duration: time.Duration(b.N) * interval, PreAllocatedVUs: 16, MaxVUs: 10000}
-			cs0 := ctxSwitches()
-			cpu0 := processCPU(b)
-			b.ResetTimer()
-			if err := load.Generate(context.Background(), []load.Scenario{{Name: "b", Executor: exec, Iteration: s}}, sink, load.Options{}); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			n := max(sink.n.Load(), 1)
-			if bad := sink.bad.Load(); bad > 0 {
-				b.Fatalf("%d failed requests", bad)
-			}
-			b.ReportMetric(float64(processCPU(b)-cpu0)/float64(n), "cpu-ns/op")
-			b.ReportMetric(float64(sink.lag.Load())/float64(n), "lag-ns")
-			b.ReportMetric(float64(sink.dropped.Load()), "dropped")
-			b.ReportMetric(float64(ctxSwitches()-cs0)/float64(n), "cs/op")
-		})
+				b.ReportMetric(float64(processCPU(b)-cpu0)/float64(n), "cpu-ns/op")
+				b.ReportMetric(float64(ctxSwitches()-cs0)/float64(n), "cs/op")
+				b.ReportMetric(float64(sink.lag.Load())/float64(n), "lag-ns")
+				b.ReportMetric(float64(sink.dropped.Load()), "dropped")
+			})
+		}
 	}
 }
 

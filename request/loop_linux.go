@@ -48,12 +48,22 @@ const (
 //
 // Waiting: the loop's goroutine sleeps in epoll_pwait2 itself, with a
 // nanosecond timeout, through Syscall6 so that the runtime knows the
-// thread is in a system call and runs other goroutines and the GC
-// meanwhile. Tried and dropped (BenchmarkOpenModel, 2 vCPUs): the epoll fd
-// in Go's netpoller (a wait costs the netpoller's wake-up and the nested
-// epoll on top: about twice the CPU per request at 10,000/s), and the
-// thread locked with a timer slack of 1 ns (wakes up to ~50 µs nearer
-// the intended start, at up to twice the CPU per request at 10,000/s).
+// thread is in a system call and gives its P to other goroutines and the
+// GC meanwhile. Tried and dropped (BenchmarkOpenModel, 2 vCPUs):
+//   - the epoll fd in Go's netpoller: a wait costs the netpoller's wake-up
+//     and the nested epoll on top, about twice the CPU per request at
+//     10,000/s;
+//   - the thread locked with a timer slack of 1 ns: wakes up to ~50 µs
+//     nearer the intended start, at up to twice the CPU per request at
+//     10,000/s;
+//   - short waits (under 2 ms) as raw system calls: Syscall6's entry and
+//     exit keep waking the runtime's monitor thread, ~1.5 context switches
+//     per request at 2,000/s (3.5 against 2.0 raw, ~95 µs of CPU against
+//     ~60), but a goroutine in a raw wait holds its P as if it computed:
+//     on one P each GC took ~120 ms instead of under 1 (stopping the world
+//     works, by EINTR, but every phase waits for the 10 ms preemption),
+//     and runtime.Gosched after each raw wait cost more switches than it
+//     saved.
 type eventLoop struct {
 	s      *Sender
 	epfd   int
@@ -340,25 +350,27 @@ func (l *eventLoop) poll(wake, now time.Time) int {
 	if !wake.IsZero() && !now.Before(wake) {
 		return l.pollNow()
 	}
-	events := uintptr(unsafe.Pointer(&l.events[0]))
+	// Syscall6, not RawSyscall6: the runtime must know the thread is in a
+	// system call, to give its P to other goroutines and the GC meanwhile
+	// (see eventLoop). The pointers are converted in the calls themselves,
+	// as unsafe's rules require.
 	var (
 		n uintptr
 		e syscall.Errno
 	)
-	if l.pwait2 {
-		var ts *unix.Timespec
-		if !wake.IsZero() {
-			t := unix.NsecToTimespec(int64(wake.Sub(now)))
-			ts = &t
-		}
-		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), events, uintptr(len(l.events)), uintptr(unsafe.Pointer(ts)), 0, 0)
-	} else {
+	switch {
+	case !l.pwait2:
 		var spec unix.ItimerSpec // zero disarms it
 		if !wake.IsZero() {
 			spec.Value = unix.NsecToTimespec(int64(wake.Sub(now)))
 		}
 		unix.TimerfdSettime(l.tfd, 0, &spec, nil) //nolint:errcheck // cannot fail with a valid spec
-		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), events, uintptr(len(l.events)), ^uintptr(0), 0, 0)
+		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), ^uintptr(0), 0, 0)
+	case wake.IsZero():
+		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
+	default:
+		ts := unix.NsecToTimespec(int64(wake.Sub(now)))
+		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
 	}
 	if e != 0 {
 		return 0 // EINTR: the caller looks at the clock and waits again

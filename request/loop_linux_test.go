@@ -2,6 +2,7 @@ package request
 
 import (
 	"net/http"
+	"runtime"
 	"testing"
 	"time"
 
@@ -41,5 +42,36 @@ func TestLoopWithoutEpollPwait2(t *testing.T) {
 	time.AfterFunc(10*time.Millisecond, lp.Wake)
 	if ended := lp.Wait(time.Time{}, nil); len(ended) != 0 {
 		t.Errorf("woken Wait returned %d iterations", len(ended))
+	}
+}
+
+// The loop's waits are system calls the runtime knows of: the GC and
+// other goroutines run while the loop waits, even on one P.
+func TestLoopLetsGCAndGoroutinesRun(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	s := newSender(t, []Spec{{URL: silentServer(t), Timeout: time.Minute}}, Options{})
+	lp := newTestLoop(t, s)
+	lp.Start(1, 1) // a deadline in the heap, far away
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 20 {
+			runtime.GC()
+		}
+	}()
+	limit := time.Now().Add(10 * time.Second)
+	for waits := 0; ; waits++ {
+		select {
+		case <-done:
+			t.Logf("20 GCs during %d waits of 1 ms", waits)
+			lp.Cancel()
+			lp.Wait(time.Time{}, nil)
+			return
+		default:
+		}
+		if time.Now().After(limit) {
+			t.Fatal("20 GCs did not finish in 10 s of the loop's waits")
+		}
+		lp.Wait(time.Now().Add(time.Millisecond), nil)
 	}
 }
