@@ -111,6 +111,7 @@ type loopTarget struct {
 	port      int
 	addrs     atomic.Pointer[[]loopAddr] // nil until resolved
 	resolving atomic.Bool
+	retry     time.Time // after a failed lookup, the next one waits till then
 	// idle are kept connections to it that are in no VU's slot, for a
 	// VU whose own is to another authority (leanPool's overflow).
 	idle []*loopConn
@@ -466,12 +467,20 @@ func makeAddr(ip netip.Addr, port int) loopAddr {
 	return a
 }
 
+// resolveAgain is how long after a failed lookup of a name the loop looks
+// it up again; meanwhile Do sends its requests, and looks it up itself.
+// Looking up at every request as well would double the queries of a name
+// that fails, and a resolver that limits them then times some out.
+const resolveAgain = 5 * time.Second
+
 // resolve looks t's name up on a goroutine, once at a time, and keeps the
 // addresses for the loop's life.
 func (l *eventLoop) resolve(t *loopTarget, timeout time.Duration) {
-	if t.host == "" || !t.resolving.CompareAndSwap(false, true) {
+	if t.host == "" || t.resolving.Load() || time.Now().Before(t.retry) {
 		return
 	}
+	t.resolving.Store(true)
+	t.retry = time.Now().Add(resolveAgain) // read and written by the loop's goroutine only
 	ctx := l.ctx
 	l.wg.Add(1)
 	go func() {
@@ -481,7 +490,7 @@ func (l *eventLoop) resolve(t *loopTarget, timeout time.Duration) {
 		defer cancel()
 		ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", t.host)
 		if err != nil || len(ips) == 0 {
-			return // Do reports it, and the next request tries again
+			return // Do reports it; the loop tries again after resolveAgain
 		}
 		// Go's dialer tries the addresses of the first one's family
 		// first, then the others.
