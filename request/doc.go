@@ -37,6 +37,19 @@
 // costs less than half of net/http's CPU per request, and one goroutine per
 // VU instead of three.
 //
+// Event loop (the open model's engine, load.LoopIteration): Sender.NewLoop
+// returns a Loop that sends the lean client's requests from one goroutine
+// over non-blocking sockets in an epoll set of its own (Linux), with the
+// same rendering, parser, limits, retry, keep-alive (a connection per VU,
+// an overflow per authority) and error classes, so that its results are
+// Do's (every test written for Do also runs on it). What it does not do
+// itself goes to a goroutine: a request the lean client would not send, or
+// over 16 KiB, runs through Do; a response not ended within 64 KiB or 8
+// reads is finished by the blocking parser and its connection comes back;
+// a name is resolved once per authority (requests go through Do until it
+// is). A keep-alive request through it allocates nothing
+// (TestLoopAllocatesNothing).
+//
 // Host headers: both clients refuse one that is not a valid host[:port]
 // (net/http alone would send an empty Host).
 //
