@@ -691,7 +691,7 @@ func (l *eventLoop) send(lc *loopConn) {
 			l.hold(lc)
 			return // on EPOLLOUT
 		default:
-			l.fail(lc, &net.OpError{Op: "write", Net: "tcp", Addr: lc.addr(), Err: os.NewSyscallError("write", e)})
+			l.fail(lc, lc.opError("write", os.NewSyscallError("write", e)))
 			return
 		}
 	}
@@ -700,6 +700,21 @@ func (l *eventLoop) send(lc *loopConn) {
 		lc.missedIn = false
 		l.read(lc, true)
 	}
+}
+
+// opError is err as the lean client's connection reports it (rawIO): the
+// operation with both addresses, the local one looked up now (errors only).
+func (lc *loopConn) opError(op string, err error) error {
+	var local net.Addr
+	if lc.fd >= 0 {
+		switch sa, _ := unix.Getsockname(lc.fd); sa := sa.(type) {
+		case *unix.SockaddrInet4:
+			local = &net.TCPAddr{IP: net.IP(sa.Addr[:]).To16(), Port: sa.Port}
+		case *unix.SockaddrInet6:
+			local = &net.TCPAddr{IP: net.IP(sa.Addr[:]), Port: sa.Port}
+		}
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: local, Addr: lc.addr(), Err: err}
 }
 
 func (lc *loopConn) addr() net.Addr {
@@ -728,7 +743,7 @@ func (l *eventLoop) read(lc *loopConn, drain bool) {
 		case unix.EAGAIN:
 			return
 		default:
-			n, final = 0, &net.OpError{Op: "read", Net: "tcp", Addr: lc.addr(), Err: os.NewSyscallError("read", e)}
+			n, final = 0, lc.opError("read", os.NewSyscallError("read", e))
 		}
 		data := l.rbuf[:n0+int(n)]
 		l.peerEnded = drain
@@ -775,7 +790,10 @@ func (l *eventLoop) expire(lc *loopConn) {
 	case stWriting:
 		op = "write"
 	}
-	err := &net.OpError{Op: op, Net: "tcp", Addr: lc.addr(), Err: os.ErrDeadlineExceeded}
+	var err error = lc.opError(op, os.ErrDeadlineExceeded)
+	if op == "dial" {
+		err = &net.OpError{Op: op, Net: "tcp", Addr: lc.addr(), Err: os.ErrDeadlineExceeded} // no local address yet
+	}
 	if lc.state == stReading {
 		l.parseFinal(lc, err)
 		return
