@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -64,6 +65,14 @@ const (
 //     works, by EINTR, but every phase waits for the 10 ms preemption),
 //     and runtime.Gosched after each raw wait cost more switches than it
 //     saved.
+//
+// Why the monitor thread woke: it takes for itself the P of a goroutine
+// that has run on the same scheduling tick for 10 ms (a long computation,
+// to its eyes), and a goroutine that only ever leaves for system calls
+// never gets a new tick. After 10 ms of loop, every wait's P was retaken
+// (a hand-off, and the monitor back at its fastest pace, 20 µs). A
+// runtime.Gosched every few milliseconds (loopYield) gives the loop a new
+// tick, and the waits keep their P: half the CPU per request at 1,000/s.
 type eventLoop struct {
 	s      *Sender
 	epfd   int
@@ -101,8 +110,13 @@ type eventLoop struct {
 	woken  atomic.Bool
 	closed bool
 
-	done bool // Close ran
+	done    bool      // Close ran
+	yielded time.Time // the loop's last runtime.Gosched (see loopYield)
 }
+
+// loopYield is how often the loop yields to the scheduler, well within
+// the monitor thread's 10 ms (see eventLoop).
+const loopYield = 5 * time.Millisecond
 
 // loopTarget is one authority the loop dials.
 type loopTarget struct {
@@ -350,6 +364,10 @@ func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 func (l *eventLoop) poll(wake, now time.Time) int {
 	if !wake.IsZero() && !now.Before(wake) {
 		return l.pollNow()
+	}
+	if now.Sub(l.yielded) >= loopYield {
+		l.yielded = now
+		runtime.Gosched()
 	}
 	// Syscall6, not RawSyscall6: the runtime must know the thread is in a
 	// system call, to give its P to other goroutines and the GC meanwhile
