@@ -249,3 +249,29 @@ func TestLoopSlackSharesWakeUpsOnlyBetweenStarts(t *testing.T) {
 		})
 	}
 }
+
+func TestLoopPoolShrinksAfterRetirement(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// TestIdleVUsRetireAfterAStall's stalls on the loop engine: 101 VUs
+		// busy at once in each, back to the 5 pre-allocated after.
+		it := newReleasing(ms, [2]time.Duration{time.Second, 2005 * ms}, [2]time.Duration{5 * time.Second, 6005 * ms})
+		li := &loopIteration{Iteration: it}
+		exec := ConstantArrivalRate{Rate: 100, Duration: 9 * time.Second, PreAllocatedVUs: 5, MaxVUs: 1000}
+		o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", Executor: exec, Iteration: li})
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		l := o.runr.scenarios[0].drv.(*loopArrivals)
+		if l.alive != 5 || len(l.idle) != 5 || len(l.busy) != 0 {
+			t.Errorf("%d alive, %d idle, %d busy at the end; want 5, 5, 0", l.alive, len(l.idle), len(l.busy))
+		}
+		// The busy map was made again after the stall (it had 101
+		// entries), and the idle stack's array is sized to the 5 VUs.
+		if l.peak > 2 || cap(l.idle) > minShrinkCap {
+			t.Errorf("busy map's peak %d, idle capacity %d; want ≤ 2 and ≤ %d", l.peak, cap(l.idle), minShrinkCap)
+		}
+		if len(l.parked) != 96 {
+			t.Errorf("%d identities parked, want 96 (101 VUs less the 5 alive)", len(l.parked))
+		}
+	})
+}

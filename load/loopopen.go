@@ -20,6 +20,7 @@ type loopArrivals struct {
 	it        LoopIteration
 
 	busy   map[uint64]*loopVU // VUs inside an iteration, by id
+	peak   int                // the most entries busy has had since it was made
 	idle   []*loopVU          // bottom (0) idle longest, top most recently
 	parked []parkedVU         // retired VUs' identities, for reuse
 	alive  int
@@ -132,6 +133,7 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 		}
 		v.intended = due
 		l.busy[v.id] = v
+		l.peak = max(l.peak, len(l.busy))
 		s.live.busy.Add(1)
 		s.live.started.Add(1)
 		loop.Start(v.id, v.iter)
@@ -203,6 +205,15 @@ func (l *loopArrivals) retire(s *scenarioRun, loop Loop, now time.Time, limit ti
 	if n > 0 {
 		l.idle = shrink(l.idle)
 		l.parked = shrink(l.parked)
+		// Go's maps never shrink: the one a stall's thousands of busy
+		// VUs grew is made again once it holds under a quarter of them.
+		if b := len(l.busy); l.peak > minShrinkCap && b < l.peak/4 {
+			busy := make(map[uint64]*loopVU, 2*b)
+			for id, v := range l.busy {
+				busy[id] = v
+			}
+			l.busy, l.peak = busy, 2*b
+		}
 	}
 }
 

@@ -93,6 +93,7 @@ type eventLoop struct {
 	peerEnded bool
 
 	vus     map[uint64]*loopConn // each VU's connection, busy or kept idle
+	vusPeak int                  // the most entries vus has had since it was made (see compact)
 	byFD    []*loopConn
 	gen     uint32 // tells a socket from an earlier one on the same fd
 	timers  loopTimers
@@ -562,6 +563,7 @@ func (l *eventLoop) kept(vu uint64, t *loopTarget, replayable bool) *loopConn {
 func (l *eventLoop) own(lc *loopConn) {
 	if !lc.owned && l.vus[lc.vu] == nil {
 		l.vus[lc.vu], lc.owned = lc, true
+		l.vusPeak = max(l.vusPeak, len(l.vus))
 	}
 }
 
@@ -1024,6 +1026,38 @@ func (l *eventLoop) Release(vu uint64) {
 		}
 	}
 	l.s.ReleaseVU(vu)
+	l.compact()
+}
+
+// compactAbove is the size below which the loop's tables are left as they are.
+const compactAbove = 64
+
+// compact lets go of the room a stall's thousands of connections needed
+// once they are gone (load releases retired VUs): Go's maps never shrink
+// and the slices keep their capacity, so the VU map is made again, the fd
+// table cut after its last connection and the timer heap's array copied,
+// each when it holds under a quarter of its peak. The factor keeps a pool
+// that oscillates from copying at every change.
+func (l *eventLoop) compact() {
+	if n := len(l.vus); l.vusPeak > compactAbove && n < l.vusPeak/4 {
+		vus := make(map[uint64]*loopConn, 2*n)
+		for vu, lc := range l.vus {
+			vus[vu] = lc
+		}
+		l.vus, l.vusPeak = vus, 2*n
+	}
+	if len(l.byFD) > compactAbove {
+		last := len(l.byFD) - 1
+		for last >= 0 && l.byFD[last] == nil {
+			last--
+		}
+		if last+1 < len(l.byFD)/4 {
+			l.byFD = append(make([]*loopConn, 0, 2*(last+1)), l.byFD[:last+1]...)
+		}
+	}
+	if cap(l.timers) > compactAbove && len(l.timers) < cap(l.timers)/4 {
+		l.timers = append(make(loopTimers, 0, 2*len(l.timers)), l.timers...)
+	}
 }
 
 // Close ends what is in flight, waits for the goroutines and closes every

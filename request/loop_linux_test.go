@@ -75,3 +75,44 @@ func TestLoopLetsGCAndGoroutinesRun(t *testing.T) {
 		lp.Wait(time.Now().Add(time.Millisecond), nil)
 	}
 }
+
+// After a stall's VUs are released, the loop's tables go back to the size
+// of what is left: Go's maps never shrink, nor do slices on their own.
+func TestLoopCompactsAfterRelease(t *testing.T) {
+	srv := startRaw(t, func(*http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
+	})
+	s := newSender(t, []Spec{{URL: srv.url()}}, Options{})
+	lp := newTestLoop(t, s)
+	const vus = 300
+	got := runLoop(t, lp, vus, 1)
+	if len(got) != vus {
+		t.Fatalf("%d iterations ended, want %d", len(got), vus)
+	}
+	l := lp.(*eventLoop)
+	if len(l.vus) != vus || l.vusPeak != vus {
+		t.Fatalf("%d VUs with a connection (peak %d), want %d", len(l.vus), l.vusPeak, vus)
+	}
+	for vu := uint64(2); vu < vus; vu++ { // VUs 0 and 1 stay
+		lp.Release(vu)
+	}
+	// Made again each time it fell under a quarter of its peak: at 74
+	// (peak 148), 36 (72) and 17 (34); below compactAbove it is left.
+	if len(l.vus) != 2 || l.vusPeak != 34 {
+		t.Errorf("%d VUs with a connection, peak %d after release; want 2 and 34 (the map made again)", len(l.vus), l.vusPeak)
+	}
+	if len(l.byFD) > compactAbove {
+		t.Errorf("fd table of %d entries for 2 connections; want it cut to at most %d", len(l.byFD), compactAbove)
+	}
+	for vu := range uint64(2) {
+		if lc := l.vus[vu]; lc == nil || l.byFD[lc.fd] != lc {
+			t.Errorf("VU %d's connection lost from the tables", vu)
+		}
+	}
+	if got := runLoop(t, lp, 2, 1); len(got) != 2 || got[vuIter{0, 0}].Status != 200 || got[vuIter{1, 0}].Status != 200 {
+		t.Errorf("the two VUs left could not send again: %+v", got)
+	}
+	if n := srv.conns.Load(); n != vus {
+		t.Errorf("%d connections opened, want %d: VUs 0 and 1 kept theirs", n, vus)
+	}
+}
