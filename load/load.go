@@ -24,8 +24,9 @@
 // live progress line. The arrival-time maths is in package load/schedule.
 //
 // Concurrency: Iteration.Do is called from many VU goroutines at once; each
-// VU goroutine takes one Sink.Shard; Sink.Dropped is called from the
-// scheduler goroutines. Generator.Stats is lock-free and may be called anytime.
+// VU goroutine takes one Sink.Shard (on the loop engine, each scenario's
+// goroutine takes one and is the only caller of its Loop); Sink.Dropped is
+// called from the scheduler goroutines. Generator.Stats is lock-free and may be called anytime.
 package load
 
 import (

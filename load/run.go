@@ -185,7 +185,7 @@ func (r *Generator) Run(ctx context.Context) error {
 // Stats is a snapshot of one scenario's live counters, for a progress line.
 type Stats struct {
 	Scenario string
-	VUs      int     // VU goroutines alive
+	VUs      int     // VUs alive (goroutines, or on the loop engine ids with a connection)
 	BusyVUs  int     // VUs inside an iteration
 	PeakVUs  int     // the most VUs the executor may run
 	Started  int64   // iterations started
