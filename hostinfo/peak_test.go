@@ -25,6 +25,7 @@ func touch(n int) byte {
 // under the first's: the first run's freed heap is neither resident nor
 // counted in the second's high-water mark.
 func TestPeakRSSPerRun(t *testing.T) {
+	kneetest.SkipUnderRace(t)
 	run := func(mib int) (float64, string) {
 		p := StartPeakRSS(Options{})
 		touch(mib)

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"github.com/knee-dev/knee/internal/kneetest"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -19,6 +20,7 @@ import (
 // peak: the second's well under the first's, which getrusage's process
 // peak would have repeated.
 func TestPeakRSSPerRun(t *testing.T) {
+	kneetest.SkipUnderRace(t)
 	var mu sync.Mutex
 	var ballast []byte
 	big := true
