@@ -16,8 +16,11 @@ import (
 // When the Loop cannot be made (NewLoop's error), the scenario runs on
 // arrivals, with a goroutine per VU.
 type loopArrivals struct {
-	*arrivals // the schedule, the pool's bounds, and the fallback
-	it        LoopIteration
+	a  *arrivals // the schedule and the pool's bounds; and the fallback, which alone runs it
+	it LoopIteration
+
+	idleMax time.Duration // Options.RetireIdle, resolved
+	slack   time.Duration // starts closer together share a wake-up
 
 	busy   map[uint64]*loopVU // VUs inside an iteration, by id
 	peak   int                // the most entries busy has had since it was made
@@ -26,7 +29,7 @@ type loopArrivals struct {
 	alive  int
 	next   int64         // the next iteration neither started nor dropped
 	prev   time.Duration // the offset of the one before next
-	pre    []*loopVU     // the pre-allocated VUs, made in prepare
+	preVUs []*loopVU     // the pre-allocated VUs, made in prepare
 }
 
 // loopVU is one VU of the loop engine: an id, its iteration count, and,
@@ -48,14 +51,15 @@ func (l *loopArrivals) prepare(s *scenarioRun) {
 	}
 	l.busy = make(map[uint64]*loopVU)
 	now := time.Now()
-	for range l.arrivals.pre {
-		v := &loopVU{id: s.nextVUID(), since: now}
-		l.pre = append(l.pre, v)
+	for range l.a.pre {
+		l.preVUs = append(l.preVUs, &loopVU{id: s.nextVUID(), since: now})
 	}
-	l.idle = append(l.idle, l.pre...)
-	l.alive = len(l.pre)
+	l.idle = append(l.idle, l.preVUs...)
+	l.alive = len(l.preVUs)
 	s.live.vus.Add(int64(l.alive))
 }
+
+func (l *loopArrivals) offered(elapsed time.Duration) float64 { return l.a.offered(elapsed) }
 
 func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
 	loop, err := l.it.NewLoop()
@@ -72,7 +76,7 @@ func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
 
 	shard := s.runner.rec.Shard()
 	ended := make([]Ended, 0, 64)
-	end := start.Add(l.sched.Duration())
+	end := start.Add(l.a.sched.Duration())
 	var batch time.Time // when the last starts were made
 	for s.stop.Err() == nil {
 		now := time.Now()
@@ -107,7 +111,7 @@ func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
 // true when it made or dropped any start.
 func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time) (next time.Time, ok, started bool) {
 	for ; ; started = true {
-		off, more := l.sched.Offset(l.next)
+		off, more := l.a.sched.Offset(l.next)
 		if !more {
 			return time.Time{}, false, started
 		}
@@ -124,7 +128,7 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 			v = l.idle[n-1]
 			l.idle[n-1] = nil
 			l.idle = l.idle[:n-1]
-		case l.alive < l.max:
+		case l.alive < l.a.max:
 			v = l.spawn(s)
 		default:
 			s.live.dropped.Add(1)
@@ -191,7 +195,7 @@ func (l *loopArrivals) retire(s *scenarioRun, loop Loop, now time.Time, limit ti
 	}
 	n := 0
 	for ; n < retireBatch; n++ {
-		if l.alive <= l.arrivals.pre || len(l.idle) == 0 || now.Sub(l.idle[0].since) <= limit {
+		if l.alive <= l.a.pre || len(l.idle) == 0 || now.Sub(l.idle[0].since) <= limit {
 			break
 		}
 		v := l.idle[0]
@@ -237,10 +241,10 @@ func (l *loopArrivals) drain(s *scenarioRun, loop Loop, shard ShardSink, ended [
 // fallback runs the scenario on arrivals, its VUs goroutines, taking over
 // the identities of the pre-allocated VUs made in prepare.
 func (l *loopArrivals) fallback(s *scenarioRun, start time.Time) {
-	s.live.vus.Add(-int64(len(l.pre)))
-	for i := len(l.pre) - 1; i >= 0; i-- {
-		l.arrivals.parked = append(l.arrivals.parked, parkedVU{l.pre[i].id, 0})
+	s.live.vus.Add(-int64(len(l.preVUs)))
+	for i := len(l.preVUs) - 1; i >= 0; i-- {
+		l.a.parked = append(l.a.parked, parkedVU{l.preVUs[i].id, 0})
 	}
-	l.arrivals.prepare(s)
-	l.arrivals.run(s, start)
+	l.a.prepare(s)
+	l.a.run(s, start)
 }

@@ -272,7 +272,7 @@ func newScenarioRun(r *Generator, name string, sc Scenario) (*scenarioRun, []err
 	if a, ok := drv.(*arrivals); ok && !r.opt.GoroutineVUs {
 		if li, ok := sc.Iteration.(LoopIteration); ok {
 			if _, self := sc.Iteration.(SelfRecording); !self {
-				drv = &loopArrivals{arrivals: a, it: li}
+				drv = &loopArrivals{a: a, it: li}
 			}
 		}
 	}
