@@ -3,6 +3,7 @@ package request
 import (
 	"net"
 	"syscall"
+	"unsafe"
 )
 
 // aliveCheck peeks at an idle connection without blocking. It is built once
@@ -20,13 +21,20 @@ func newAliveCheck(conn net.Conn) *aliveCheck {
 		a.rc, _ = sc.SyscallConn()
 	}
 	a.peek = func(fd uintptr) bool {
-		n, _, err := syscall.Recvfrom(int(fd), a.buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		// 0 bytes is the peer's FIN; data or an error other than "nothing
-		// yet" means the connection is not idle and clean either.
-		a.closed = n >= 0 && err == nil || err != nil && err != syscall.EAGAIN
+		a.closed = peekNotIdle(int(fd), &a.buf)
 		return true
 	}
 	return a
+}
+
+// peekNotIdle peeks at idle socket fd without blocking: true when the
+// peer's FIN (0 bytes), unasked data or an error is there; false only for
+// "nothing yet", a connection idle and clean. The event loop's sockets are
+// checked with it too.
+func peekNotIdle(fd int, buf *[1]byte) bool {
+	_, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])), 1,
+		syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+	return e != syscall.EAGAIN
 }
 
 // peerClosed reports whether the peer of an idle conn has closed it (or

@@ -594,11 +594,7 @@ func (l *eventLoop) pool(lc *loopConn) {
 }
 
 // peerClosed peeks at an idle socket without blocking (see aliveCheck).
-func (l *eventLoop) peerClosed(fd int) bool {
-	_, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&l.peek[0])), 1,
-		unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
-	return e != unix.EAGAIN // a byte, the FIN or an error: not idle and clean
-}
+func (l *eventLoop) peerClosed(fd int) bool { return peekNotIdle(fd, &l.peek) }
 
 // loopBack is a kept connection that a hand-off's goroutine gives back.
 type loopBack struct {
