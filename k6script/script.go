@@ -305,14 +305,14 @@ func (s *Script) Close() {
 		x.(*vu).conns.Close()
 		return true
 	})
+drain:
 	for {
 		select {
 		case v := <-s.pool:
 			v.conns.Close()
-			continue
 		default:
+			break drain
 		}
-		break
 	}
 	s.con.close()
 }
