@@ -24,6 +24,7 @@ type loopArrivals struct {
 
 	busy   map[uint64]*loopVU // VUs inside an iteration, by id
 	peak   int                // the most entries busy has had since it was made
+	pool   poolPeak           // when the pool falls far below its peak (retire.go)
 	idle   []*loopVU          // bottom (0) idle longest, top most recently
 	parked []parkedVU         // retired VUs' identities, for reuse
 	alive  int
@@ -154,6 +155,7 @@ func (l *loopArrivals) spawn(s *scenarioRun) *loopVU {
 		v.id = s.nextVUID()
 	}
 	l.alive++
+	l.pool.grew(l.alive)
 	s.live.vus.Add(1)
 	return v
 }
@@ -217,6 +219,9 @@ func (l *loopArrivals) retire(s *scenarioRun, loop Loop, now time.Time, limit ti
 				busy[id] = v
 			}
 			l.busy, l.peak = busy, 2*b
+		}
+		if l.pool.shrunk(l.alive) {
+			s.shrunk()
 		}
 	}
 }

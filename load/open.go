@@ -53,6 +53,7 @@ type arrivals struct {
 	pre, max int
 	idleMax  time.Duration // Options.RetireIdle, resolved in prepare; 0: never retire
 	slack    time.Duration // Options.TimerSlack, for the pacer and the alarm
+	onShrink func()        // the scenario's shrunk, set in prepare
 
 	wg       sync.WaitGroup
 	iterCtx  context.Context
@@ -72,6 +73,7 @@ type arrivals struct {
 	woke   time.Time     // the scheduler's last wake-up, for the alarm's gap
 	done   bool          // no iteration starts any more; jobs are closed
 	wakes  int           // the scheduler's wake-ups, for tests
+	peak   poolPeak      // when the pool falls far below its peak (retire.go)
 }
 
 // openVU is one VU of the open model. A retired VU leaves its id and
@@ -103,6 +105,7 @@ func (a *arrivals) offered(elapsed time.Duration) float64 { return a.sched.Rate(
 func (a *arrivals) prepare(s *scenarioRun) {
 	a.idleMax = s.runner.opt.retireIdle()
 	a.slack = s.runner.opt.TimerSlack
+	a.onShrink = s.shrunk
 	a.iterCtx, a.cancelIt = context.WithCancel(s.hard)
 	// Pre-allocated VUs are idle before prepare returns, and have their
 	// shard, so the first iterations find them ready.
@@ -136,6 +139,7 @@ func (a *arrivals) spawnLocked(s *scenarioRun, first *job, ready func()) {
 	}
 	v.at = len(a.alive)
 	a.alive = append(a.alive, v)
+	a.peak.grew(len(a.alive))
 	s.live.vus.Add(1)
 	a.wg.Add(1)
 	go a.vu(s, v, v.jobs, ready)

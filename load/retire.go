@@ -74,6 +74,9 @@ func (a *arrivals) retireLocked(now time.Time, limit time.Duration) {
 		// below, they shrink too. Order, and so every VU's at, is kept.
 		a.alive = shrink(a.alive)
 		a.idle = shrink(a.idle)
+		if a.peak.shrunk(len(a.alive)) && a.onShrink != nil {
+			a.onShrink()
+		}
 	}
 }
 
@@ -88,6 +91,32 @@ func (a *arrivals) retired(s *scenarioRun, v *openVU) {
 	a.mu.Lock()
 	a.parked = append(a.parked, parkedVU{v.id, v.iter})
 	a.mu.Unlock()
+}
+
+// poolPeak tells when a VU pool that grew past minShrinkCap VUs (a stall
+// made the schedule's starts wait, each on a VU of its own) has fallen
+// below a quarter of its peak: the stall's VUs have retired and released
+// what they held, so Options.OnShrink may give the memory back.
+type poolPeak struct{ peak int }
+
+// grew notes the pool's size after it grew.
+func (p *poolPeak) grew(alive int) { p.peak = max(p.peak, alive) }
+
+// shrunk reports, once per peak, that the pool fell below a quarter of it.
+func (p *poolPeak) shrunk(alive int) bool {
+	if p.peak <= minShrinkCap || alive >= p.peak/4 {
+		return false
+	}
+	p.peak = alive
+	return true
+}
+
+// shrunk calls Options.OnShrink on a goroutine of its own: it may take a
+// while (a whole GC), and the scheduler has starts to make.
+func (s *scenarioRun) shrunk() {
+	if f := s.runner.opt.OnShrink; f != nil {
+		go f()
+	}
 }
 
 // minShrinkCap is the capacity below which a pool slice is left as it is.

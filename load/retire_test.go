@@ -102,12 +102,13 @@ func TestIdleVUsRetireAfterAStall(t *testing.T) {
 		retireIdle time.Duration
 		want       []int // VUs at 0.5, 1.5, 3, 4.015, 4.5, 5.5, 7, 8.5 s
 		releases   int
-		shards     int // one per VU goroutine started
+		shards     int             // one per VU goroutine started
+		shrinks    []time.Duration // OnShrink's calls: when 101 VUs fell below 25
 	}{
 		{"VUs idle for 2 s retire down to the pre-allocated", 0,
-			[]int{5, 51, 101, 101 - 32, 5, 51, 101, 5}, 2 * 96, 101 + 96},
+			[]int{5, 51, 101, 101 - 32, 5, 51, 101, 5}, 2 * 96, 101 + 96, []time.Duration{4030 * ms, 8030 * ms}},
 		{"negative RetireIdle: VUs never retire", -1,
-			[]int{5, 51, 101, 101, 101, 101, 101, 101}, 0, 101},
+			[]int{5, 51, 101, 101, 101, 101, 101, 101}, 0, 101, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,9 +117,18 @@ func TestIdleVUsRetireAfterAStall(t *testing.T) {
 					it := newReleasing(ms, [2]time.Duration{time.Second, 2005 * ms}, [2]time.Duration{5 * time.Second, 6005 * ms})
 					exec := ConstantArrivalRate{Rate: 100, Duration: 9 * time.Second, PreAllocatedVUs: 5, MaxVUs: 1000}
 					rec := &fakeRecorder{}
-					var t0 time.Time
+					var (
+						t0      time.Time
+						mu      sync.Mutex
+						shrinks []time.Duration
+					)
+					onShrink := func() {
+						mu.Lock()
+						shrinks = append(shrinks, time.Since(t0))
+						mu.Unlock()
+					}
 					r, err := NewGenerator([]Scenario{{Name: "s", Executor: exec, Iteration: wrap(it)}}, rec,
-						Options{RetireIdle: tt.retireIdle, OnStart: func(at time.Time) { t0 = at }})
+						Options{RetireIdle: tt.retireIdle, OnStart: func(at time.Time) { t0 = at }, OnShrink: onShrink})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -131,6 +141,12 @@ func TestIdleVUsRetireAfterAStall(t *testing.T) {
 					if !slices.Equal(got, tt.want) {
 						t.Errorf("VUs at 0.5, 1.5, 3, 4.015, 4.5, 5.5, 7, 8.5 s: %v, want %v", got, tt.want)
 					}
+					synctest.Wait() // OnShrink runs on a goroutine of its own
+					mu.Lock()
+					if !slices.Equal(shrinks, tt.shrinks) {
+						t.Errorf("OnShrink called at %v, want %v (once per stall, when its VUs have retired)", shrinks, tt.shrinks)
+					}
+					mu.Unlock()
 					rel := it.releases()
 					if len(rel) != tt.releases || it.overlaps != 0 {
 						t.Errorf("%d releases, %d of them during the VU's own Do; want %d and 0", len(rel), it.overlaps, tt.releases)

@@ -55,6 +55,14 @@ type Options struct {
 	// between starts. 0 means DefaultRetireIdle; negative means VUs never
 	// retire (k6's behaviour).
 	RetireIdle time.Duration
+	// OnShrink, if set, is called on a goroutine of its own when an
+	// open-model scenario's VU pool, after growing past 64 VUs (a stall:
+	// every start waited on a VU of its own), has fallen below a quarter of
+	// its peak as its idle VUs retired: what they held is garbage now. Once
+	// per peak. knee's runner returns the freed memory to the OS then
+	// (the Go runtime keeps pages up to its next GC goal, which the stall
+	// raised).
+	OnShrink func()
 	// GoroutineVUs runs every open-model VU as a goroutine even when the
 	// Iteration offers an event loop (LoopIteration): for comparisons.
 	GoroutineVUs bool

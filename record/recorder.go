@@ -354,6 +354,9 @@ type Recorder struct {
 	t0 time.Time
 
 	rotateMu sync.Mutex // serialises Rotate, so a stripe's spare is always ready
+	// free are histograms of a snapshot given back (Recycle), for Rotate
+	// to fill instead of allocating; guarded by rotateMu.
+	free []*Histogram
 
 	mu      sync.Mutex // guards the fields below
 	stripes []*stripe
@@ -443,7 +446,7 @@ func (r *Recorder) Rotate(now time.Time) IntervalSnapshot {
 		st.cur, st.spare = st.spare, nil
 		st.mu.Unlock()
 
-		collect(&snap, old)
+		r.collect(&snap, old)
 		old.reset()
 
 		st.mu.Lock()
@@ -458,8 +461,42 @@ func (r *Recorder) Rotate(now time.Time) IntervalSnapshot {
 	return snap
 }
 
-// collect merges one stripe's interval into the snapshot.
-func collect(snap *IntervalSnapshot, iv *interval) {
+// Recycle gives back the histograms of a snapshot that nothing reads any
+// more (every consumer of an interval copies or merges what it keeps):
+// the next Rotate fills them instead of allocating ~190 KB of counts per
+// series and interval, garbage that kept a long run's heap cycling through
+// the GC and, after a stall had fragmented it, growing its resident pages.
+// Only the last snapshot's are kept, so a run whose series thin out
+// retains no more than its last interval's.
+func (r *Recorder) Recycle(snap IntervalSnapshot) {
+	r.rotateMu.Lock()
+	defer r.rotateMu.Unlock()
+	clear(r.free)
+	r.free = r.free[:0]
+	for _, h := range snap.Histograms {
+		if h != nil && h.h != nil {
+			r.free = append(r.free, h)
+		}
+	}
+}
+
+// copyOf is a copy of h, in a recycled histogram when there is one.
+// rotateMu held.
+func (r *Recorder) copyOf(h *Histogram) *Histogram {
+	n := len(r.free)
+	if n == 0 {
+		return h.Clone()
+	}
+	c := r.free[n-1]
+	r.free[n-1] = nil
+	r.free = r.free[:n-1]
+	c.Reset()
+	c.Merge(h)
+	return c
+}
+
+// collect merges one stripe's interval into the snapshot. rotateMu held.
+func (r *Recorder) collect(snap *IntervalSnapshot, iv *interval) {
 	for k, h := range iv.hists {
 		if h.Count() == 0 && h.clamped == 0 {
 			continue
@@ -467,7 +504,7 @@ func collect(snap *IntervalSnapshot, iv *interval) {
 		if have, ok := snap.Histograms[k]; ok {
 			have.Merge(h)
 		} else {
-			snap.Histograms[k] = h.Clone()
+			snap.Histograms[k] = r.copyOf(h)
 		}
 	}
 	for sc, t := range iv.tallys {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -36,6 +37,7 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 			e.mu.Unlock()
 			close(started)
 		},
+		OnShrink: e.returnMemory,
 	})
 	if err != nil {
 		return err
@@ -138,6 +140,9 @@ func (e *engine) awaitStart(started, done <-chan struct{}) (time.Time, bool) {
 // writeInterval rotates the recorder and appends the interval to the run directory.
 func (e *engine) writeInterval(now time.Time) {
 	snap := e.rec.Rotate(now)
+	// Its histograms go back to the recorder once it is written: every
+	// consumer below copies or merges what it keeps.
+	defer e.rec.Recycle(snap)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	extra := map[string]rundir.IntervalCounters{}
@@ -155,7 +160,7 @@ func (e *engine) writeInterval(now time.Time) {
 			extra[st.Scenario] = ic
 		}
 	}
-	e.last = snap
+	e.last = summarizeInterval(snap, &e.scratch)
 	// run.json's counters are the sum of every interval: what was sent,
 	// whether or not the interval's own lines reach the disk.
 	for _, c := range snap.Counters {
@@ -337,12 +342,60 @@ func gracefulStop(cfg *scenario.Config) time.Duration {
 	return g
 }
 
-// intervalStats sums one interval for the progress line.
-func intervalStats(snap record.IntervalSnapshot) (requests, errs int64, p99 time.Duration) {
-	lat := record.Series(snap.Histograms).Merged(func(k record.Key) bool { return k.Metric == record.Latency })
-	for _, c := range snap.Counters {
-		requests += c.Requests
-		errs += c.Errors
+// returnGap is the least time between two returns of the heap's free
+// pages: a whole GC each, and a run that stalls every few seconds keeps
+// needing the memory anyway.
+const returnGap = 10 * time.Second
+
+// returnMemory is load's OnShrink: a stall's VUs have retired and what
+// they needed is garbage, but the runtime keeps the freed pages resident up
+// to the GC goal the stall raised, and a long run with a freeze every few
+// minutes settled megabytes above where it began (bench/longrun.sh). One GC
+// and a scavenge give them back, at most once per returnGap.
+func (e *engine) returnMemory() {
+	now := time.Now().UnixNano()
+	last := e.returned.Load()
+	if last != 0 && now-last < int64(returnGap) || !e.returned.CompareAndSwap(last, now) {
+		return
 	}
-	return requests, errs, lat.Percentile(99)
+	debug.FreeOSMemory()
+}
+
+// lastInterval is what the progress line and the generator's USE row read
+// of the last interval written, computed as it is written: the snapshot's
+// histograms are recycled then.
+type lastInterval struct {
+	secs            float64 // its length
+	requests, errs  int64
+	p99             time.Duration // latency, every series merged
+	sendLagP99      time.Duration
+	sendLagRecorded bool
+}
+
+// summarizeInterval computes snap's lastInterval, merging in scratch (one
+// histogram reused from interval to interval, made on first use).
+func summarizeInterval(snap record.IntervalSnapshot, scratch **record.Histogram) lastInterval {
+	if *scratch == nil {
+		*scratch = record.NewHistogram()
+	}
+	h := *scratch
+	merged := func(m record.Metric) *record.Histogram {
+		h.Reset()
+		for k, x := range snap.Histograms {
+			if k.Metric == m {
+				h.Merge(x)
+			}
+		}
+		return h
+	}
+	li := lastInterval{secs: (snap.End - snap.Start).Seconds()}
+	for _, c := range snap.Counters {
+		li.requests += c.Requests
+		li.errs += c.Errors
+	}
+	li.p99 = merged(record.Latency).Percentile(99)
+	if lag := merged(record.SendLag); lag.Count() > 0 {
+		li.sendLagP99, li.sendLagRecorded = lag.Percentile(99), true
+	}
+	return li
 }

@@ -36,9 +36,8 @@ func (e *engine) progress(elapsed time.Duration) {
 		return
 	}
 	e.mu.Lock()
-	snap := e.last
+	last := e.last
 	e.mu.Unlock()
-	reqs, errs, p99 := intervalStats(snap)
 	var target float64
 	var busy, vus, peak int
 	var dropped int64
@@ -49,13 +48,12 @@ func (e *engine) progress(elapsed time.Duration) {
 		peak += st.PeakVUs
 		dropped += st.Dropped
 	}
-	secs := (snap.End - snap.Start).Seconds()
 	rate := 0.0
-	if secs > 0 {
-		rate = float64(reqs) / secs
+	if last.secs > 0 {
+		rate = float64(last.requests) / last.secs
 	}
 	fields := progressFields(progressState{elapsed: elapsed, total: e.total, target: target, rate: rate,
-		busy: busy, vus: vus, peak: peak, p99: p99, errors: errs, dropped: dropped})
+		busy: busy, vus: vus, peak: peak, p99: last.p99, errors: last.errs, dropped: dropped})
 	if !e.opt.Live {
 		e.printf("%s\n", fitLine(fields, 0))
 		return

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/use"
 )
@@ -65,11 +64,6 @@ func targetPIDs(pid int) []int {
 // sendLagP99 is the last interval's send-lag p99, for the generator's USE row.
 func (e *engine) sendLagP99() (time.Duration, bool) {
 	e.mu.Lock()
-	snap := e.last
-	e.mu.Unlock()
-	h := record.Series(snap.Histograms).Merged(func(k record.Key) bool { return k.Metric == record.SendLag })
-	if h.Count() == 0 {
-		return 0, false
-	}
-	return h.Percentile(99), true
+	defer e.mu.Unlock()
+	return e.last.sendLagP99, e.last.sendLagRecorded
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/knee-dev/knee/fault"
@@ -58,12 +59,16 @@ type Options struct {
 	SkipEnvironment bool
 	Split           Split // this runner's part of a test split among runners
 	// OnInterval, if set, is given every interval as it is written, with
-	// its wall-clock end (live outputs such as prometheus-rw). It must not block.
+	// its wall-clock end (live outputs such as prometheus-rw). It must not
+	// block, and must copy or merge what it keeps of snap's histograms: they
+	// are recycled for a later interval once it returns.
 	OnInterval func(meta *rundir.Meta, end time.Time, snap record.IntervalSnapshot)
 	// OnRecord, if set, is given every interval as the run directory records
 	// it (rundir.NewInterval: with each scenario's offered rate and VUs) and
 	// the run's meta so far: the live dashboard's feed, so it need not read
-	// the directory back. It must not block nor change what it is given.
+	// the directory back. It must not block nor change what it is given,
+	// and must copy what it keeps of iv's histograms (recycled, as
+	// OnInterval's).
 	OnRecord func(meta rundir.Meta, iv rundir.Interval)
 	// Iterations, when set, gives each scenario's iteration instead of a
 	// request.Sender built from its Requests (a k6 script's VUs).
@@ -260,12 +265,15 @@ type engine struct {
 	// last interval written; guarded by mu.
 	due map[string]int64
 
-	mu   sync.Mutex // guards the fields below and meta's Faults, Notes and Counters
-	t0   time.Time
-	last record.IntervalSnapshot
-	werr error   // the first failure writing latency.hlog or counters.jsonl; they get nothing after it
-	rerr error   // the first failure writing resources.jsonl
-	mem  *totals // the whole run in memory, for the summary when the files fail
+	returned atomic.Int64 // when returnMemory last ran, Unix ns
+
+	mu      sync.Mutex // guards the fields below and meta's Faults, Notes and Counters
+	t0      time.Time
+	last    lastInterval
+	scratch *record.Histogram // summarizeInterval's, reused
+	werr    error             // the first failure writing latency.hlog or counters.jsonl; they get nothing after it
+	rerr    error             // the first failure writing resources.jsonl
+	mem     *totals           // the whole run in memory, for the summary when the files fail
 
 	drops  firstDrops     // when each scenario first dropped an iteration (its own lock)
 	maxVUs map[string]int // per scenario, the most VUs it may run
