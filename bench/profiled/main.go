@@ -1,8 +1,10 @@
-// Command profiled is knee (the same CLI) that also writes heap, goroutine
-// and thread-creation profiles and the runtime's memory statistics to files
-// at the times since its start listed in PROFILE_AT (e.g. "110s,400s"),
-// into PROFILE_DIR. It opens nothing on the network. bench/longrun.sh uses
-// it when PROFILE_AT is set, to find what a freeze leaves live:
+// Command profiled is knee (the same CLI) that also, when PROFILE_DIR is
+// set, appends its goroutine count and heap figures every SAMPLE_EVERY
+// (default 10s) to PROFILE_DIR/runtime.tsv, and writes heap, goroutine and
+// thread-creation profiles and the runtime's memory statistics at the times
+// since its start listed in PROFILE_AT (e.g. "110s,400s"). It opens nothing
+// on the network. bench/longrun.sh runs it to sample goroutines (which /proc
+// cannot show) and, with PROFILE_AT, to find what a freeze leaves live:
 //
 //	MINUTES=4 FREEZE_EVERY=60 PROFILE_AT=55s,200s ./bench/longrun.sh
 //	go tool pprof -sample_index=inuse_space -top bench/out/longrun/profiles/heap-200s.pb.gz
@@ -13,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -21,8 +24,20 @@ import (
 )
 
 func main() {
+	dir := os.Getenv("PROFILE_DIR")
+	if dir != "" {
+		every := 10 * time.Second
+		if s := os.Getenv("SAMPLE_EVERY"); s != "" {
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				fmt.Fprintf(os.Stderr, "profiled: SAMPLE_EVERY: %q is not a positive duration (e.g. 10s)\n", s)
+				os.Exit(2)
+			}
+			every = d
+		}
+		go sample(time.Now(), every, filepath.Join(dir, "runtime.tsv"))
+	}
 	if at := os.Getenv("PROFILE_AT"); at != "" {
-		dir := os.Getenv("PROFILE_DIR")
 		if dir == "" {
 			dir = "."
 		}
@@ -76,6 +91,30 @@ func profileAt(start time.Time, times []time.Duration, dir string) {
 				mb(m.StackInuse), mb(m.StackSys), mb(m.MSpanInuse), mb(m.MSpanSys), mb(m.GCSys), mb(m.OtherSys), mb(m.NextGC), m.NumGC)
 			return err
 		})
+	}
+}
+
+// sample appends one line every period: seconds since start, goroutines,
+// and the heap's in-use and released bytes (runtime/metrics: no
+// stop-the-world, unlike ReadMemStats), flushed line by line.
+func sample(start time.Time, every time.Duration, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "profiled: %v\n", err)
+		return
+	}
+	fmt.Fprintln(f, "t_s\tgoroutines\theap_inuse_mb\theap_released_mb")
+	ms := []metrics.Sample{
+		{Name: "/sched/goroutines:goroutines"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	mb := func(v uint64) float64 { return float64(v) / (1 << 20) }
+	for t := time.NewTicker(every); ; <-t.C {
+		metrics.Read(ms)
+		fmt.Fprintf(f, "%d\t%d\t%.1f\t%.1f\n", int(time.Since(start).Seconds()), ms[0].Value.Uint64(),
+			mb(ms[1].Value.Uint64()+ms[2].Value.Uint64()), mb(ms[3].Value.Uint64()))
 	}
 }
 
