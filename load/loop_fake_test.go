@@ -262,9 +262,8 @@ func TestLoopPoolShrinksAfterRetirement(t *testing.T) {
 			t.Fatal(o.err)
 		}
 		l := o.runr.scenarios[0].drv.(*loopArrivals)
-		if l.alive != 5 || len(l.turn) != 5 || len(l.idle) != 0 || len(l.busy) != 0 {
-			t.Errorf("%d alive, %d pre-allocated idle, %d others idle, %d busy at the end; want 5, 5, 0, 0",
-				l.alive, len(l.turn), len(l.idle), len(l.busy))
+		if l.alive != 5 || len(l.idle) != 5 || len(l.busy) != 0 {
+			t.Errorf("%d alive, %d idle, %d busy at the end; want 5, 5, 0", l.alive, len(l.idle), len(l.busy))
 		}
 		// The busy map was made again after the stall (it had 101
 		// entries), and the idle stack's array is sized to the 5 VUs.
@@ -273,40 +272,6 @@ func TestLoopPoolShrinksAfterRetirement(t *testing.T) {
 		}
 		if len(l.parked) != 96 {
 			t.Errorf("%d identities parked, want 96 (101 VUs less the 5 alive)", len(l.parked))
-		}
-	})
-}
-
-// vuLog is a fake Iteration that notes which VU ran each call, in order.
-type vuLog struct {
-	service time.Duration
-	mu      sync.Mutex
-	vus     []uint64
-}
-
-func (v *vuLog) Do(ctx context.Context, vu, _ uint64) Result {
-	sent := time.Now()
-	v.mu.Lock()
-	v.vus = append(v.vus, vu)
-	v.mu.Unlock()
-	sleep(ctx, v.service)
-	return Result{Status: 200, Sent: sent, Done: time.Now()}
-}
-
-// On the loop the pre-allocated VUs take starts in turn, as k6's pool hands
-// them out, not the most recently idle again and again: every one of them
-// is used (and holds its connection) from the first round.
-func TestLoopPreAllocatedVUsTakeTurns(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		// 100/s for 100 ms: 10 starts 10 ms apart, each done in 1 ms.
-		it := &vuLog{service: ms}
-		exec := ConstantArrivalRate{Rate: 100, Duration: 100 * ms, PreAllocatedVUs: 5, MaxVUs: 5}
-		o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", Executor: exec, Iteration: &loopIteration{Iteration: it}})
-		if o.err != nil {
-			t.Fatal(o.err)
-		}
-		if want := []uint64{1, 2, 3, 4, 5, 1, 2, 3, 4, 5}; !slices.Equal(it.vus, want) {
-			t.Errorf("VUs in start order %v, want %v", it.vus, want)
 		}
 	})
 }

@@ -13,13 +13,6 @@ import (
 // goroutine, so a stall that needs thousands of VUs leaves nothing of them
 // behind but their ids, and no start is handed between goroutines.
 //
-// Which idle VU takes a start: the pre-allocated ones in turn, the one
-// idle longest first (as k6's pool hands its VUs out), so each holds its
-// connection from the first seconds and the connections open do not step
-// up after the first stall has used them all; only when none of them is
-// idle, the VUs beyond them, last in, first out, so that the ones a stall
-// needed sit idle at the bottom of their stack and retire.
-//
 // When the Loop cannot be made (NewLoop's error), the scenario runs on
 // arrivals, with a goroutine per VU.
 type loopArrivals struct {
@@ -32,8 +25,7 @@ type loopArrivals struct {
 	busy   map[uint64]*loopVU // VUs inside an iteration, by id
 	peak   int                // the most entries busy has had since it was made
 	pool   poolPeak           // when the pool falls far below its peak (retire.go)
-	turn   []*loopVU          // idle pre-allocated VUs, the one idle longest first
-	idle   []*loopVU          // idle VUs beyond them: bottom (0) idle longest, top most recently
+	idle   []*loopVU          // bottom (0) idle longest, top most recently
 	parked []parkedVU         // retired VUs' identities, for reuse
 	alive  int
 	next   int64         // the next iteration neither started nor dropped
@@ -48,7 +40,6 @@ type loopVU struct {
 	iter     uint64
 	intended time.Time
 	since    time.Time // when it last became idle
-	pre      bool      // pre-allocated: takes starts in turn, never retires
 }
 
 func (l *loopArrivals) prepare(s *scenarioRun) {
@@ -62,9 +53,9 @@ func (l *loopArrivals) prepare(s *scenarioRun) {
 	l.busy = make(map[uint64]*loopVU)
 	now := time.Now()
 	for range l.a.pre {
-		l.preVUs = append(l.preVUs, &loopVU{id: s.nextVUID(), since: now, pre: true})
+		l.preVUs = append(l.preVUs, &loopVU{id: s.nextVUID(), since: now})
 	}
-	l.turn = append(l.turn, l.preVUs...)
+	l.idle = append(l.idle, l.preVUs...)
 	l.alive = len(l.preVUs)
 	s.live.vus.Add(int64(l.alive))
 }
@@ -134,10 +125,6 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 		l.prev = off
 		var v *loopVU
 		switch n := len(l.idle); {
-		case len(l.turn) > 0:
-			v = l.turn[0]
-			l.turn[0] = nil
-			l.turn = l.turn[1:] // append reallocates before it grows past twice the pre-allocated
 		case n > 0:
 			v = l.idle[n-1]
 			l.idle[n-1] = nil
@@ -195,11 +182,7 @@ func (l *loopArrivals) record(s *scenarioRun, shard ShardSink, ended []Ended) {
 		})
 		v.iter++
 		v.since = now
-		if v.pre {
-			l.turn = append(l.turn, v)
-		} else {
-			l.idle = append(l.idle, v)
-		}
+		l.idle = append(l.idle, v)
 		s.live.busy.Add(-1)
 	}
 }
