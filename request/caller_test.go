@@ -18,14 +18,15 @@ import (
 // scriptServer is a loopback HTTP/1.1 server whose answer to each request
 // is written by answer (given the connection's number, from 1, and the
 // request); answer returns false to close the connection after it. It
-// reports how many connections it accepted.
-func scriptServer(t *testing.T, answer func(n int, req *http.Request, conn net.Conn) bool) (string, *atomic.Int32) {
+// reports how many connections it accepted and how many it saw end (the
+// client closed them, or answer did).
+func scriptServer(t *testing.T, answer func(n int, req *http.Request, conn net.Conn) bool) (url string, accepts, ended *atomic.Int32) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var accepts atomic.Int32
+	accepts, ended = new(atomic.Int32), new(atomic.Int32)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var conns []net.Conn
@@ -40,6 +41,7 @@ func scriptServer(t *testing.T, answer func(n int, req *http.Request, conn net.C
 			conns = append(conns, conn)
 			mu.Unlock()
 			wg.Go(func() {
+				defer ended.Add(1)
 				defer conn.Close()
 				br := bufio.NewReader(conn)
 				for {
@@ -63,7 +65,7 @@ func scriptServer(t *testing.T, answer func(n int, req *http.Request, conn net.C
 		mu.Unlock()
 		wg.Wait()
 	})
-	return "http://" + ln.Addr().String(), &accepts
+	return "http://" + ln.Addr().String(), accepts, ended
 }
 
 // TestCallerBehaviour sends the same Calls through a VU's own connections
@@ -196,7 +198,7 @@ func TestCallerBehaviour(t *testing.T) {
 	for _, tt := range tests {
 		for _, via := range []string{"conns", "net/http"} {
 			t.Run(tt.name+"/"+via, func(t *testing.T) {
-				base, accepts := scriptServer(t, tt.answer)
+				base, accepts, _ := scriptServer(t, tt.answer)
 				caller := NewCaller(TransportOptions{})
 				defer caller.Close()
 				var conns *Conns

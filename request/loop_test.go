@@ -1,7 +1,6 @@
 package request
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -320,51 +318,32 @@ func TestLoopCancel(t *testing.T) {
 
 // Release closes the VU's kept connection: the server sees it close.
 func TestLoopRelease(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	closed := make(chan struct{}, 4)
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				br := bufio.NewReader(conn)
-				for {
-					if _, err := http.ReadRequest(br); err != nil {
-						closed <- struct{}{}
-						return
-					}
-					io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-				}
-			}()
+	url, _, closed := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
+		_, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+		return err == nil
+	})
+	// closedWithin reports whether the server has seen n connections end
+	// within d.
+	closedWithin := func(n int32, d time.Duration) bool {
+		for end := time.Now().Add(d); closed.Load() < n && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
 		}
-	}()
-	s := newSender(t, []Spec{{URL: "http://" + ln.Addr().String() + "/"}}, Options{})
+		return closed.Load() >= n
+	}
+	s := newSender(t, []Spec{{URL: url + "/"}}, Options{})
 	lp := newTestLoop(t, s)
 	runLoop(t, lp, 2, 2)
-	select {
-	case <-closed:
+	if closedWithin(1, 20*time.Millisecond) {
 		t.Fatal("a connection closed before Release")
-	case <-time.After(20 * time.Millisecond):
 	}
 	lp.Release(1)
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
+	if !closedWithin(1, 5*time.Second) {
 		t.Fatal("the server saw no close after Release")
 	}
 	lp.Release(1) // again: nothing to close
 	lp.Release(99)
-	select {
-	case <-closed:
+	if closedWithin(2, 20*time.Millisecond) {
 		t.Fatal("Release(1) closed VU 0's connection too")
-	case <-time.After(20 * time.Millisecond):
 	}
 }
 
@@ -390,37 +369,16 @@ func TestLoopDeadlines(t *testing.T) {
 // and still read whole (or timed out as Do would).
 func TestLoopSlowResponse(t *testing.T) {
 	const resp = "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n01234567890123456789"
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var served atomic.Int64
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
+	url, _, _ := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
+		for i := range len(resp) {
+			if _, err := conn.Write([]byte{resp[i]}); err != nil {
+				return false
 			}
-			go func() {
-				defer conn.Close()
-				br := bufio.NewReader(conn)
-				for {
-					if _, err := http.ReadRequest(br); err != nil {
-						return
-					}
-					for i := range len(resp) {
-						if _, err := conn.Write([]byte{resp[i]}); err != nil {
-							return
-						}
-						time.Sleep(time.Millisecond)
-					}
-					served.Add(1)
-				}
-			}()
+			time.Sleep(time.Millisecond)
 		}
-	}()
-	s := newSender(t, []Spec{{URL: "http://" + ln.Addr().String() + "/"}}, Options{})
+		return true
+	})
+	s := newSender(t, []Spec{{URL: url + "/"}}, Options{})
 	got := runLoop(t, newTestLoop(t, s), 3, 2)
 	for k, r := range got {
 		if r.Status != 200 || r.BytesIn != 20 {
