@@ -53,7 +53,6 @@ type arrivals struct {
 	pre, max int
 	idleMax  time.Duration // Options.RetireIdle, resolved in prepare; 0: never retire
 	slack    time.Duration // Options.TimerSlack, for the pacer and the alarm
-	onShrink func()        // the scenario's shrunk, set in prepare
 
 	wg       sync.WaitGroup
 	iterCtx  context.Context
@@ -105,7 +104,6 @@ func (a *arrivals) offered(elapsed time.Duration) float64 { return a.sched.Rate(
 func (a *arrivals) prepare(s *scenarioRun) {
 	a.idleMax = s.runner.opt.retireIdle()
 	a.slack = s.runner.opt.TimerSlack
-	a.onShrink = s.shrunk
 	a.iterCtx, a.cancelIt = context.WithCancel(s.hard)
 	// Pre-allocated VUs are idle before prepare returns, and have their
 	// shard, so the first iterations find them ready.
@@ -202,7 +200,7 @@ func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
 			// are the scheduler's to hand out (arm rings its alarm for
 			// them). Handing them out here would hold mu for long while
 			// the VUs that finish queue for it.
-			j := a.take(due, off)
+			j := a.take(s, due, off)
 			s.live.busy.Add(1)
 			s.live.started.Add(1)
 			a.arm()
@@ -239,10 +237,10 @@ func (a *arrivals) nextStart() (time.Time, time.Duration, bool) {
 
 // take makes next started (or dropped) and returns its job; it retires
 // VUs that have been idle too long. mu held.
-func (a *arrivals) take(due time.Time, off time.Duration) job {
+func (a *arrivals) take(s *scenarioRun, due time.Time, off time.Duration) job {
 	j := job{i: a.next, intended: due}
 	a.next++
-	a.retireLocked(time.Now(), idleLimit(a.idleMax, off-a.prev))
+	a.retireLocked(s, time.Now(), idleLimit(a.idleMax, off-a.prev))
 	a.prev = off
 	return j
 }
@@ -347,7 +345,7 @@ func (a *arrivals) startDue(s *scenarioRun) (ended, more bool) {
 		if n == startBatch {
 			return false, true
 		}
-		j := a.take(due, off)
+		j := a.take(s, due, off)
 		var v *openVU
 		if n := len(a.idle); n > 0 {
 			v = a.idle[n-1]

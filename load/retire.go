@@ -50,7 +50,7 @@ func idleLimit(least, gap time.Duration) time.Duration {
 // first, while more than the pre-allocated ones are alive: it closes their
 // jobs channels, and each VU's goroutine ends after releasing what the
 // Iteration holds for it. At most retireBatch per call; mu held.
-func (a *arrivals) retireLocked(now time.Time, limit time.Duration) {
+func (a *arrivals) retireLocked(s *scenarioRun, now time.Time, limit time.Duration) {
 	if limit <= 0 {
 		return
 	}
@@ -74,8 +74,8 @@ func (a *arrivals) retireLocked(now time.Time, limit time.Duration) {
 		// below, they shrink too. Order, and so every VU's at, is kept.
 		a.alive = shrink(a.alive)
 		a.idle = shrink(a.idle)
-		if a.peak.shrunk(len(a.alive)) && a.onShrink != nil {
-			a.onShrink()
+		if a.peak.shrunk(len(a.alive)) {
+			s.shrunk()
 		}
 	}
 }
