@@ -345,7 +345,13 @@ func (s Series) Add(o Series) {
 // Merged returns the merge of every histogram whose key passes keep (all
 // when keep is nil). It is empty, never nil, when nothing matches.
 func (s Series) Merged(keep func(Key) bool) *Histogram {
-	out := NewHistogram()
+	return s.MergeInto(NewHistogram(), keep)
+}
+
+// MergeInto merges into out every histogram whose key passes keep (all
+// when keep is nil) and returns out: Merged without a new histogram, for
+// a caller that reuses one.
+func (s Series) MergeInto(out *Histogram, keep func(Key) bool) *Histogram {
 	for k, h := range s {
 		if keep == nil || keep(k) {
 			out.Merge(h)

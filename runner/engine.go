@@ -160,7 +160,7 @@ func (e *engine) writeInterval(now time.Time) {
 			extra[st.Scenario] = ic
 		}
 	}
-	e.last = summarizeInterval(snap, &e.scratch)
+	e.last = e.summarize(snap)
 	// run.json's counters are the sum of every interval: what was sent,
 	// whether or not the interval's own lines reach the disk.
 	for _, c := range snap.Counters {
@@ -372,21 +372,15 @@ type lastInterval struct {
 	sendLagRecorded bool
 }
 
-// summarizeInterval computes snap's lastInterval, merging in scratch (one
+// summarize computes snap's lastInterval, merging in e.scratch (one
 // histogram reused from interval to interval, made on first use).
-func summarizeInterval(snap record.IntervalSnapshot, scratch **record.Histogram) lastInterval {
-	if *scratch == nil {
-		*scratch = record.NewHistogram()
+func (e *engine) summarize(snap record.IntervalSnapshot) lastInterval {
+	if e.scratch == nil {
+		e.scratch = record.NewHistogram()
 	}
-	h := *scratch
 	merged := func(m record.Metric) *record.Histogram {
-		h.Reset()
-		for k, x := range snap.Histograms {
-			if k.Metric == m {
-				h.Merge(x)
-			}
-		}
-		return h
+		e.scratch.Reset()
+		return record.Series(snap.Histograms).MergeInto(e.scratch, func(k record.Key) bool { return k.Metric == m })
 	}
 	li := lastInterval{secs: (snap.End - snap.Start).Seconds()}
 	for _, c := range snap.Counters {

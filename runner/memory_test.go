@@ -33,7 +33,7 @@ func TestReturnMemoryAtMostOncePerGap(t *testing.T) {
 	}
 }
 
-// summarizeInterval merges every latency series for the interval's p99
+// summarize merges every latency series for the interval's p99
 // and the send-lag series apart, from one scratch histogram reused from
 // interval to interval: the second interval holds nothing of the first.
 func TestSummarizeIntervalReusesScratch(t *testing.T) {
@@ -44,7 +44,7 @@ func TestSummarizeIntervalReusesScratch(t *testing.T) {
 		}
 		return h
 	}
-	var scratch *record.Histogram
+	e := &engine{}
 	first := record.IntervalSnapshot{
 		Start: 0, End: 2 * time.Second,
 		Histograms: map[record.Key]*record.Histogram{
@@ -56,7 +56,7 @@ func TestSummarizeIntervalReusesScratch(t *testing.T) {
 		},
 		Counters: map[string]record.Counters{"s": {Requests: 100, Errors: 3}},
 	}
-	got := summarizeInterval(first, &scratch)
+	got := e.summarize(first)
 	if got.secs != 2 || got.requests != 100 || got.errs != 3 {
 		t.Errorf("secs %v, requests %d, errors %d; want 2, 100, 3", got.secs, got.requests, got.errs)
 	}
@@ -73,7 +73,7 @@ func TestSummarizeIntervalReusesScratch(t *testing.T) {
 		},
 		Counters: map[string]record.Counters{"s": {Requests: 2}},
 	}
-	got = summarizeInterval(second, &scratch)
+	got = e.summarize(second)
 	if got.p99 != 400*time.Microsecond || got.sendLagRecorded || got.requests != 2 {
 		t.Errorf("second interval: p99 %v, send lag recorded %v, requests %d; want 400µs, false, 2 (nothing of the first)",
 			got.p99, got.sendLagRecorded, got.requests)

@@ -270,7 +270,7 @@ type engine struct {
 	mu      sync.Mutex // guards the fields below and meta's Faults, Notes and Counters
 	t0      time.Time
 	last    lastInterval
-	scratch *record.Histogram // summarizeInterval's, reused
+	scratch *record.Histogram // summarize's, reused
 	werr    error             // the first failure writing latency.hlog or counters.jsonl; they get nothing after it
 	rerr    error             // the first failure writing resources.jsonl
 	mem     *totals           // the whole run in memory, for the summary when the files fail
