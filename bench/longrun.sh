@@ -2,9 +2,10 @@
 # Long runs stay flat: knee runs MINUTES (default 30) at RATE (default 2,000)
 # req/s, open model with the default --max-vus, against the Bookstore
 # (knee lab serve) with a 5 s freeze of the Bookstore every 5 minutes. Every
-# 10 s it samples knee's RSS (and its anonymous part), goroutines (knee is built as bench/profiled,
-# which writes its goroutine count every 10 s), threads (/proc task count),
-# open files, VUs and the run directory's size, then prints the table and,
+# 10 s it samples knee's RSS (and its anonymous part), goroutines (knee is
+# built as bench/profiled, which writes its goroutine count every 10 s),
+# threads (/proc task count), open files, VUs and the run directory's size,
+# then prints the table and,
 # per column, the largest deviation from its value at 2 minutes (the
 # issue's bound: within 10 %). Not a CI test. Usage:
 #   MINUTES=10 ./bench/longrun.sh
@@ -90,28 +91,21 @@ echo "# $(date -u '+%H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 awk -v every="$FREEZE_EVERY" -v settle="${SETTLE:-60}" '
 function dev(x, x0) { d = (x - x0) / x0; return d < 0 ? -d : d }
 NR > 1 && $1 >= 120 {
-	if (!base) { base = 1; r0 = $2; a0 = $3; th0 = $4; f0 = $5; v0 = $6; g0 = $7 }
-	if (dev($2, r0) > mr) mr = dev($2, r0)
-	if (dev($3, a0) > ma) ma = dev($3, a0)
-	if (dev($4, th0) > mt) mt = dev($4, th0)
-	if (dev($5, f0) > mf) mf = dev($5, f0)
-	if (dev($6, v0) > mv) mv = dev($6, v0)
-	if (dev($7, g0) > mg) mg = dev($7, g0)
-	if ($1 < every || $1 % every >= settle) {
-		b++
-		if (dev($2, r0) > br) br = dev($2, r0)
-		if (dev($3, a0) > ba) ba = dev($3, a0)
-		if (dev($4, th0) > bt) bt = dev($4, th0)
-		if (dev($5, f0) > bf) bf = dev($5, f0)
-		if (dev($6, v0) > bv) bv = dev($6, v0)
-		if (dev($7, g0) > bg) bg = dev($7, g0)
+	# Columns 2-7: RSS, anonymous RSS, threads, open files, VUs, goroutines.
+	if (!base) { base = 1; for (c = 2; c <= 7; c++) x0[c] = $c }
+	between = $1 < every || $1 % every >= settle
+	if (between) b++
+	for (c = 2; c <= 7; c++) {
+		d = dev($c, x0[c])
+		if (d > m[c]) m[c] = d
+		if (between && d > bm[c]) bm[c] = d
 	}
 	n++; s += $9; if (!mn || $9 < mn) mn = $9; if ($9 > mx) mx = $9
 }
 END {
 	if (!n) { print "# too short: no sample after 120 s"; exit }
-	printf "# 2-minute values: RSS %.1f MB (anonymous %.1f), threads %d, open files %d, VUs %d, goroutines %d\n", r0, a0, th0, f0, v0, g0
-	printf "# after 2 min, all %d samples: RSS within %.1f %% (anonymous %.1f %%), threads within %.1f %%, open files within %.1f %%, VUs within %.1f %%, goroutines within %.1f %% of their 2-minute values (bound 10 %%)\n", n, mr * 100, ma * 100, mt * 100, mf * 100, mv * 100, mg * 100
-	printf "# between stalls (%d samples %d s or more after a freeze began): RSS within %.1f %% (anonymous %.1f %%), threads within %.1f %%, open files within %.1f %%, VUs within %.1f %%, goroutines within %.1f %%\n", b, settle, br * 100, ba * 100, bt * 100, bf * 100, bv * 100, bg * 100
+	printf "# 2-minute values: RSS %.1f MB (anonymous %.1f), threads %d, open files %d, VUs %d, goroutines %d\n", x0[2], x0[3], x0[4], x0[5], x0[6], x0[7]
+	printf "# after 2 min, all %d samples: RSS within %.1f %% (anonymous %.1f %%), threads within %.1f %%, open files within %.1f %%, VUs within %.1f %%, goroutines within %.1f %% of their 2-minute values (bound 10 %%)\n", n, m[2] * 100, m[3] * 100, m[4] * 100, m[5] * 100, m[6] * 100, m[7] * 100
+	printf "# between stalls (%d samples %d s or more after a freeze began): RSS within %.1f %% (anonymous %.1f %%), threads within %.1f %%, open files within %.1f %%, VUs within %.1f %%, goroutines within %.1f %%\n", b, settle, bm[2] * 100, bm[3] * 100, bm[4] * 100, bm[5] * 100, bm[6] * 100, bm[7] * 100
 	printf "# run directory growth per 10 s: mean %.0f B, min %d, max %d (%d intervals)\n", s / n, mn, mx, n
 }' "$LR/samples.txt"
