@@ -5,9 +5,8 @@
 # 10 s it samples knee's RSS (and its anonymous part), goroutines (knee is
 # built as bench/profiled, which writes its goroutine count every 10 s),
 # threads (/proc task count), open files, VUs and the run directory's size,
-# then prints the table and,
-# per column, the largest deviation from its value at 2 minutes (the
-# issue's bound: within 10 %). Not a CI test. Usage:
+# then prints the table and, per column, the largest deviation from its
+# value at 2 minutes (the bound: within 10 %). Not a CI test. Usage:
 #   MINUTES=10 ./bench/longrun.sh
 #   MINUTES=6 FREEZE_EVERY=90 ./bench/longrun.sh   # more freezes in less time
 #   MINUTES=4 FREEZE_EVERY=60 PROFILE_AT=55s,200s ./bench/longrun.sh
