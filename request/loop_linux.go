@@ -122,26 +122,7 @@ type eventLoop struct {
 
 	done    bool      // Close ran
 	yielded time.Time // the loop's last runtime.Gosched (see loopYield)
-
-	// Kept connections idle for keptIdle are closed (see sweep).
-	keptIdle time.Duration
-	swept    time.Time // the last sweep
-	idleLeft bool      // a kept connection may be open: sweeps are due
 }
-
-// keptIdle is how long a kept connection may stay idle before the loop
-// closes it, as HTTP clients close idle connections (Go's transport after
-// 90 s, curl after 118 s). Shorter here because the loop hands starts to
-// the most recently idle VU: a VU left at the bottom of the pool after a
-// stall sees no start for as long as the rate stays below the stall's, and
-// its connection would hold a descriptor on both sides for the rest of the
-// run. A VU that starts again after it dials anew, as a VU new to the pool
-// does.
-const keptIdle = 30 * time.Second
-
-// sweepsPerKeptIdle: a kept connection closes between keptIdle and
-// 1/sweepsPerKeptIdle more after its last exchange.
-const sweepsPerKeptIdle = 16
 
 // loopYield is how often the loop yields to the scheduler, well within
 // the monitor thread's 10 ms (see eventLoop).
@@ -168,21 +149,19 @@ type loopAddr struct {
 
 // loopConn is one connection of the loop and the exchange in flight on it.
 type loopConn struct {
-	fd      int
-	gen     uint32
-	state   int
-	t       *loopTarget
-	addrs   []loopAddr
-	ai      int   // the address being dialled
-	dialErr error // the first address's error, as Go's dialer reports it
-	vu      uint64
-	owned   bool // it is vus[vu]
-	pooled  bool // it is in t.idle
-	reused  bool // it has carried a response before
-	release bool // close it when its exchange ends (Release ran)
-	// idleSince is when its last exchange ended, while stIdle.
-	idleSince time.Time
-	missedIn  bool // readable while still connecting or writing
+	fd       int
+	gen      uint32
+	state    int
+	t        *loopTarget
+	addrs    []loopAddr
+	ai       int   // the address being dialled
+	dialErr  error // the first address's error, as Go's dialer reports it
+	vu       uint64
+	owned    bool // it is vus[vu]
+	pooled   bool // it is in t.idle
+	reused   bool // it has carried a response before
+	release  bool // close it when its exchange ends (Release ran)
+	missedIn bool // readable while still connecting or writing
 
 	// The exchange in flight.
 	c        *compiled
@@ -201,12 +180,11 @@ type loopConn struct {
 func newLoop(s *Sender) (_ load.Loop, err error) {
 	l := &eventLoop{
 		s: s, epfd: -1, evfd: -1, tfd: -1,
-		events:   make([]unix.EpollEvent, loopEvents),
-		rbuf:     make([]byte, loopReadBuf),
-		vus:      make(map[uint64]*loopConn),
-		targets:  make(map[string]*loopTarget),
-		lb:       leanBuf{parts: make([]byte, 0, 512), out: make([]byte, 0, 512)},
-		keptIdle: keptIdle,
+		events:  make([]unix.EpollEvent, loopEvents),
+		rbuf:    make([]byte, loopReadBuf),
+		vus:     make(map[uint64]*loopConn),
+		targets: make(map[string]*loopTarget),
+		lb:      leanBuf{parts: make([]byte, 0, 512), out: make([]byte, 0, 512)},
 	}
 	l.br = bufio.NewReaderSize(&l.rd, leanReadBuffer)
 	l.ctx, l.cancel = context.WithCancel(context.Background())
@@ -365,11 +343,6 @@ func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 		for len(l.timers) > 0 && !now.Before(l.timers[0].deadline) {
 			l.expire(l.timers[0])
 		}
-		nextSweep := l.swept.Add(l.keptIdle / sweepsPerKeptIdle)
-		if l.idleLeft && !now.Before(nextSweep) {
-			l.sweep(now)
-			nextSweep = now.Add(l.keptIdle / sweepsPerKeptIdle)
-		}
 		if len(l.ready) > 0 {
 			ended = append(ended, l.ready...)
 			clear(l.ready)
@@ -382,9 +355,6 @@ func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 		wake := until
 		if len(l.timers) > 0 && (wake.IsZero() || l.timers[0].deadline.Before(wake)) {
 			wake = l.timers[0].deadline
-		}
-		if l.idleLeft && (wake.IsZero() || nextSweep.Before(wake)) {
-			wake = nextSweep
 		}
 		if !until.IsZero() && !now.Before(until) {
 			if polled {
@@ -619,7 +589,14 @@ func (l *eventLoop) pool(lc *loopConn) {
 	}
 	t := lc.t
 	if len(t.idle) >= maxIdlePerAddr {
-		t.prune()
+		live := t.idle[:0]
+		for _, c := range t.idle {
+			if c.fd >= 0 {
+				live = append(live, c)
+			}
+		}
+		clear(t.idle[len(live):])
+		t.idle = live
 	}
 	if len(t.idle) >= maxIdlePerAddr {
 		l.drop(lc)
@@ -627,20 +604,6 @@ func (l *eventLoop) pool(lc *loopConn) {
 	}
 	t.idle = append(t.idle, lc)
 	lc.pooled = true
-}
-
-// prune forgets the connections of t.idle closed since they were pooled.
-func (t *loopTarget) prune() {
-	live := t.idle[:0]
-	for _, lc := range t.idle {
-		if lc.fd >= 0 {
-			live = append(live, lc)
-		} else {
-			lc.pooled = false
-		}
-	}
-	clear(t.idle[len(live):])
-	t.idle = live
 }
 
 // peerClosed peeks at an idle socket without blocking (see aliveCheck).
@@ -909,7 +872,7 @@ func (l *eventLoop) end(lc *loopConn, r response, err error) {
 		return
 	}
 	lc.reused = true
-	lc.state, lc.idleSince, l.idleLeft = stIdle, done, true
+	lc.state = stIdle
 	if l.own(lc); !lc.owned {
 		l.pool(lc) // the VU has another (it sent two at once)
 	}
@@ -1001,11 +964,10 @@ func dupConn(conn net.Conn) int {
 
 // adopt makes a connection given back by a hand-off a kept one of the loop.
 func (l *eventLoop) adopt(b loopBack) {
-	lc := &loopConn{fd: -1, hidx: -1, state: stIdle, t: b.t, addrs: b.addrs, ai: b.ai, vu: b.vu, reused: true, idleSince: time.Now()}
+	lc := &loopConn{fd: -1, hidx: -1, state: stIdle, t: b.t, addrs: b.addrs, ai: b.ai, vu: b.vu, reused: true}
 	if l.register(lc, b.fd) != nil {
 		return
 	}
-	l.idleLeft = true
 	if l.own(lc); !lc.owned {
 		l.pool(lc)
 	}
@@ -1073,25 +1035,6 @@ func (l *eventLoop) Release(vu uint64) {
 		}
 	}
 	l.s.ReleaseVU(vu)
-	l.compact()
-}
-
-// sweep closes the kept connections idle for keptIdle or longer.
-func (l *eventLoop) sweep(now time.Time) {
-	l.swept, l.idleLeft = now, false
-	for _, lc := range l.byFD {
-		if lc == nil || lc.state != stIdle {
-			continue
-		}
-		if now.Sub(lc.idleSince) >= l.keptIdle {
-			l.drop(lc)
-			continue
-		}
-		l.idleLeft = true
-	}
-	for _, t := range l.targets {
-		t.prune()
-	}
 	l.compact()
 }
 

@@ -1,16 +1,12 @@
 package request
 
 import (
-	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // On a kernel without epoll_pwait2 a timerfd in the set times the waits:
@@ -119,66 +115,4 @@ func TestLoopCompactsAfterRelease(t *testing.T) {
 	if n := srv.conns.Load(); n != vus {
 		t.Errorf("%d connections opened, want %d: VUs 0 and 1 kept theirs", n, vus)
 	}
-}
-
-// A kept connection idle for keptIdle is closed, by the sweep the loop's
-// own waits run, while a VU that keeps sending keeps its connection; a VU
-// whose connection was closed dials anew at its next start.
-func TestLoopClosesConnectionsIdleTooLong(t *testing.T) {
-	url, accepts, ended := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
-		_, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-		return err == nil
-	})
-	s := newSender(t, []Spec{{URL: url + "/"}}, Options{})
-	lp := newTestLoop(t, s)
-	l := lp.(*eventLoop)
-	runLoop(t, lp, 3, 1)
-	lp.Start(0, 1) // VU 0 once more: its connection was idle for less
-	if got := waitEnded(t, lp, 1); got[0].Status != 200 {
-		t.Fatalf("VU 0's second request: %+v", got[0])
-	}
-	if len(l.vus) != 3 {
-		t.Fatalf("%d VUs keep a connection, want 3", len(l.vus))
-	}
-	first, last := l.vus[1].idleSince, l.vus[2].idleSince // VUs 1 and 2 went idle
-	if last.Before(first) {
-		first, last = last, first
-	}
-	l.sweep(first.Add(l.keptIdle - time.Nanosecond))
-	if len(l.vus) != 3 {
-		t.Fatalf("a sweep 1 ns before keptIdle left %d of 3 connections", len(l.vus))
-	}
-	l.sweep(last.Add(l.keptIdle))
-	if len(l.vus) != 1 || l.vus[0] == nil || !l.idleLeft {
-		t.Fatalf("after keptIdle: VUs with a connection %v, idleLeft %v; want VU 0's only, and sweeps still due", l.vus, l.idleLeft)
-	}
-	if !counterReaches(ended, 2, 5*time.Second) {
-		t.Fatalf("the server saw %d connections close, want 2", ended.Load())
-	}
-	lp.Start(1, 1)
-	if got := waitEnded(t, lp, 1); got[0].Status != 200 || accepts.Load() != 4 {
-		t.Fatalf("VU 1 after its connection closed: %+v, %d connections accepted; want 200 on a fourth", got[0], accepts.Load())
-	}
-
-	// The loop sweeps by itself while it waits for nothing else.
-	l.keptIdle, l.swept = 40*time.Millisecond, time.Time{} // the sweeps above were at times to come
-	for limit := time.Now().Add(5 * time.Second); len(l.vus) > 0 && time.Now().Before(limit); {
-		lp.Wait(time.Now().Add(100*time.Millisecond), nil)
-	}
-	if len(l.vus) != 0 || l.idleLeft || !counterReaches(ended, 4, 5*time.Second) {
-		t.Fatalf("after waits past keptIdle: %d kept, idleLeft %v, %d closed; want none kept, no sweep due, 4 closed", len(l.vus), l.idleLeft, ended.Load())
-	}
-}
-
-// waitEnded waits for n iterations to end on lp, for up to 10 s.
-func waitEnded(t *testing.T, lp load.Loop, n int) []load.Ended {
-	t.Helper()
-	var ended []load.Ended
-	for limit := time.Now().Add(10 * time.Second); len(ended) < n; {
-		if time.Now().After(limit) {
-			t.Fatalf("%d of %d iterations ended within 10 s", len(ended), n)
-		}
-		ended = lp.Wait(limit, ended)
-	}
-	return ended
 }
