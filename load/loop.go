@@ -17,10 +17,9 @@ type LoopIteration interface {
 	NewLoop() (Loop, error)
 }
 
-// Loop runs iterations started on it. It is not safe for concurrent use:
-// every method but Wake is called by one goroutine at a time (load makes
-// it, and warms it, while preparing the scenario, and runs it on the
-// scenario's goroutine).
+// Loop runs iterations started on it. Every method but Wake must be called
+// from the goroutine that called NewLoop; the Loop may lock that goroutine
+// to its thread until Close.
 type Loop interface {
 	// Start begins iteration iter of VU vu and returns at once; the
 	// iteration ends in a later Wait. A VU runs one iteration at a time.
@@ -41,18 +40,6 @@ type Loop interface {
 	Release(vu uint64)
 	// Close releases everything; no iteration may be in flight.
 	Close() error
-}
-
-// LoopWarmer is a Loop that can make ready, before the schedule starts,
-// what a VU's iteration will need (the lean client opens its connection).
-// load warms each pre-allocated VU's first iteration: a pre-allocated VU
-// then holds its connection from the start, as a k6 VU holds one after
-// its first iteration, and the first starts do not each wait for a
-// connect. Warm is called before the scenario's clock starts, so it may
-// block (for a name lookup); it reports nothing: what it could not make
-// ready is made, and its error counted, at the start.
-type LoopWarmer interface {
-	Warm(vu, iter uint64)
 }
 
 // Ended is one iteration that has ended on a Loop.

@@ -25,17 +25,6 @@ type goLoop struct {
 	starts int
 	vus    map[uint64]bool // the VUs that started an iteration
 	closed bool
-	warmed []warmCall
-}
-
-// warmCall is one call of Warm, with how many Starts came before it.
-type warmCall struct {
-	vu, iter uint64
-	starts   int
-}
-
-func (l *goLoop) Warm(vu, iter uint64) {
-	l.warmed = append(l.warmed, warmCall{vu, iter, l.starts})
 }
 
 // loopIteration offers goLoop over it; err, if set, is NewLoop's error.
@@ -202,27 +191,6 @@ func TestLoopFallsBackToGoroutinesWhenNoLoopCanBeMade(t *testing.T) {
 		}
 		if o.rec.shards != 3 {
 			t.Errorf("%d shards, want 3: one per VU goroutine", o.rec.shards)
-		}
-	})
-}
-
-// The pre-allocated VUs are warmed before the first start, the one on top
-// of the pool (which takes the first start) first; VUs made later are not.
-func TestLoopWarmsThePreAllocatedVUs(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		// 10/s for 1 s with 450 ms service: 5 VUs at once, 3 pre-allocated.
-		li := &loopIteration{Iteration: &target{service: 450 * ms}}
-		exec := ConstantArrivalRate{Rate: 10, Duration: time.Second, PreAllocatedVUs: 3, MaxVUs: 10}
-		o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", Executor: exec, Iteration: li})
-		if o.err != nil {
-			t.Fatal(o.err)
-		}
-		if n := li.vusStarted(); n != 5 {
-			t.Fatalf("%d VUs ran, want 5", n)
-		}
-		want := []warmCall{{3, 0, 0}, {2, 0, 0}, {1, 0, 0}}
-		if got := li.loops[0].warmed; !slices.Equal(got, want) {
-			t.Errorf("warmed (vu, iter, starts before) %v, want %v", got, want)
 		}
 	})
 }

@@ -16,9 +16,8 @@ import (
 // When the Loop cannot be made (NewLoop's error), the scenario runs on
 // arrivals, with a goroutine per VU.
 type loopArrivals struct {
-	a    *arrivals // the schedule and the pool's bounds; and the fallback, which alone runs it
-	it   LoopIteration
-	loop Loop // made in prepare; nil: the scenario runs on arrivals
+	a  *arrivals // the schedule and the pool's bounds; and the fallback, which alone runs it
+	it LoopIteration
 
 	idleMax time.Duration // Options.RetireIdle, resolved
 	slack   time.Duration // starts closer together share a wake-up
@@ -44,12 +43,6 @@ type loopVU struct {
 }
 
 func (l *loopArrivals) prepare(s *scenarioRun) {
-	loop, err := l.it.NewLoop()
-	if err != nil {
-		l.a.prepare(s)
-		return
-	}
-	l.loop = loop
 	l.idleMax = s.runner.opt.retireIdle()
 	switch l.slack = s.runner.opt.TimerSlack; {
 	case l.slack == 0:
@@ -65,20 +58,14 @@ func (l *loopArrivals) prepare(s *scenarioRun) {
 	l.idle = append(l.idle, l.preVUs...)
 	l.alive = len(l.preVUs)
 	s.live.vus.Add(int64(l.alive))
-	if w, ok := loop.(LoopWarmer); ok {
-		// The VU on top of the pool takes the first start: warmed first.
-		for i := len(l.preVUs) - 1; i >= 0; i-- {
-			w.Warm(l.preVUs[i].id, l.preVUs[i].iter)
-		}
-	}
 }
 
 func (l *loopArrivals) offered(elapsed time.Duration) float64 { return l.a.offered(elapsed) }
 
 func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
-	loop := l.loop
-	if loop == nil {
-		l.a.run(s, start)
+	loop, err := l.it.NewLoop()
+	if err != nil {
+		l.fallback(s, start)
 		return
 	}
 	defer loop.Close() //nolint:errcheck // nothing is in flight: every iteration ended below
@@ -254,4 +241,15 @@ func (l *loopArrivals) drain(s *scenarioRun, loop Loop, shard ShardSink, ended [
 		ended = loop.Wait(time.Time{}, ended[:0])
 		l.record(s, shard, ended)
 	}
+}
+
+// fallback runs the scenario on arrivals, its VUs goroutines, taking over
+// the identities of the pre-allocated VUs made in prepare.
+func (l *loopArrivals) fallback(s *scenarioRun, start time.Time) {
+	s.live.vus.Add(-int64(len(l.preVUs)))
+	for i := len(l.preVUs) - 1; i >= 0; i-- {
+		l.a.parked = append(l.a.parked, parkedVU{l.preVUs[i].id, 0})
+	}
+	l.a.prepare(s)
+	l.a.run(s, start)
 }

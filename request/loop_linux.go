@@ -159,7 +159,7 @@ type loopConn struct {
 	vu       uint64
 	owned    bool // it is vus[vu]
 	pooled   bool // it is in t.idle
-	reused   bool // it has been kept idle (after a response, or warmed): the server may have closed it
+	reused   bool // it has carried a response before
 	release  bool // close it when its exchange ends (Release ran)
 	missedIn bool // readable while still connecting or writing
 
@@ -257,33 +257,6 @@ func (l *eventLoop) Start(vu, iter uint64) {
 	lc.deadline = res.Sent.Add(c.timeout)
 	heap.Push(&l.timers, lc)
 	l.begin(lc, out)
-}
-
-// Warm opens the connection iteration iter of vu will use, before the
-// schedule starts (load.LoopWarmer): the connect is made here and ends in
-// the loop's next waits, where the connection becomes the VU's kept one.
-// A Start of the VU before then takes the connect over. A name is looked
-// up here, first, which may block for the request's timeout. Nothing is
-// reported: a connection that cannot be made is tried again, and its
-// error counted, at the VU's start.
-func (l *eventLoop) Warm(vu, iter uint64) {
-	c := l.s.choose(vu, iter)
-	if c.plan == nil || l.vus[vu] != nil {
-		return
-	}
-	authority, out, _, ok := l.s.renderLean(c, vu, iter, &l.lb)
-	if !ok || len(out) > concurrentWriteAbove {
-		return // Do sends it
-	}
-	t := l.target(authority)
-	if t.addrs.Load() == nil && t.host != "" {
-		ctx, cancel := context.WithTimeout(l.ctx, c.timeout)
-		t.addrs.Store(lookup(ctx, t))
-		cancel()
-	}
-	if addrs := t.addrs.Load(); addrs != nil {
-		l.connect(l.newConn(vu, t, *addrs))
-	}
 }
 
 // begin sends out on lc, now or once it is connected.
@@ -547,39 +520,29 @@ func (l *eventLoop) resolve(t *loopTarget, timeout time.Duration) {
 		defer t.resolving.Store(false)
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		if addrs := lookup(ctx, t); addrs != nil {
-			t.addrs.Store(addrs)
-		} // else Do reports it; the loop tries again after resolveAgain
-	}()
-}
-
-// lookup resolves t's name to the addresses to dial, in the order Go's
-// dialer tries them (the first one's family first, then the others); nil
-// when the lookup fails.
-func lookup(ctx context.Context, t *loopTarget) *[]loopAddr {
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", t.host)
-	if err != nil || len(ips) == 0 {
-		return nil
-	}
-	addrs := make([]loopAddr, 0, len(ips))
-	v4 := ips[0].Unmap().Is4()
-	for _, sameFamily := range []bool{true, false} {
-		for _, ip := range ips {
-			if (ip.Unmap().Is4() == v4) == sameFamily {
-				addrs = append(addrs, makeAddr(ip, t.port))
+		ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", t.host)
+		if err != nil || len(ips) == 0 {
+			return // Do reports it; the loop tries again after resolveAgain
+		}
+		// Go's dialer tries the addresses of the first one's family
+		// first, then the others.
+		addrs := make([]loopAddr, 0, len(ips))
+		v4 := ips[0].Unmap().Is4()
+		for _, sameFamily := range []bool{true, false} {
+			for _, ip := range ips {
+				if (ip.Unmap().Is4() == v4) == sameFamily {
+					addrs = append(addrs, makeAddr(ip, t.port))
+				}
 			}
 		}
-	}
-	return &addrs
+		t.addrs.Store(&addrs)
+	}()
 }
 
 // kept is an idle connection to t for vu: its own, else one another VU
 // left (as leanPool.idle); nil when there is none. A request that may not
 // be sent twice takes one only when the server has not closed it.
 func (l *eventLoop) kept(vu uint64, t *loopTarget, replayable bool) *loopConn {
-	if lc := l.vus[vu]; lc != nil && lc.state == stConnecting && lc.c == nil && lc.t == t {
-		return lc // warmed, still connecting: the request goes once it is
-	}
 	if lc := l.vus[vu]; lc != nil && lc.state == stIdle {
 		switch {
 		case lc.t != t:
@@ -672,7 +635,8 @@ func (l *eventLoop) connect(lc *loopConn) {
 		}
 		switch err {
 		case nil:
-			l.dialed(lc)
+			lc.state = stIdle
+			l.send(lc)
 			return
 		case unix.EINPROGRESS, unix.EINTR, unix.EALREADY:
 			lc.state = stConnecting
@@ -680,30 +644,7 @@ func (l *eventLoop) connect(lc *loopConn) {
 		}
 		l.dialFailed(lc, err, "connect")
 	}
-	if lc.c == nil {
-		l.drop(lc) // warmed: the VU's start dials again, and reports
-		return
-	}
 	l.fail(lc, lc.dialErr)
-}
-
-// dialed goes on with lc once it is connected: it sends the request, or,
-// warmed with none yet (Warm), keeps lc idle for its VU; a warmed
-// connection the server already wrote to or closed is out of step, and
-// one whose VU was released meanwhile is closed.
-func (l *eventLoop) dialed(lc *loopConn) {
-	lc.state = stIdle
-	switch {
-	case lc.c != nil:
-		l.send(lc)
-	case lc.missedIn || lc.release:
-		l.drop(lc)
-	default:
-		lc.reused = true
-		if !lc.owned {
-			l.pool(lc)
-		}
-	}
 }
 
 // connected goes on with lc once its connect has finished.
@@ -713,7 +654,8 @@ func (l *eventLoop) connected(lc *loopConn) {
 		err = syscall.Errno(errno)
 	}
 	if err == nil {
-		l.dialed(lc)
+		lc.state = stIdle
+		l.send(lc)
 		return
 	}
 	l.dialFailed(lc, err, "connect")

@@ -1,16 +1,12 @@
 package request
 
 import (
-	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // On a kernel without epoll_pwait2 a timerfd in the set times the waits:
@@ -119,80 +115,4 @@ func TestLoopCompactsAfterRelease(t *testing.T) {
 	if n := srv.conns.Load(); n != vus {
 		t.Errorf("%d connections opened, want %d: VUs 0 and 1 kept theirs", n, vus)
 	}
-}
-
-// Warm opens each VU's connection before its first start, and the starts
-// use them: three VUs, six requests, three connections, all accepted
-// before any start. A start that comes while the warmed connection is
-// still connecting takes it over.
-func TestLoopWarmOpensTheVUsConnections(t *testing.T) {
-	url, accepts, _ := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
-		_, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-		return err == nil
-	})
-	s := newSender(t, []Spec{{URL: url + "/"}}, Options{})
-	lp := newTestLoop(t, s)
-	l := lp.(*eventLoop)
-	for vu := range uint64(3) {
-		l.Warm(vu, 0)
-	}
-	connecting := l.vus[0] != nil && l.vus[0].state == stConnecting
-	lp.Start(0, 0) // at once: on loopback the connect is usually still under way
-	if !counterReaches(accepts, 3, 5*time.Second) {
-		t.Fatalf("%d connections accepted after warming 3 VUs, want 3", accepts.Load())
-	}
-	if got := waitEnded(t, lp, 1); got[0].Status != 200 {
-		t.Fatalf("VU 0's first request (its connection connecting at the start: %v): %+v", connecting, got[0])
-	}
-	t.Logf("VU 0's start found its warmed connection connecting: %v", connecting)
-	for vu := range uint64(3) {
-		l.Warm(vu, 1) // it has a connection: nothing to do
-	}
-	got := runLoop(t, lp, 3, 2)
-	for k, r := range got {
-		if r.Status != 200 {
-			t.Errorf("vu %d iter %d: %+v", k.vu, k.iter, r)
-		}
-	}
-	if n := accepts.Load(); n != 3 {
-		t.Errorf("%d connections for 3 warmed VUs, want 3", n)
-	}
-}
-
-// A connection Warm cannot make is forgotten without a word; the VU's
-// start dials again and counts the error.
-func TestLoopWarmFailsQuietly(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
-	s := newSender(t, []Spec{{URL: "http://" + addr + "/"}}, Options{})
-	lp := newTestLoop(t, s)
-	l := lp.(*eventLoop)
-	l.Warm(0, 0)
-	if ended := lp.Wait(time.Now().Add(50*time.Millisecond), nil); len(ended) != 0 {
-		t.Fatalf("a warm reported %d iterations: %+v", len(ended), ended)
-	}
-	if len(l.vus) != 0 {
-		t.Fatalf("a refused warm left %d connections", len(l.vus))
-	}
-	lp.Start(0, 0)
-	if got := waitEnded(t, lp, 1); got[0].ErrClass != ClassRefused {
-		t.Errorf("the start after a refused warm: class %q, err %v; want %q", got[0].ErrClass, got[0].Err, ClassRefused)
-	}
-}
-
-// waitEnded waits for n iterations to end on lp, for up to 10 s.
-func waitEnded(t *testing.T, lp load.Loop, n int) []load.Ended {
-	t.Helper()
-	var ended []load.Ended
-	for limit := time.Now().Add(10 * time.Second); len(ended) < n; {
-		if time.Now().After(limit) {
-			t.Fatalf("%d of %d iterations ended within 10 s", len(ended), n)
-		}
-		ended = lp.Wait(limit, ended)
-	}
-	return ended
 }

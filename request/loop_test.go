@@ -10,7 +10,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -323,19 +322,27 @@ func TestLoopRelease(t *testing.T) {
 		_, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
 		return err == nil
 	})
+	// closedWithin reports whether the server has seen n connections end
+	// within d.
+	closedWithin := func(n int32, d time.Duration) bool {
+		for end := time.Now().Add(d); closed.Load() < n && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+		return closed.Load() >= n
+	}
 	s := newSender(t, []Spec{{URL: url + "/"}}, Options{})
 	lp := newTestLoop(t, s)
 	runLoop(t, lp, 2, 2)
-	if counterReaches(closed, 1, 20*time.Millisecond) {
+	if closedWithin(1, 20*time.Millisecond) {
 		t.Fatal("a connection closed before Release")
 	}
 	lp.Release(1)
-	if !counterReaches(closed, 1, 5*time.Second) {
+	if !closedWithin(1, 5*time.Second) {
 		t.Fatal("the server saw no close after Release")
 	}
 	lp.Release(1) // again: nothing to close
 	lp.Release(99)
-	if counterReaches(closed, 2, 20*time.Millisecond) {
+	if closedWithin(2, 20*time.Millisecond) {
 		t.Fatal("Release(1) closed VU 0's connection too")
 	}
 }
@@ -473,12 +480,4 @@ func TestLoopLeaksNoDescriptors(t *testing.T) {
 	if len(added) > 0 {
 		t.Errorf("descriptors opened during the test and still open: %v", added)
 	}
-}
-
-// counterReaches reports whether c reaches n within d.
-func counterReaches(c *atomic.Int32, n int32, d time.Duration) bool {
-	for end := time.Now().Add(d); c.Load() < n && time.Now().Before(end); {
-		time.Sleep(time.Millisecond)
-	}
-	return c.Load() >= n
 }
