@@ -27,7 +27,10 @@ type Loop interface {
 	// Wait blocks until at least one started iteration has ended, until
 	// the clock reaches until, or until Wake is called, whichever is first,
 	// and appends the iterations that have ended to ended. Each Result has
-	// Sent and Done stamped. A zero until waits without a time limit.
+	// Sent and Done stamped. A zero until waits without a time limit. When
+	// until is a few milliseconds away, a Loop may sleep through the ends
+	// of iterations to wake once, at until; their Done is then when they
+	// ended, not when Wait saw them.
 	Wait(until time.Time, ended []Ended) []Ended
 	// Wake makes a blocked Wait return, or the next one return at once.
 	// Any goroutine may call it.

@@ -11,7 +11,10 @@ import (
 // counts it dropped, exactly as arrivals does, and then waits on the Loop
 // until the next intended start or until iterations end. No VU is a
 // goroutine, so a stall that needs thousands of VUs leaves nothing of them
-// behind but their ids, and no start is handed between goroutines.
+// behind but their ids, and no start is handed between goroutines. Which
+// idle VU takes a start differs from arrivals, where a VU that finishes
+// takes the next start itself: here the most recently idle one, but the one
+// idle longest once it has been idle for the retire limit (see rotate).
 //
 // When the Loop cannot be made (NewLoop's error), the scenario runs on
 // arrivals, with a goroutine per VU.

@@ -85,10 +85,18 @@ const (
 type eventLoop struct {
 	s      *Sender
 	epfd   int
+	epwake int // an epoll set of evfd alone, for the waits that sleep through responses (see poll); -1 without epoll_pwait2
 	evfd   int
 	tfd    int  // the timeout's timerfd where the kernel lacks epoll_pwait2 (before 5.11); else -1
 	pwait2 bool // epoll_pwait2 is there
 	events []unix.EpollEvent
+	wakeEv [1]unix.EpollEvent
+
+	// recvmsg's arguments, for reads that also take the kernel's receive
+	// time of the bytes (SO_TIMESTAMPNS).
+	msg unix.Msghdr
+	iov unix.Iovec
+	oob [64]byte
 
 	// Scratch shared by every connection: the loop parses one response
 	// at a time.
@@ -123,6 +131,15 @@ type eventLoop struct {
 	done    bool      // Close ran
 	yielded time.Time // the loop's last runtime.Gosched (see loopYield)
 }
+
+// sleepThrough: a wait that ends this soon (at the next intended start, a
+// deadline, or the caller's until) ends only then or on Wake, not when a
+// response arrives: at 1,000 to 5,000 starts a second the loop then wakes
+// once per start rather than twice (once more for the response), and the
+// response is timed from the kernel's receive time of its bytes. An
+// iteration that ended meanwhile is reported up to this much later, and
+// its VU is free again that much later.
+const sleepThrough = 5 * time.Millisecond
 
 // loopYield is how often the loop yields to the scheduler, well within
 // the monitor thread's 10 ms (see eventLoop).
@@ -164,6 +181,7 @@ type loopConn struct {
 	missedIn bool // readable while still connecting or writing
 
 	// The exchange in flight.
+	rx       int64 // the kernel's receive time of the response's last bytes read (Unix ns); 0 if none
 	c        *compiled
 	iter     uint64
 	res      load.Result
@@ -179,7 +197,7 @@ type loopConn struct {
 
 func newLoop(s *Sender) (_ load.Loop, err error) {
 	l := &eventLoop{
-		s: s, epfd: -1, evfd: -1, tfd: -1,
+		s: s, epfd: -1, epwake: -1, evfd: -1, tfd: -1,
 		events:  make([]unix.EpollEvent, loopEvents),
 		rbuf:    make([]byte, loopReadBuf),
 		vus:     make(map[uint64]*loopConn),
@@ -204,7 +222,15 @@ func newLoop(s *Sender) (_ load.Loop, err error) {
 	}
 	var ts unix.Timespec
 	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0)
-	if l.pwait2 = e != unix.ENOSYS; !l.pwait2 {
+	if l.pwait2 = e != unix.ENOSYS; l.pwait2 {
+		if l.epwake, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+			return nil, os.NewSyscallError("epoll_create1", err)
+		}
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(l.evfd)}
+		if err = unix.EpollCtl(l.epwake, unix.EPOLL_CTL_ADD, l.evfd, &ev); err != nil {
+			return nil, os.NewSyscallError("epoll_ctl", err)
+		}
+	} else {
 		// A timerfd in the set bounds epoll_pwait's wait to the nanosecond.
 		if l.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
 			return nil, os.NewSyscallError("timerfd_create", err)
@@ -261,7 +287,7 @@ func (l *eventLoop) Start(vu, iter uint64) {
 
 // begin sends out on lc, now or once it is connected.
 func (l *eventLoop) begin(lc *loopConn, out []byte) {
-	lc.out, lc.outOwned, lc.missedIn = out, false, false
+	lc.out, lc.outOwned, lc.missedIn, lc.rx = out, false, false, 0
 	lc.tail = lc.tail[:0]
 	if lc.state == stIdle {
 		l.send(lc)
@@ -392,6 +418,12 @@ func (l *eventLoop) poll(wake, now time.Time) int {
 		e syscall.Errno
 	)
 	switch {
+	case l.epwake >= 0 && !wake.IsZero() && wake.Sub(now) <= sleepThrough:
+		// Only Wake ends this wait early; responses that arrive meanwhile
+		// are read when it ends, timed from their arrival (see read).
+		ts := unix.NsecToTimespec(int64(wake.Sub(now)))
+		unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epwake), uintptr(unsafe.Pointer(&l.wakeEv[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0) //nolint:errcheck // EINTR: early, like a Wake
+		return l.pollNow()
 	case !l.pwait2:
 		var spec unix.ItimerSpec // zero disarms it
 		if !wake.IsZero() {
@@ -694,6 +726,9 @@ func (l *eventLoop) socket(lc *loopConn, family int) error {
 
 // register puts fd in the epoll set as lc's socket, or closes it.
 func (l *eventLoop) register(lc *loopConn, fd int) error {
+	// Reads take the kernel's receive time of the bytes: a response is
+	// timed from its arrival, not from when the loop woke to read it.
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) //nolint:errcheck // without it, responses are timed when read
 	l.gen++
 	if err := l.watch(fd, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP|unix.EPOLLET, l.gen); err != nil {
 		unix.Close(fd)
@@ -760,12 +795,19 @@ func (lc *loopConn) addr() net.Addr {
 func (l *eventLoop) read(lc *loopConn, drain bool) {
 	for {
 		n0 := copy(l.rbuf, lc.tail)
-		n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(lc.fd), uintptr(unsafe.Pointer(&l.rbuf[n0])), uintptr(len(l.rbuf)-n0))
+		l.iov.Base = &l.rbuf[n0]
+		l.iov.SetLen(len(l.rbuf) - n0)
+		l.msg.Iov, l.msg.Iovlen = &l.iov, 1
+		l.msg.Control = &l.oob[0]
+		l.msg.SetControllen(len(l.oob))
+		n, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(lc.fd), uintptr(unsafe.Pointer(&l.msg)), 0)
 		var final error
 		switch e {
 		case 0:
 			if n == 0 {
 				final = io.EOF
+			} else if rx := l.rxTime(); rx != 0 {
+				lc.rx = rx
 			}
 		case unix.EINTR:
 			continue
@@ -788,6 +830,39 @@ func (l *eventLoop) read(lc *loopConn, drain bool) {
 			return // short: all there was
 		}
 	}
+}
+
+// rxTime is the receive time (Unix ns) of the last bytes the last recvmsg
+// read, from its SCM_TIMESTAMPNS control message; 0 without one.
+func (l *eventLoop) rxTime() int64 {
+	b := l.oob[:min(int(l.msg.Controllen), len(l.oob))]
+	for len(b) >= unix.SizeofCmsghdr {
+		h := (*unix.Cmsghdr)(unsafe.Pointer(&b[0]))
+		size := int(h.Len)
+		if size < unix.SizeofCmsghdr || size > len(b) {
+			return 0
+		}
+		if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS && size >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
+			return (*unix.Timespec)(unsafe.Pointer(&b[unix.CmsgLen(0)])).Nano()
+		}
+		b = b[min(unix.CmsgSpace(size-unix.CmsgLen(0)), len(b)):]
+	}
+	return 0
+}
+
+// arrived is when the response of lc's exchange arrived, by the kernel's
+// receive time of its last bytes, on the monotonic clock through now; now
+// itself when there is no receive time, or one that a step of the wall
+// clock put before the request was sent or after now.
+func arrived(lc *loopConn, now time.Time) time.Time {
+	if lc.rx == 0 {
+		return now
+	}
+	age := time.Duration(now.UnixNano() - lc.rx)
+	if t := now.Add(-age); age >= 0 && !t.Before(lc.res.Sent) {
+		return t
+	}
+	return now
 }
 
 // parse reads the response in data, whose connection ends with final
@@ -845,6 +920,9 @@ func (l *eventLoop) fail(lc *loopConn, err error) { l.end(lc, response{}, err) }
 // a reused one turned out closed before the response began (as exchange).
 func (l *eventLoop) end(lc *loopConn, r response, err error) {
 	done := time.Now()
+	if err == nil {
+		done = arrived(lc, done)
+	}
 	l.untime(lc)
 	res := lc.res
 	res.BytesIn = r.bytesIn
@@ -1091,7 +1169,7 @@ func (l *eventLoop) Close() error {
 			l.drop(lc)
 		}
 	}
-	for _, fd := range []int{l.evfd, l.tfd} {
+	for _, fd := range []int{l.evfd, l.tfd, l.epwake} {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
@@ -1099,7 +1177,7 @@ func (l *eventLoop) Close() error {
 	if l.epfd >= 0 {
 		unix.Close(l.epfd)
 	}
-	l.evfd, l.tfd, l.epfd = -1, -1, -1
+	l.evfd, l.tfd, l.epfd, l.epwake = -1, -1, -1, -1
 	l.ready, l.byFD = nil, nil
 	return nil
 }

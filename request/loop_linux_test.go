@@ -1,6 +1,8 @@
 package request
 
 import (
+	"io"
+	"net"
 	"net/http"
 	"runtime"
 	"testing"
@@ -114,5 +116,76 @@ func TestLoopCompactsAfterRelease(t *testing.T) {
 	}
 	if n := srv.conns.Load(); n != vus {
 		t.Errorf("%d connections opened, want %d: VUs 0 and 1 kept theirs", n, vus)
+	}
+}
+
+// A response read after it arrived is timed from its arrival (the kernel's
+// receive time), not from the read: its Done is before the Wait that read
+// it began.
+func TestLoopTimesResponsesFromTheirArrival(t *testing.T) {
+	answered := make(chan struct{}, 8)
+	url, _, _ := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
+		_, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		answered <- struct{}{}
+		return err == nil
+	})
+	s := newSender(t, []Spec{{URL: url + "/"}}, Options{})
+	lp := newTestLoop(t, s)
+	runLoop(t, lp, 1, 1) // connected: the next Start writes at once
+	<-answered
+	lp.Start(0, 1)
+	select {
+	case <-answered: // on loopback the bytes are in knee's socket once the server's write returns
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer within 10 s")
+	}
+	time.Sleep(time.Millisecond)
+	before := time.Now()
+	got := waitEnded(t, lp, 1)[0]
+	if got.Status != 200 || got.Done.Before(got.Sent) || !got.Done.Before(before) {
+		t.Errorf("status %d, sent at 0, done at %v, read from %v: want done between sent and the read", got.Status, got.Done.Sub(got.Sent), before.Sub(got.Sent))
+	}
+}
+
+// A Wait whose until is within sleepThrough sleeps through a response that
+// arrives before then, and returns at until; only Wake ends it early.
+func TestLoopSleepsThroughResponsesNearUntil(t *testing.T) {
+	srv := startRaw(t, func(*http.Request) (string, bool) { return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false })
+	s := newSender(t, []Spec{{URL: srv.url()}}, Options{})
+	lp := newTestLoop(t, s)
+	if lp.(*eventLoop).epwake < 0 {
+		t.Skip("SKIP: no epoll_pwait2 on this kernel: the loop wakes for every response")
+	}
+	runLoop(t, lp, 1, 1)
+	for iter := uint64(1); iter <= 3; iter++ {
+		lp.Start(0, iter)
+		until := time.Now().Add(sleepThrough / 2)
+		ended := lp.Wait(until, nil)
+		if now := time.Now(); now.Before(until) {
+			t.Fatalf("Wait returned %v before until with %d ended: it woke for the response", until.Sub(now), len(ended))
+		}
+		if len(ended) == 0 { // the response came after until: a slow machine
+			ended = waitEnded(t, lp, 1)
+		}
+		if r := ended[0].Result; r.Status != 200 || r.Done.Before(r.Sent) {
+			t.Fatalf("iteration %d: %+v", iter, r)
+		}
+	}
+	// Wake still ends such a wait early (tried a few times: the timer that
+	// calls it may itself come late on a busy machine).
+	for try := 0; ; try++ {
+		until := time.Now().Add(sleepThrough)
+		fired := make(chan struct{})
+		time.AfterFunc(sleepThrough/10, func() { lp.Wake(); close(fired) })
+		lp.Wait(until, nil)
+		early := time.Now().Before(until)
+		<-fired
+		if early {
+			break
+		}
+		if try == 9 {
+			t.Fatal("10 waits within sleepThrough ran to until despite a Wake at a tenth of it")
+		}
+		lp.Wait(time.Now(), nil) // takes the late Wake, which would end the next wait at once
 	}
 }

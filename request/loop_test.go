@@ -481,3 +481,16 @@ func TestLoopLeaksNoDescriptors(t *testing.T) {
 		t.Errorf("descriptors opened during the test and still open: %v", added)
 	}
 }
+
+// waitEnded waits for n iterations to end on lp, for up to 10 s.
+func waitEnded(t *testing.T, lp load.Loop, n int) []load.Ended {
+	t.Helper()
+	var ended []load.Ended
+	for limit := time.Now().Add(10 * time.Second); len(ended) < n; {
+		if time.Now().After(limit) {
+			t.Fatalf("%d of %d iterations ended within 10 s", len(ended), n)
+		}
+		ended = lp.Wait(limit, ended)
+	}
+	return ended
+}
