@@ -29,8 +29,9 @@ type Loop interface {
 	// and appends the iterations that have ended to ended. Each Result has
 	// Sent and Done stamped. A zero until waits without a time limit. When
 	// until is a few milliseconds away, a Loop may sleep through the ends
-	// of iterations to wake once, at until; their Done is then when they
-	// ended, not when Wait saw them.
+	// of iterations to wake once, at until, and return then without them,
+	// for the caller's starts to go first; the next Wait returns them, each
+	// Done when it ended, not when Wait saw it.
 	Wait(until time.Time, ended []Ended) []Ended
 	// Wake makes a blocked Wait return, or the next one return at once.
 	// Any goroutine may call it.
