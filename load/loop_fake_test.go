@@ -38,10 +38,11 @@ type vuStart struct {
 // loopIteration offers goLoop over it; err, if set, is NewLoop's error.
 type loopIteration struct {
 	Iteration
-	err   error
-	mu    sync.Mutex
-	loops []*goLoop
-	rel   []uint64 // VUs released through a Loop
+	err    error
+	sleepy bool // its Loops sleep through ends (sleepyLoop)
+	mu     sync.Mutex
+	loops  []*goLoop
+	rel    []uint64 // VUs released through a Loop
 }
 
 func (li *loopIteration) NewLoop() (Loop, error) {
@@ -53,7 +54,23 @@ func (li *loopIteration) NewLoop() (Loop, error) {
 	li.mu.Lock()
 	li.loops = append(li.loops, l)
 	li.mu.Unlock()
+	if li.sleepy {
+		return sleepyLoop{loopRelease{l, li}}, nil
+	}
 	return loopRelease{l, li}, nil
+}
+
+// sleepyLoop sleeps through ends, as the event loop does when the next
+// start is near: a Wait whose until is ahead returns at until with nothing;
+// one whose until has passed (or is zero) returns what has ended.
+type sleepyLoop struct{ loopRelease }
+
+func (l sleepyLoop) Wait(until time.Time, ended []Ended) []Ended {
+	if d := time.Until(until); !until.IsZero() && d > 0 {
+		time.Sleep(d)
+		return ended
+	}
+	return l.loopRelease.Wait(until, ended)
 }
 
 // vusStarted is how many distinct VUs started an iteration on its Loops.
@@ -256,6 +273,26 @@ func TestLoopRotatesThePreAllocatedVUs(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A start that finds no idle VU first takes what has ended but the Loop
+// has not returned (it sleeps through ends) before it makes a VU: one VU
+// runs 10/s at 50 ms each, as on a Loop that returns every end at once.
+func TestLoopReapsBeforeMakingAVU(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		li := &loopIteration{Iteration: &target{service: 50 * ms}, sleepy: true}
+		exec := ConstantArrivalRate{Rate: 10, Duration: time.Second, PreAllocatedVUs: 1, MaxVUs: 5}
+		o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "s", Executor: exec, Iteration: li})
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		if n := li.vusStarted(); n != 1 {
+			t.Errorf("%d VUs ran, want 1: a VU was made while the only one had ended", n)
+		}
+		if n := len(o.rec.all()); n != 10 || o.rec.dropped["s"] != 0 {
+			t.Errorf("%d samples, %d dropped; want 10 and 0", n, o.rec.dropped["s"])
+		}
+	})
 }
 
 func TestGoroutineVUsOptionKeepsTheGoroutineEngine(t *testing.T) {

@@ -34,6 +34,8 @@ type loopArrivals struct {
 	next   int64         // the next iteration neither started nor dropped
 	prev   time.Duration // the offset of the one before next
 	preVUs []*loopVU     // the pre-allocated VUs, made in prepare
+	shard  ShardSink     // where run records
+	reaped []Ended       // reap's buffer
 }
 
 // loopVU is one VU of the loop engine: an id, its iteration count, and,
@@ -78,8 +80,8 @@ func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
 	unwatchHard := context.AfterFunc(s.hard, loop.Wake)
 	defer unwatchHard()
 
-	shard := s.runner.rec.Shard()
-	ended := make([]Ended, 0, 64)
+	l.shard = s.runner.rec.Shard()
+	shard, ended := l.shard, make([]Ended, 0, 64)
 	end := start.Add(l.a.sched.Duration())
 	var batch time.Time // when the last starts were made
 	for s.stop.Err() == nil {
@@ -133,7 +135,8 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 			v = l.idle[0]
 			l.idle[0] = nil
 			l.idle = l.idle[1:]
-		case n > 0:
+		case n > 0 || l.reap(s, loop):
+			n = len(l.idle)
 			v = l.idle[n-1]
 			l.idle[n-1] = nil
 			l.idle = l.idle[:n-1]
@@ -173,6 +176,16 @@ func (l *loopArrivals) rotate(now time.Time, gap time.Duration) bool {
 		limit = idleLimit(DefaultRetireIdle, gap)
 	}
 	return now.Sub(l.idle[0].since) > limit
+}
+
+// reap records the iterations that have ended but that the Loop has not
+// returned yet (it may sleep through ends to wake once per start; see
+// Loop.Wait), and reports whether a VU is idle now: a start that finds
+// none looks there before it makes a VU, which would open a connection.
+func (l *loopArrivals) reap(s *scenarioRun, loop Loop) bool {
+	l.reaped = loop.Wait(time.Now(), l.reaped[:0])
+	l.record(s, l.shard, l.reaped)
+	return len(l.idle) > 0
 }
 
 // spawn makes a new VU, taking over a retired one's identity if there is one.
