@@ -86,10 +86,11 @@ echo "# $(date -u '+%H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # every sample, and over those "between stalls", taken SETTLE (default 60)
 # s or more after the last freeze began (a stall of the machine itself is
 # not excluded); the run directory's growth per 10 s interval after 120 s
-# (mean, min, max).
-awk -v every="$FREEZE_EVERY" -v settle="${SETTLE:-60}" '
+# (mean, min, max). A sample taken once the run's time is up is left out:
+# knee is then reading the run back for its report.
+awk -v every="$FREEZE_EVERY" -v settle="${SETTLE:-60}" -v end="$((MINUTES * 60))" '
 function dev(x, x0) { d = (x - x0) / x0; return d < 0 ? -d : d }
-NR > 1 && $1 >= 120 {
+NR > 1 && $1 >= 120 && $1 < end {
 	# Columns 2-7: RSS, anonymous RSS, threads, open files, VUs, goroutines.
 	if (!base) { base = 1; for (c = 2; c <= 7; c++) x0[c] = $c }
 	between = $1 < every || $1 % every >= settle

@@ -48,7 +48,10 @@
 // reads is finished by the blocking parser and its connection comes back;
 // a name is resolved once per authority (requests go through Do until it
 // is). A keep-alive request through it allocates nothing
-// (TestLoopAllocatesNothing).
+// (TestLoopAllocatesNothing). Its results differ from Do's in one way: a
+// response's Done is the kernel's receive time of its last bytes, not the
+// time the loop read them, since the loop may read them only at its next
+// wake-up (see sleepThrough).
 //
 // Host headers: both clients refuse one that is not a valid host[:port]
 // (net/http alone would send an empty Host).
