@@ -138,7 +138,7 @@ type eventLoop struct {
 // response arrives, and Wait returns at until before it reads what came
 // meanwhile, so that the caller's starts go first; the next Wait reads it.
 // The loop then wakes once per start rather than twice (once more for the
-// response): at 5,000/s 50.5 → 31.8 µs of CPU per request (bench/README.md
+// response): at 5,000/s 50.2 → 34.2 µs of CPU per request (bench/README.md
 // (d)). A response is timed from the kernel's receive time of its last
 // bytes, so reading it later changes nothing of its latency; its VU is
 // free again after the starts of that wake-up rather than before them.
@@ -362,10 +362,7 @@ func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 				// reads what came in meanwhile (timed from its arrival).
 				return ended
 			}
-			l.unread = false
-			for _, ev := range l.events[:l.pollNow()] {
-				l.event(ev)
-			}
+			l.readUnread()
 		}
 		if l.npost.Load() > 0 {
 			l.mu.Lock()
@@ -406,6 +403,16 @@ func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 		n := l.poll(wake, now)
 		polled = true
 		for _, ev := range l.events[:n] {
+			l.event(ev)
+		}
+	}
+}
+
+// readUnread handles the events a wait slept through (see sleepThrough).
+func (l *eventLoop) readUnread() {
+	if l.unread {
+		l.unread = false
+		for _, ev := range l.events[:l.pollNow()] {
 			l.event(ev)
 		}
 	}
@@ -1095,6 +1102,7 @@ func (l *eventLoop) drop(lc *loopConn) {
 // Cancel ends every iteration in flight as interrupted; those on
 // goroutines end through their context and come back in a later Wait.
 func (l *eventLoop) Cancel() {
+	l.readUnread() // what has come in has ended, not been interrupted
 	l.cancel()
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	err := fmt.Errorf("%w: %w", ErrInterrupted, context.Canceled)

@@ -188,3 +188,32 @@ func TestLoopSleepsThroughResponsesNearUntil(t *testing.T) {
 		lp.Wait(time.Now(), nil) // takes the late Wake, which would end the next wait at once
 	}
 }
+
+// Cancel after a wait that slept through a response counts that response
+// as it ended, not as interrupted.
+func TestLoopCancelKeepsResponsesSleptThrough(t *testing.T) {
+	answered := make(chan struct{}, 8)
+	url, _, _ := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
+		_, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		answered <- struct{}{}
+		return err == nil
+	})
+	s := newSender(t, []Spec{{URL: url + "/"}}, Options{})
+	lp := newTestLoop(t, s)
+	if lp.(*eventLoop).epwake < 0 {
+		t.Skip("SKIP: no epoll_pwait2 on this kernel: the loop wakes for every response")
+	}
+	runLoop(t, lp, 1, 1)
+	<-answered
+	lp.Start(0, 1)
+	lp.Wait(time.Now().Add(sleepThrough/2), nil)
+	select {
+	case <-answered: // on loopback the bytes are in knee's socket once the server's write returns
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer within 10 s")
+	}
+	lp.Cancel()
+	if got := waitEnded(t, lp, 1)[0]; got.Status != 200 || got.Err != nil {
+		t.Errorf("the response slept through, then Cancel: status %d, err %v; want 200", got.Status, got.Err)
+	}
+}
