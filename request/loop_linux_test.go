@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/knee-dev/knee/load"
 )
 
 // On a kernel without epoll_pwait2 a timerfd in the set times the waits:
@@ -119,26 +121,38 @@ func TestLoopCompactsAfterRelease(t *testing.T) {
 	}
 }
 
-// A response read after it arrived is timed from its arrival (the kernel's
-// receive time), not from the read: its Done is before the Wait that read
-// it began.
-func TestLoopTimesResponsesFromTheirArrival(t *testing.T) {
+// answeredLoop is a Loop sending to a server that answers every request
+// with 200 and then tells answered.
+func answeredLoop(t *testing.T) (load.Loop, chan struct{}) {
 	answered := make(chan struct{}, 8)
 	url, _, _ := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
 		_, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 		answered <- struct{}{}
 		return err == nil
 	})
-	s := newSender(t, []Spec{{URL: url + "/"}}, Options{})
-	lp := newTestLoop(t, s)
-	runLoop(t, lp, 1, 1) // connected: the next Start writes at once
-	<-answered
-	lp.Start(0, 1)
+	return newTestLoop(t, newSender(t, []Spec{{URL: url + "/"}}, Options{})), answered
+}
+
+// waitAnswer waits up to 10 s for the server to have answered. On loopback
+// the bytes are in knee's socket once the server's write has returned.
+func waitAnswer(t *testing.T, answered chan struct{}) {
+	t.Helper()
 	select {
-	case <-answered: // on loopback the bytes are in knee's socket once the server's write returns
+	case <-answered:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer within 10 s")
 	}
+}
+
+// A response read after it arrived is timed from its arrival (the kernel's
+// receive time), not from the read: its Done is before the Wait that read
+// it began.
+func TestLoopTimesResponsesFromTheirArrival(t *testing.T) {
+	lp, answered := answeredLoop(t)
+	runLoop(t, lp, 1, 1) // connected: the next Start writes at once
+	<-answered
+	lp.Start(0, 1)
+	waitAnswer(t, answered)
 	time.Sleep(time.Millisecond)
 	before := time.Now()
 	got := waitEnded(t, lp, 1)[0]
@@ -192,14 +206,7 @@ func TestLoopSleepsThroughResponsesNearUntil(t *testing.T) {
 // Cancel after a wait that slept through a response counts that response
 // as it ended, not as interrupted.
 func TestLoopCancelKeepsResponsesSleptThrough(t *testing.T) {
-	answered := make(chan struct{}, 8)
-	url, _, _ := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
-		_, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-		answered <- struct{}{}
-		return err == nil
-	})
-	s := newSender(t, []Spec{{URL: url + "/"}}, Options{})
-	lp := newTestLoop(t, s)
+	lp, answered := answeredLoop(t)
 	if lp.(*eventLoop).epwake < 0 {
 		t.Skip("SKIP: no epoll_pwait2 on this kernel: the loop wakes for every response")
 	}
@@ -207,11 +214,7 @@ func TestLoopCancelKeepsResponsesSleptThrough(t *testing.T) {
 	<-answered
 	lp.Start(0, 1)
 	lp.Wait(time.Now().Add(sleepThrough/2), nil)
-	select {
-	case <-answered: // on loopback the bytes are in knee's socket once the server's write returns
-	case <-time.After(10 * time.Second):
-		t.Fatal("no answer within 10 s")
-	}
+	waitAnswer(t, answered)
 	lp.Cancel()
 	if got := waitEnded(t, lp, 1)[0]; got.Status != 200 || got.Err != nil {
 		t.Errorf("the response slept through, then Cancel: status %d, err %v; want 200", got.Status, got.Err)
