@@ -85,10 +85,9 @@ const (
 type eventLoop struct {
 	s      *Sender
 	epfd   int
-	epwake int // an epoll set of evfd alone, for the waits that sleep through responses (see poll); -1 without epoll_pwait2
+	epwake int // an epoll set of evfd alone, for the waits that sleep through responses (see poll); -1 when the kernel lacks epoll_pwait2
 	evfd   int
-	tfd    int  // the timeout's timerfd where the kernel lacks epoll_pwait2 (before 5.11); else -1
-	pwait2 bool // epoll_pwait2 is there
+	tfd    int // the timeout's timerfd where the kernel lacks epoll_pwait2 (before 5.11); else -1
 	events []unix.EpollEvent
 	wakeEv [1]unix.EpollEvent
 
@@ -226,13 +225,12 @@ func newLoop(s *Sender) (_ load.Loop, err error) {
 	}
 	var ts unix.Timespec
 	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0)
-	if l.pwait2 = e != unix.ENOSYS; l.pwait2 {
+	if e != unix.ENOSYS {
 		if l.epwake, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 			return nil, os.NewSyscallError("epoll_create1", err)
 		}
-		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(l.evfd)}
-		if err = unix.EpollCtl(l.epwake, unix.EPOLL_CTL_ADD, l.evfd, &ev); err != nil {
-			return nil, os.NewSyscallError("epoll_ctl", err)
+		if err = epollAdd(l.epwake, l.evfd, unix.EPOLLIN, 0); err != nil {
+			return nil, err
 		}
 	} else {
 		// A timerfd in the set bounds epoll_pwait's wait to the nanosecond.
@@ -246,9 +244,15 @@ func newLoop(s *Sender) (_ load.Loop, err error) {
 	return l, nil
 }
 
+// watch adds fd to the loop's epoll set.
 func (l *eventLoop) watch(fd int, events uint32, gen uint32) error {
+	return epollAdd(l.epfd, fd, events, gen)
+}
+
+// epollAdd adds fd to the epoll set ep, gen in the event's spare field.
+func epollAdd(ep, fd int, events uint32, gen uint32) error {
 	ev := unix.EpollEvent{Events: events, Fd: int32(fd), Pad: int32(gen)}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
 	return nil
@@ -447,7 +451,7 @@ func (l *eventLoop) poll(wake, now time.Time) int {
 		unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epwake), uintptr(unsafe.Pointer(&l.wakeEv[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0) //nolint:errcheck // EINTR: early, like a Wake
 		l.unread = true
 		return 0
-	case !l.pwait2:
+	case l.epwake < 0: // no epoll_pwait2: the timerfd times the wait
 		var spec unix.ItimerSpec // zero disarms it
 		if !wake.IsZero() {
 			spec.Value = unix.NsecToTimespec(int64(wake.Sub(now)))

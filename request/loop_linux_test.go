@@ -31,7 +31,8 @@ func TestLoopWithoutEpollPwait2(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l.pwait2 = false
+	unix.Close(l.epwake) // as newLoop leaves a kernel without epoll_pwait2
+	l.epwake = -1
 	got := runLoop(t, lp, 6, 3)
 	for k, r := range got {
 		c := s.choose(k.vu, k.iter)
