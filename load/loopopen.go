@@ -34,8 +34,8 @@ type loopArrivals struct {
 	next   int64         // the next iteration neither started nor dropped
 	prev   time.Duration // the offset of the one before next
 	preVUs []*loopVU     // the pre-allocated VUs, made in prepare
-	shard  ShardSink     // where run records
-	reaped []Ended       // reap's buffer
+	shard  ShardSink     // where the ended iterations are recorded
+	ended  []Ended       // collect's buffer
 }
 
 // loopVU is one VU of the loop engine: an id, its iteration count, and,
@@ -80,8 +80,7 @@ func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
 	unwatchHard := context.AfterFunc(s.hard, loop.Wake)
 	defer unwatchHard()
 
-	l.shard = s.runner.rec.Shard()
-	shard, ended := l.shard, make([]Ended, 0, 64)
+	l.shard, l.ended = s.runner.rec.Shard(), make([]Ended, 0, 64)
 	end := start.Add(l.a.sched.Duration())
 	var batch time.Time // when the last starts were made
 	for s.stop.Err() == nil {
@@ -103,10 +102,9 @@ func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
 		if earliest := batch.Add(l.slack); due.Before(earliest) {
 			due = earliest
 		}
-		ended = loop.Wait(due, ended[:0])
-		l.record(s, shard, ended)
+		l.collect(s, loop, due)
 	}
-	l.drain(s, loop, shard, ended)
+	l.drain(s, loop)
 	// The VUs alive at the end are not released one by one: Close lets go
 	// of everything.
 	s.live.vus.Add(-int64(l.alive))
@@ -127,11 +125,12 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 		}
 		l.next++
 		gap := off - l.prev
-		l.retire(s, loop, now, idleLimit(l.idleMax, gap))
+		limit := idleLimit(l.idleMax, gap)
+		l.retire(s, loop, now, limit)
 		l.prev = off
 		var v *loopVU
 		switch n := len(l.idle); {
-		case n > 1 && l.rotate(now, gap):
+		case n > 1 && l.rotate(now, limit, gap):
 			v = l.idle[0]
 			l.idle[0] = nil
 			l.idle = l.idle[1:]
@@ -170,8 +169,8 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 // round, and keeps it in use: the generator's descriptors are the same
 // from the start to the end, and a kept connection the server dropped is
 // found by a start, not by the next stall.
-func (l *loopArrivals) rotate(now time.Time, gap time.Duration) bool {
-	limit := idleLimit(l.idleMax, gap)
+// limit is the retire limit for this start.
+func (l *loopArrivals) rotate(now time.Time, limit, gap time.Duration) bool {
 	if limit <= 0 {
 		limit = idleLimit(DefaultRetireIdle, gap)
 	}
@@ -183,9 +182,15 @@ func (l *loopArrivals) rotate(now time.Time, gap time.Duration) bool {
 // Loop.Wait), and reports whether a VU is idle now: a start that finds
 // none looks there before it makes a VU, which would open a connection.
 func (l *loopArrivals) reap(s *scenarioRun, loop Loop) bool {
-	l.reaped = loop.Wait(time.Now(), l.reaped[:0])
-	l.record(s, l.shard, l.reaped)
+	l.collect(s, loop, time.Now())
 	return len(l.idle) > 0
+}
+
+// collect waits on the Loop until until (see Loop.Wait) and records what
+// has ended.
+func (l *loopArrivals) collect(s *scenarioRun, loop Loop, until time.Time) {
+	l.ended = loop.Wait(until, l.ended[:0])
+	l.record(s, l.ended)
 }
 
 // spawn makes a new VU, taking over a retired one's identity if there is one.
@@ -204,7 +209,7 @@ func (l *loopArrivals) spawn(s *scenarioRun) *loopVU {
 }
 
 // record records the ended iterations and makes their VUs idle.
-func (l *loopArrivals) record(s *scenarioRun, shard ShardSink, ended []Ended) {
+func (l *loopArrivals) record(s *scenarioRun, ended []Ended) {
 	if len(ended) == 0 {
 		return
 	}
@@ -216,7 +221,7 @@ func (l *loopArrivals) record(s *scenarioRun, shard ShardSink, ended []Ended) {
 		}
 		delete(l.busy, e.VU)
 		res := stamp(e.Result, now, now)
-		shard.Record(Sample{
+		l.shard.Record(Sample{
 			Scenario: s.name,
 			Result:   res,
 			Latency:  res.Done.Sub(v.intended),
@@ -271,18 +276,16 @@ func (l *loopArrivals) retire(s *scenarioRun, loop Loop, now time.Time, limit ti
 
 // drain lets the iterations in flight end within the grace period, then
 // cancels the rest and waits for them: the same two deadlines as finish.
-func (l *loopArrivals) drain(s *scenarioRun, loop Loop, shard ShardSink, ended []Ended) {
+func (l *loopArrivals) drain(s *scenarioRun, loop Loop) {
 	deadline := time.Now().Add(s.grace)
 	for len(l.busy) > 0 && s.grace > 0 && s.hard.Err() == nil && time.Now().Before(deadline) {
-		ended = loop.Wait(deadline, ended[:0])
-		l.record(s, shard, ended)
+		l.collect(s, loop, deadline)
 	}
 	if len(l.busy) > 0 {
 		loop.Cancel()
 	}
 	for len(l.busy) > 0 {
-		ended = loop.Wait(time.Time{}, ended[:0])
-		l.record(s, shard, ended)
+		l.collect(s, loop, time.Time{})
 	}
 }
 
