@@ -51,7 +51,9 @@
 // (TestLoopAllocatesNothing). Its results differ from Do's in one way: a
 // response's Done is the kernel's receive time of its last bytes, not the
 // time the loop read them, since the loop may read them only at its next
-// wake-up (see sleepThrough).
+// wake-up (see sleepThrough). Linux turns receive stamps on from a work
+// queue once the first socket asks, so the first replies of a process may
+// come unstamped: those are timed at the read, never earlier.
 //
 // Host headers: both clients refuse one that is not a valid host[:port]
 // (net/http alone would send an empty Host).
