@@ -38,7 +38,7 @@ func (s *Sender) doLean(ctx context.Context, c *compiled, vu, iter uint64, res *
 	res.Sent = time.Now()
 	deadline := res.Sent.Add(c.timeout)
 	r, err := s.exchange(ctx, c, vu, authority, out, deadline)
-	res.Done = time.Now()
+	res.Done = arrivedAt(r.rx, res.Sent, time.Now())
 	res.BytesIn = r.bytesIn
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
@@ -131,6 +131,9 @@ func (s *Sender) exchange(ctx context.Context, c *compiled, vu uint64, authority
 		if err == nil {
 			r, err = lc.roundTrip(out, c.method == http.MethodHead)
 		}
+		if rt, ok := lc.rw.(receiveTimer); ok && err == nil {
+			r.rx = rt.received()
+		}
 		lc.scratch.trim()
 		if err != nil {
 			lc.close()
@@ -183,6 +186,25 @@ func (s *Sender) leanConn(ctx context.Context, vu uint64, authority []byte, dead
 // is read, as net/http reads it, rather than lost to the write's "reset".
 // A shorter one fits a socket's send buffer and is written at once.
 const concurrentWriteAbove = 16 << 10
+
+// receiveTimer is a connection's reader that knows the kernel's receive
+// time of the bytes it read last (Unix ns, 0 if unknown): rawIO on Linux.
+type receiveTimer interface{ received() int64 }
+
+// arrivedAt is when a response sent at sent and read by now arrived, by
+// rx, the kernel's receive time of its last bytes (Unix ns), carried onto
+// the monotonic clock through now; now itself when rx is 0 or a step of the
+// wall clock put it before sent or after now.
+func arrivedAt(rx int64, sent, now time.Time) time.Time {
+	if rx == 0 {
+		return now
+	}
+	age := time.Duration(now.UnixNano() - rx)
+	if t := now.Add(-age); age >= 0 && !t.Before(sent) {
+		return t
+	}
+	return now
+}
 
 // roundTrip writes out on c and reads the response.
 func (c *leanConn) roundTrip(out []byte, head bool) (response, error) {

@@ -91,11 +91,7 @@ type eventLoop struct {
 	events []unix.EpollEvent
 	wakeEv [1]unix.EpollEvent
 
-	// recvmsg's arguments, for reads that also take the kernel's receive
-	// time of the bytes (SO_TIMESTAMPNS).
-	msg unix.Msghdr
-	iov unix.Iovec
-	oob [64]byte
+	recv stampedRecv // reads that also take the kernel's receive time
 
 	// Scratch shared by every connection: the loop parses one response
 	// at a time.
@@ -822,18 +818,13 @@ func (lc *loopConn) addr() net.Addr {
 func (l *eventLoop) read(lc *loopConn, drain bool) {
 	for {
 		n0 := copy(l.rbuf, lc.tail)
-		l.iov.Base = &l.rbuf[n0]
-		l.iov.SetLen(len(l.rbuf) - n0)
-		l.msg.Iov, l.msg.Iovlen = &l.iov, 1
-		l.msg.Control = &l.oob[0]
-		l.msg.SetControllen(len(l.oob))
-		n, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(lc.fd), uintptr(unsafe.Pointer(&l.msg)), 0)
+		n, e := l.recv.read(lc.fd, l.rbuf[n0:])
 		var final error
 		switch e {
 		case 0:
 			if n == 0 {
 				final = io.EOF
-			} else if rx := l.rxTime(); rx != 0 {
+			} else if rx := l.recv.rxTime(); rx != 0 {
 				lc.rx = rx
 			}
 		case unix.EINTR:
@@ -843,7 +834,7 @@ func (l *eventLoop) read(lc *loopConn, drain bool) {
 		default:
 			n, final = 0, lc.opError("read", os.NewSyscallError("read", e))
 		}
-		data := l.rbuf[:n0+int(n)]
+		data := l.rbuf[:n0+n]
 		l.peerEnded = drain
 		if l.parse(lc, data, final) {
 			return
@@ -853,43 +844,10 @@ func (l *eventLoop) read(lc *loopConn, drain bool) {
 			return
 		}
 		lc.tail = append(lc.tail[:0], data...)
-		if !drain && n0+int(n) < len(l.rbuf) {
+		if !drain && n0+n < len(l.rbuf) {
 			return // short: all there was
 		}
 	}
-}
-
-// rxTime is the receive time (Unix ns) of the last bytes the last recvmsg
-// read, from its SCM_TIMESTAMPNS control message; 0 without one.
-func (l *eventLoop) rxTime() int64 {
-	b := l.oob[:min(int(l.msg.Controllen), len(l.oob))]
-	for len(b) >= unix.SizeofCmsghdr {
-		h := (*unix.Cmsghdr)(unsafe.Pointer(&b[0]))
-		size := int(h.Len)
-		if size < unix.SizeofCmsghdr || size > len(b) {
-			return 0
-		}
-		if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS && size >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
-			return (*unix.Timespec)(unsafe.Pointer(&b[unix.CmsgLen(0)])).Nano()
-		}
-		b = b[min(unix.CmsgSpace(size-unix.CmsgLen(0)), len(b)):]
-	}
-	return 0
-}
-
-// arrived is when the response of lc's exchange arrived, by the kernel's
-// receive time of its last bytes, on the monotonic clock through now; now
-// itself when there is no receive time, or one that a step of the wall
-// clock put before the request was sent or after now.
-func arrived(lc *loopConn, now time.Time) time.Time {
-	if lc.rx == 0 {
-		return now
-	}
-	age := time.Duration(now.UnixNano() - lc.rx)
-	if t := now.Add(-age); age >= 0 && !t.Before(lc.res.Sent) {
-		return t
-	}
-	return now
 }
 
 // parse reads the response in data, whose connection ends with final
@@ -948,7 +906,7 @@ func (l *eventLoop) fail(lc *loopConn, err error) { l.end(lc, response{}, err) }
 func (l *eventLoop) end(lc *loopConn, r response, err error) {
 	done := time.Now()
 	if err == nil {
-		done = arrived(lc, done)
+		done = arrivedAt(lc.rx, lc.res.Sent, done)
 	}
 	l.untime(lc)
 	res := lc.res

@@ -19,6 +19,11 @@ import (
 // write never block, so a raw call is safe; waiting for readiness, the
 // deadline and Close stay with the netpoller, through RawConn. Its errors
 // are the ones the connection's own Read and Write return.
+//
+// Reads take the kernel's receive time of the bytes, as the event loop's
+// do: a VU that waits for its response is woken by the netpoller some
+// 70–120 µs after the bytes came (on this project's machine), and its
+// response is timed from their arrival instead (see arrivedAt).
 type rawIO struct {
 	rc           syscall.RawConn
 	laddr, raddr net.Addr // for the errors, as net.Conn names them
@@ -26,6 +31,51 @@ type rawIO struct {
 	n            int
 	errno        syscall.Errno
 	read, write  func(fd uintptr) bool
+	recv         stampedRecv
+	rx           int64 // the receive time of the last bytes read (Unix ns); 0 if the kernel gave none
+}
+
+// stampedRecv reads a socket with recvmsg and room for the kernel's
+// receive time of the bytes (SO_TIMESTAMPNS, set on the socket), all
+// preallocated so that a read allocates nothing.
+type stampedRecv struct {
+	msg unix.Msghdr
+	iov unix.Iovec
+	oob [64]byte
+}
+
+// read reads fd into p (not empty) once.
+func (s *stampedRecv) read(fd int, p []byte) (int, syscall.Errno) {
+	s.iov.Base = &p[0]
+	s.iov.SetLen(len(p))
+	s.msg.Iov, s.msg.Iovlen = &s.iov, 1
+	s.msg.Control = &s.oob[0]
+	s.msg.SetControllen(len(s.oob))
+	n, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&s.msg)), 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), 0
+}
+
+// rxTime is the receive time (Unix ns) of the last bytes the last read
+// took, from its SCM_TIMESTAMPNS control message; 0 without one. Linux
+// turns receive stamps on for the machine from a work queue once the first
+// socket asks for them, so a process's first replies may come without.
+func (s *stampedRecv) rxTime() int64 {
+	b := s.oob[:min(int(s.msg.Controllen), len(s.oob))]
+	for len(b) >= unix.SizeofCmsghdr {
+		h := (*unix.Cmsghdr)(unsafe.Pointer(&b[0]))
+		size := int(h.Len)
+		if size < unix.SizeofCmsghdr || size > len(b) {
+			return 0
+		}
+		if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS && size >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
+			return (*unix.Timespec)(unsafe.Pointer(&b[unix.CmsgLen(0)])).Nano()
+		}
+		b = b[min(unix.CmsgSpace(size-unix.CmsgLen(0)), len(b)):]
+	}
+	return 0
 }
 
 // newRawIO returns conn's raw reader and writer, or conn itself where it
@@ -40,16 +90,22 @@ func newRawIO(conn net.Conn) io.ReadWriter {
 		return conn
 	}
 	r := &rawIO{rc: rc, laddr: conn.LocalAddr(), raddr: conn.RemoteAddr()}
+	rc.Control(func(fd uintptr) { //nolint:errcheck // without stamps, responses are timed when read
+		unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) //nolint:errcheck // the same
+	})
 	r.read = func(fd uintptr) bool {
 		for {
-			n, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&r.p[0])), uintptr(len(r.p)))
+			n, e := r.recv.read(int(fd), r.p)
 			switch e {
 			case unix.EINTR:
 				continue
 			case unix.EAGAIN:
 				return false // wait until readable
 			}
-			r.n, r.errno = int(n), e
+			r.n, r.errno = n, e
+			if n > 0 {
+				r.rx = r.recv.rxTime()
+			}
 			return true
 		}
 	}
@@ -105,6 +161,10 @@ func (r *rawIO) Write(p []byte) (int, error) {
 	}
 	return r.n, nil
 }
+
+// received is the kernel's receive time of the last bytes read (Unix ns),
+// 0 if it gave none.
+func (r *rawIO) received() int64 { return r.rx }
 
 // opError is err as the connection's Read or Write reports it: RawConn
 // names its own operation "raw-read" or "raw-write", which is replaced.

@@ -1,9 +1,11 @@
 package request
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"syscall"
 	"testing"
 	"time"
@@ -139,5 +141,70 @@ func TestRawIOErrorsAreTheConnections(t *testing.T) {
 				t.Errorf("rawIO: %v; the connection's own: %v", raw, conn)
 			}
 		})
+	}
+}
+
+// A read takes the kernel's receive time of the bytes: between the start
+// and the end of the peer's write on loopback, not the read a few
+// milliseconds later. Linux turns stamps on from a work queue after the
+// first socket asks, so the test writes until a read comes stamped, for up
+// to 10 s.
+func TestRawIOTakesTheReceiveTime(t *testing.T) {
+	_, raw, server := rawPair(t)
+	r := raw.(*rawIO)
+	buf := make([]byte, 1)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		writing := time.Now()
+		if _, err := server.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		wrote := time.Now()
+		time.Sleep(2 * time.Millisecond)
+		if _, err := io.ReadFull(raw, buf); err != nil {
+			t.Fatal(err)
+		}
+		if rx := r.received(); rx != 0 {
+			if rx < writing.UnixNano() || rx > wrote.UnixNano() {
+				t.Fatalf("received at %v, want within the write, %v to %v", time.Unix(0, rx), writing, wrote)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no read carried the kernel's receive time in 10 s")
+		}
+	}
+}
+
+// The lean client times a response from the arrival of its last bytes:
+// its Done is no later than the end of the server's write, which on
+// loopback puts them in knee's socket, and knee's own wake-up to read them
+// is left out. As above, it sends until a response comes stamped.
+func TestDoTimesResponsesFromTheirArrival(t *testing.T) {
+	wrote := make(chan time.Time, 1)
+	url, _, _ := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
+		_, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		wrote <- time.Now()
+		return err == nil
+	})
+	s := newSender(t, []Spec{{URL: url + "/"}}, Options{})
+	for iter, deadline := uint64(0), time.Now().Add(10*time.Second); ; iter++ {
+		res := s.Do(context.Background(), 1, iter)
+		end := <-wrote
+		if res.Err != nil || res.Status != 200 {
+			t.Fatalf("status %d, err %v", res.Status, res.Err)
+		}
+		lc := s.lean.slot(1).c.Load()
+		if lc == nil {
+			t.Fatal("the VU's connection was not kept")
+		}
+		if lc.rw.(*rawIO).received() != 0 {
+			if res.Done.Before(res.Sent) || res.Done.After(end) {
+				t.Fatalf("sent at 0, done at %v, the server's write ended at %v: want done between", res.Done.Sub(res.Sent), end.Sub(res.Sent))
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no response carried the kernel's receive time in %d requests over 10 s", iter+1)
+		}
 	}
 }

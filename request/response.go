@@ -39,6 +39,7 @@ type response struct {
 	bytesIn   int64 // body bytes, after chunked decoding
 	keepAlive bool  // the connection may carry another request
 	started   bool  // any byte of the response arrived
+	rx        int64 // the kernel's receive time of its last bytes (Unix ns); 0 if unknown
 }
 
 // scratch is a connection's space for lines longer than its read buffer
