@@ -8,6 +8,15 @@
 # each; the table gives the median of the repetitions. BASE_BIN, if set, is
 # a second knee binary measured in the same loop as "knee-base".
 #
+# Each fresh target is first warmed for WARM (default 2s; 0: not) by fortio
+# at the run's rate (the closed runs: as fast as it goes), the same for every
+# generator. A Go server's first ~100 ms (heap, GC pacing, threads) are
+# slower; at 20,000/s that alone made a cold target's replies late, the open
+# model's starts meet no idle VU and each new VU opens a connection (knee,
+# as k6), while fortio warms each of its connections itself before it
+# starts: without it, 20,000/s measured the target's start, not the
+# generator (bench/README (d), 18:30 UTC).
+#
 # Generator CPU is user+sys of the whole process (/usr/bin/time). knee's
 # fixed cost (start-up, environment note, run directory, read-back) is
 # measured alone with a 1 req/s, 2 s run, and knee's per-request figure
@@ -19,6 +28,7 @@ D=${DURATION:-10s}
 SECS=${D%s}
 REPS=${REPS:-2}
 FC=${FORTIO_C:-16}
+WARM=${WARM:-2s}
 build
 if [ ! -x "$PEERS/fortio" ]; then
 	# Newer releases need a module this machine cannot reach.
@@ -29,6 +39,18 @@ if [ -n "${BASE_BIN:-}" ]; then
 fi
 RAW=$OUT/cost.tsv
 : >"$RAW"
+
+# fresh_target RATE starts a target and warms it at RATE (0: closed, as
+# fast as it goes) for WARM.
+fresh_target() {
+	start_target
+	[ "$WARM" = 0 ] && return
+	if [ "$1" = 0 ]; then
+		"$PEERS/fortio" load -qps 0 -c 16 -t "$WARM" "$TARGET_URL" >"$OUT/warm.out" 2>&1
+	else
+		"$PEERS/fortio" load -qps "$1" -c 16 -uniform -t "$WARM" "$TARGET_URL" >"$OUT/warm.out" 2>&1
+	fi || die "warming the target failed: $(tail -3 "$OUT/warm.out")"
+}
 
 # row TOOL MODEL RATE NAME N [LAG50 LAG99 ACHIEVED DROPPED LOAD_CPU] appends one measured run.
 row() {
@@ -62,26 +84,26 @@ for rep in $(seq "$REPS"); do
 	row knee-fixed open 1 "knee-fixed-$rep" "$(knee_sum "knee-fixed-$rep" .requests)"
 	stop_target
 	for R in ${RATES:-1000 5000 20000}; do
-		start_target && knee_open "knee-$R-$rep" "$BIN/knee" "$R" && stop_target
-		start_target && fortio_run "fortio-$R-$rep" fortio open "$R" -qps "$R" -c "$FC" && stop_target
-		start_target && fortio_run "fortiou-$R-$rep" fortio-uniform open "$R" -qps "$R" -c "$FC" -uniform && stop_target
+		fresh_target "$R" && knee_open "knee-$R-$rep" "$BIN/knee" "$R" && stop_target
+		fresh_target "$R" && fortio_run "fortio-$R-$rep" fortio open "$R" -qps "$R" -c "$FC" && stop_target
+		fresh_target "$R" && fortio_run "fortiou-$R-$rep" fortio-uniform open "$R" -qps "$R" -c "$FC" -uniform && stop_target
 		if [ -n "${BASE_BIN:-}" ]; then
-			start_target && knee_open "kneebase-$R-$rep" "$BIN/knee-base" "$R" knee-base && stop_target
+			fresh_target "$R" && knee_open "kneebase-$R-$rep" "$BIN/knee-base" "$R" knee-base && stop_target
 		fi
 	done
-	start_target
+	fresh_target 0
 	timed "knee-closed-$rep" "$BIN/knee" run --executor constant-vus --vus 64 --duration "$D" --url "$TARGET_URL" \
 		--quiet --out "$OUT/runs" --summary-export "$OUT/knee-closed-$rep.json" || die "knee failed"
 	row knee closed 64 "knee-closed-$rep" "$(knee_sum "knee-closed-$rep" .requests)" - - - - \
 		"$(knee_sum "knee-closed-$rep" .generator_cpu_s)"
 	stop_target
-	start_target
+	fresh_target 0
 	timed "wrk-closed-$rep" wrk -c64 -t2 -d"$D" "$TARGET_URL" || die "wrk failed"
 	row wrk closed 64 "wrk-closed-$rep" "$(awk '/requests in/ {print $1}' "$OUT/wrk-closed-$rep.out")"
 	stop_target
-	start_target && fortio_run "fortio-closed-$rep" fortio closed 64 -qps 0 -c 64 && stop_target
+	fresh_target 0 && fortio_run "fortio-closed-$rep" fortio closed 64 -qps 0 -c 64 && stop_target
 	if [ -n "${BASE_BIN:-}" ]; then
-		start_target
+		fresh_target 0
 		timed "kneebase-closed-$rep" "$BIN/knee-base" run --executor constant-vus --vus 64 --duration "$D" \
 			--url "$TARGET_URL" --quiet --out "$OUT/runs" --summary-export "$OUT/kneebase-closed-$rep.json" || die "knee failed"
 		row knee-base closed 64 "kneebase-closed-$rep" "$(knee_sum "kneebase-closed-$rep" .requests)" - - - - \
