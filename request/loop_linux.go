@@ -991,13 +991,17 @@ func (l *eventLoop) handoff(lc *loopConn, data []byte) {
 		if err == nil {
 			var s scratch
 			early := bytes.NewReader(got)
-			br := bufio.NewReaderSize(io.MultiReader(early, newRawIO(conn)), leanReadBuffer)
+			raw := newRawIO(conn)
+			br := bufio.NewReaderSize(io.MultiReader(early, raw), leanReadBuffer)
 			r, err = readResponse(br, head, &s)
 			if err == nil && r.keepAlive && keepable && early.Len() == 0 && br.Buffered() == 0 {
 				back.fd = dupConn(conn) // the loop keeps the connection, as Do would
 			}
+			if rt, ok := raw.(receiveTimer); ok && err == nil {
+				r.rx = rt.received() // 0, timed now, if it ended in what the loop had read
+			}
 		}
-		res.Done = time.Now()
+		res.Done = arrivedAt(r.rx, res.Sent, time.Now())
 		res.BytesIn = r.bytesIn
 		switch {
 		case err != nil && interrupted.Load():

@@ -1,10 +1,13 @@
 package request
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"runtime"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,5 +236,62 @@ func TestLoopCancelKeepsResponsesSleptThrough(t *testing.T) {
 	lp.Cancel()
 	if got := waitEnded(t, lp, 1)[0]; got.Status != 200 || got.Err != nil {
 		t.Errorf("the response slept through, then Cancel: status %d, err %v; want 200", got.Status, got.Err)
+	}
+}
+
+// A response too long for the loop is finished by a goroutine (a hand-off)
+// and still timed from the arrival of its last bytes. The server writes all
+// but the last byte, lets the client take it in (a large write returns
+// before its bytes are sent), then writes the last byte alone, which on
+// loopback is in knee's socket when the write returns, and keeps the one
+// processor busy for 5 ms: Done is no later than the write's end, though
+// knee reads the byte 5 ms after it. The loop first exchanges small responses until the kernel
+// stamps them (see TestLoopTimesResponsesFromTheirArrival).
+func TestLoopTimesHandedOffResponsesFromTheirArrival(t *testing.T) {
+	body := strings.Repeat("x", 4*loopMaxInLoop)
+	var big atomic.Bool
+	wrote := make(chan time.Time, 1)
+	url, _, _ := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
+		resp := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+		if big.Load() {
+			resp = fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			if _, err := io.WriteString(conn, resp[:len(resp)-1]); err != nil {
+				return false
+			}
+			time.Sleep(100 * time.Millisecond)
+			_, err := io.WriteString(conn, resp[len(resp)-1:])
+			end := time.Now()
+			// Hold the only P (GOMAXPROCS 1 below) for 5 ms: the hand-off's
+			// goroutine reads the last byte only after that.
+			for time.Since(end) < 5*time.Millisecond {
+			}
+			wrote <- end
+			return err == nil
+		}
+		_, err := io.WriteString(conn, resp)
+		wrote <- time.Now()
+		return err == nil
+	})
+	lp := newTestLoop(t, newSender(t, []Spec{{URL: url + "/"}}, Options{}))
+	el := lp.(*eventLoop)
+	iter := uint64(0)
+	for ; el.vus[0] == nil || el.vus[0].rx == 0; iter++ {
+		if iter == 10000 {
+			t.Fatal("no reply carried the kernel's receive time in 10,000 exchanges")
+		}
+		lp.Start(0, iter)
+		waitEnded(t, lp, 1)
+		<-wrote
+	}
+	big.Store(true)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	lp.Start(0, iter)
+	got := waitEnded(t, lp, 1)[0]
+	end := <-wrote
+	if got.Status != 200 || got.BytesIn != int64(len(body)) {
+		t.Fatalf("status %d, %d bytes in, err %v; want 200 and %d", got.Status, got.BytesIn, got.Err, len(body))
+	}
+	if got.Done.Before(got.Sent) || got.Done.After(end) {
+		t.Errorf("sent at 0, done at %v, the server's last write ended at %v: want done between", got.Done.Sub(got.Sent), end.Sub(got.Sent))
 	}
 }
