@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -25,14 +24,7 @@ type goLoop struct {
 	wg     sync.WaitGroup
 	starts int
 	vus    map[uint64]bool // the VUs that started an iteration
-	log    []vuStart       // every Start, in order
 	closed bool
-}
-
-// vuStart is one Start: the VU and when.
-type vuStart struct {
-	vu uint64
-	at time.Time
 }
 
 // loopIteration offers goLoop over it; err, if set, is NewLoop's error.
@@ -111,7 +103,6 @@ func (l *goLoop) Start(vu, iter uint64) {
 		l.vus = map[uint64]bool{}
 	}
 	l.vus[vu] = true
-	l.log = append(l.log, vuStart{vu, time.Now()})
 	l.mu.Unlock()
 	l.wg.Add(1)
 	go func() {
@@ -219,60 +210,6 @@ func TestLoopFallsBackToGoroutinesWhenNoLoopCanBeMade(t *testing.T) {
 			t.Errorf("%d shards, want 3: one per VU goroutine", o.rec.shards)
 		}
 	})
-}
-
-// Starts go to the VU idle most recently, except that a VU idle for the
-// retire limit (2 s here) takes the next start: every pre-allocated VU
-// runs at least every ~2 s, and no VU is added for it.
-func TestLoopRotatesThePreAllocatedVUs(t *testing.T) {
-	for _, retire := range []time.Duration{0, -1} { // the default limit; never retire (rotate at the default)
-		t.Run(fmt.Sprint("RetireIdle=", retire), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				// 100/s for 10 s, 1 ms each, 5 pre-allocated VUs (ids 1 to 5,
-				// idle from 0 s, VU 5 on top). Hand-computed: VU 5 takes every
-				// start to 2.00 s; at 2.01 s VU 1 has been idle over 2 s and
-				// takes it, then VUs 2, 3, 4 (each idle since 0 s) the next
-				// three; VU 4, on top from 2.041 s, then takes the starts to
-				// 4.00 s; at 4.01 s VU 5 (idle since 2.001 s) is over 2 s, then
-				// VUs 1, 2, 3 (since 2.011, 2.021, 2.031 s); and so on.
-				li := &loopIteration{Iteration: &target{service: ms}}
-				exec := ConstantArrivalRate{Rate: 100, Duration: 10 * time.Second, PreAllocatedVUs: 5, MaxVUs: 10}
-				o := runScenarios(t, t.Context(), Options{RetireIdle: retire}, Scenario{Name: "s", Executor: exec, Iteration: li})
-				if o.err != nil {
-					t.Fatal(o.err)
-				}
-				log := li.loops[0].log
-				if len(log) != 1000 || o.rec.dropped["s"] != 0 {
-					t.Fatalf("%d starts, %d dropped; want 1000 and 0", len(log), o.rec.dropped["s"])
-				}
-				// The VU of each start where it changes, with the start's offset.
-				type change struct {
-					at time.Duration
-					vu uint64
-				}
-				var got []change
-				for i, st := range log {
-					if i == 0 || st.vu != log[i-1].vu {
-						got = append(got, change{st.at.Sub(o.t0), st.vu})
-					}
-				}
-				want := []change{{0, 5}}
-				for round, order := range [][]uint64{{1, 2, 3, 4}, {5, 1, 2, 3}, {4, 5, 1, 2}, {3, 4, 5, 1}} {
-					at := time.Duration(round+1)*2*time.Second + 10*ms
-					for _, vu := range order {
-						want = append(want, change{at, vu})
-						at += 10 * ms
-					}
-				}
-				if !slices.Equal(got, want) {
-					t.Errorf("starts by VU (where it changes):\n got %v\nwant %v", got, want)
-				}
-				if n := li.vusStarted(); n != 5 {
-					t.Errorf("%d VUs ran, want the 5 pre-allocated", n)
-				}
-			})
-		})
-	}
 }
 
 // A start that finds no idle VU first takes what has ended but the Loop

@@ -156,25 +156,11 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 }
 
 // rotate reports whether the VU idle longest takes this start instead of
-// the most recently idle one: when it has been idle for as long as a VU
-// beyond the pre-allocated ones may be before it retires (the default
-// limit, if VUs never retire; retire, which runs first, has taken those
-// beyond the pre-allocated ones idle for longer). Handing starts
-// out last in, first out keeps a few VUs' connections busy and warm, the
-// cheapest way to send; but the pre-allocated VUs at the bottom would sit
-// unused until a stall reached them, and a connection then opened would
-// stay for the rest of the run. Rotated in now and then (at 2,000/s with
-// 50 VUs, 25 of the 2,000 starts a second), every pre-allocated VU opens
-// its connection within seconds, as every k6 VU does within its first
-// round, and keeps it in use: the generator's descriptors are the same
-// from the start to the end, and a kept connection the server dropped is
-// found by a start, not by the next stall.
-// limit is the retire limit for this start.
+// the most recently idle one (see rotationDue; retire, which runs first,
+// has taken the VUs beyond the pre-allocated ones idle for longer). limit
+// is the retire limit for this start.
 func (l *loopArrivals) rotate(now time.Time, limit, gap time.Duration) bool {
-	if limit <= 0 {
-		limit = idleLimit(DefaultRetireIdle, gap)
-	}
-	return now.Sub(l.idle[0].since) > limit
+	return rotationDue(l.idle[0].since, now, limit, gap)
 }
 
 // reap records the iterations that have ended but that the Loop has not

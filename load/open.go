@@ -45,7 +45,10 @@ func (c RampingArrivalRate) newDriver() (driver, error) {
 // Idle VUs wait on their own jobs channel (capacity 1) on a stack: the
 // scheduler pops the most recently idle. Last in, first out keeps the VUs
 // a rate needs busy and leaves the rest idle at the bottom, where retire
-// finds them (see retire.go). Jobs channels are sent on and closed only
+// finds them (see retire.go); except that the VU idle longest takes the
+// next start, from the scheduler, once it has been idle for the retire
+// limit (see rotationDue), so every pre-allocated VU runs every few
+// seconds. Jobs channels are sent on and closed only
 // under mu, and only for VUs taken off the idle stack, so closing them all
 // at the end is safe and lets each VU drain its last job first.
 type arrivals struct {
@@ -195,7 +198,12 @@ func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
 		if !ok {
 			break
 		}
-		if !due.After(time.Now()) {
+		now := time.Now()
+		if a.rotating(now, off-a.prev) {
+			// The VU idle longest takes it, from the scheduler.
+			break
+		}
+		if !due.After(now) {
 			// Behind the schedule: v takes this start; any others due
 			// are the scheduler's to hand out (arm rings its alarm for
 			// them). Handing them out here would hold mu for long while
@@ -226,6 +234,14 @@ func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
 	a.idle = append(a.idle, v)
 	a.mu.Unlock()
 	return job{}, false
+}
+
+// rotating reports whether a start gap after the one before goes to the
+// VU idle longest (see rotationDue) rather than to the VU most recently
+// idle, or to the VU that finishes now, which would take it itself. mu
+// held.
+func (a *arrivals) rotating(now time.Time, gap time.Duration) bool {
+	return len(a.idle) > 0 && rotationDue(a.idle[0].since, now, idleLimit(a.idleMax, gap), gap)
 }
 
 // nextStart is when iteration next is due, and its offset; false when the
@@ -345,9 +361,15 @@ func (a *arrivals) startDue(s *scenarioRun) (ended, more bool) {
 		if n == startBatch {
 			return false, true
 		}
-		j := a.take(s, due, off)
+		gap := off - a.prev
+		j := a.take(s, due, off) // retires first, as the loop engine does
 		var v *openVU
-		if n := len(a.idle); n > 0 {
+		switch n := len(a.idle); {
+		case n > 1 && a.rotating(now, gap):
+			v = a.idle[0]
+			a.idle[0] = nil
+			a.idle = a.idle[1:]
+		case n > 0:
 			v = a.idle[n-1]
 			a.idle[n-1] = nil
 			a.idle = a.idle[:n-1]

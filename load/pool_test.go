@@ -1,6 +1,10 @@
 package load
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -92,5 +96,99 @@ func TestFreeVUsMakeTheStartsThemselves(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// vuLog is an Iteration that logs the VU and the time of every call.
+type vuLog struct {
+	Iteration
+	mu  sync.Mutex
+	log []vuStart
+}
+
+// vuStart is one call: the VU and when.
+type vuStart struct {
+	vu uint64
+	at time.Time
+}
+
+func (l *vuLog) Do(ctx context.Context, vu, iter uint64) Result {
+	l.mu.Lock()
+	l.log = append(l.log, vuStart{vu, time.Now()})
+	l.mu.Unlock()
+	return l.Iteration.Do(ctx, vu, iter)
+}
+
+// On both engines, starts go to the VU idle most recently (on goroutines,
+// the VU that finishes takes the next start itself), except that a VU idle
+// for the retire limit (2 s here) takes the next start: every
+// pre-allocated VU runs at least every ~2 s, and no VU is added for it.
+func TestRotatesThePreAllocatedVUs(t *testing.T) {
+	for _, engine := range []string{"loop", "goroutines"} {
+		for _, retire := range []time.Duration{0, -1} { // the default limit; never retire (rotate at the default)
+			t.Run(fmt.Sprint(engine, "/RetireIdle=", retire), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					// 100/s for 10 s, 1 ms each, 5 pre-allocated VUs (ids 1 to 5,
+					// idle from 0 s, VU 5 on top). Hand-computed: VU 5 takes every
+					// start to 2.00 s; at 2.01 s VU 1 has been idle over 2 s and
+					// takes it, then VUs 2, 3, 4 (each idle since 0 s) the next
+					// three; VU 4, on top from 2.041 s, then takes the starts to
+					// 4.00 s; at 4.01 s VU 5 (idle since 2.001 s) is over 2 s, then
+					// VUs 1, 2, 3 (since 2.011, 2.021, 2.031 s); and so on, every
+					// 2 s. On goroutines, a VU that finishes and would make the
+					// next start itself waits for it as the pacer and is idle only
+					// from when it gives it up: in the second round VU 4 (the pacer
+					// since 2.041 s) gives 4.01 s up to VU 5 and is idle from then,
+					// so at 6.01 s it has been idle exactly 2 s and the third round
+					// begins at 6.02 s; VU 3, which made the 6.01 s start, is idle
+					// from 6.011 s, and the fourth round begins at 8.02 s.
+					vl := &vuLog{Iteration: &target{service: ms}}
+					var it Iteration = vl
+					if engine == "loop" {
+						it = &loopIteration{Iteration: vl}
+					}
+					exec := ConstantArrivalRate{Rate: 100, Duration: 10 * time.Second, PreAllocatedVUs: 5, MaxVUs: 10}
+					o := runScenarios(t, t.Context(), Options{RetireIdle: retire}, Scenario{Name: "s", Executor: exec, Iteration: it})
+					if o.err != nil {
+						t.Fatal(o.err)
+					}
+					log := vl.log
+					if len(log) != 1000 || o.rec.dropped["s"] != 0 {
+						t.Fatalf("%d starts, %d dropped; want 1000 and 0", len(log), o.rec.dropped["s"])
+					}
+					// The VU of each start where it changes, with the start's offset.
+					type change struct {
+						at time.Duration
+						vu uint64
+					}
+					var got []change
+					vus := map[uint64]bool{}
+					for i, st := range log {
+						vus[st.vu] = true
+						if i == 0 || st.vu != log[i-1].vu {
+							got = append(got, change{st.at.Sub(o.t0), st.vu})
+						}
+					}
+					rounds := []time.Duration{2010 * ms, 4010 * ms, 6010 * ms, 8010 * ms}
+					if engine == "goroutines" {
+						rounds = []time.Duration{2010 * ms, 4010 * ms, 6020 * ms, 8020 * ms}
+					}
+					want := []change{{0, 5}}
+					for round, order := range [][]uint64{{1, 2, 3, 4}, {5, 1, 2, 3}, {4, 5, 1, 2}, {3, 4, 5, 1}} {
+						at := rounds[round]
+						for _, vu := range order {
+							want = append(want, change{at, vu})
+							at += 10 * ms
+						}
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("starts by VU (where it changes):\n got %v\nwant %v", got, want)
+					}
+					if len(vus) != 5 {
+						t.Errorf("%d VUs ran, want the 5 pre-allocated", len(vus))
+					}
+				})
+			})
+		}
 	}
 }
