@@ -6,7 +6,12 @@
 # closed loop, 64 connections, with knee, wrk and fortio -qps 0. Each run
 # gets a fresh target; REPS (default 2) repetitions, DURATION (default 10s)
 # each; the table gives the median of the repetitions. BASE_BIN, if set, is
-# a second knee binary measured in the same loop as "knee-base".
+# a second knee binary measured in the same loop as "knee-base". The open
+# model is also run by vegeta (installed into bench/.bin, as fortio) and by
+# wrk2 (-t2 -c FORTIO_C -R RATE) when bench/.bin/wrk2 is there: wrk2 is not
+# in Debian; build it with
+#   git clone https://github.com/giltene/wrk2 && make -C wrk2 && cp wrk2/wrk bench/.bin/wrk2
+# (PEERS_OPEN="fortio" leaves both out.)
 #
 # Each fresh target is first warmed for WARM (default 2s; 0: not) by fortio
 # at the run's rate (the closed runs: as fast as it goes), the same for every
@@ -67,6 +72,21 @@ knee_open() {
 		"$(knee_sum "$1" .generator_cpu_s)"
 }
 
+# wrk2_run NAME RATE runs wrk2 at RATE.
+wrk2_run() {
+	timed "$1" "$PEERS/wrk2" -t2 -c"$FC" -d"$D" -R"$2" "$TARGET_URL" || die "wrk2 failed: $(tail -3 "$OUT/$1.err")"
+	row wrk2 open "$2" "$1" "$(awk '/requests in/ {print $1}' "$OUT/$1.out")" - - \
+		"$(awk '/^Requests\/sec:/ {print $2}' "$OUT/$1.out")"
+}
+
+# vegeta_run NAME RATE runs vegeta at RATE (no limit on its workers, as by default).
+vegeta_run() {
+	timed "$1" "$PEERS/vegeta" attack -rate "$2" -duration "$D" -targets <(echo "GET $TARGET_URL") \
+		-output "$OUT/$1.bin" || die "vegeta failed: $(tail -3 "$OUT/$1.err")"
+	vegeta_report "$1"
+	row vegeta open "$2" "$1" "$(jq -r .requests "$OUT/$1.json")" - - "$(jq -r .throughput "$OUT/$1.json")"
+}
+
 # fortio_run NAME TOOL MODEL RATE ARGS... runs fortio load.
 fortio_run() {
 	name=$1 tool=$2 model=$3 rate=$4
@@ -76,6 +96,13 @@ fortio_run() {
 		"$(jq -r .ActualQPS "$OUT/$name.json")"
 }
 
+PEERS_OPEN=${PEERS_OPEN:-fortio vegeta wrk2}
+case " $PEERS_OPEN " in *" wrk2 "*)
+	if [ ! -x "$PEERS/wrk2" ]; then
+		echo "# SKIPPED wrk2: bench/.bin/wrk2 is missing (see the top of this script for how to build it)" >&2
+		PEERS_OPEN=${PEERS_OPEN/wrk2/}
+	fi
+esac
 header "generator cost, $D runs, $REPS repetitions, interleaved"
 for rep in $(seq "$REPS"); do
 	start_target
@@ -87,6 +114,8 @@ for rep in $(seq "$REPS"); do
 		fresh_target "$R" && knee_open "knee-$R-$rep" "$BIN/knee" "$R" && stop_target
 		fresh_target "$R" && fortio_run "fortio-$R-$rep" fortio open "$R" -qps "$R" -c "$FC" && stop_target
 		fresh_target "$R" && fortio_run "fortiou-$R-$rep" fortio-uniform open "$R" -qps "$R" -c "$FC" -uniform && stop_target
+		case " $PEERS_OPEN " in *" wrk2 "*) fresh_target "$R" && wrk2_run "wrk2-$R-$rep" "$R" && stop_target ;; esac
+		case " $PEERS_OPEN " in *" vegeta "*) fresh_target "$R" && vegeta_run "vegeta-$R-$rep" "$R" && stop_target ;; esac
 		if [ -n "${BASE_BIN:-}" ]; then
 			fresh_target "$R" && knee_open "kneebase-$R-$rep" "$BIN/knee-base" "$R" knee-base && stop_target
 		fi
@@ -157,15 +186,19 @@ END {
 		us[k] = med(k SUBSEP "us")
 		printf "| %s | %s | %s | %.0f | %.1f | %s | %s | %s | %s | %s |\n", p[1], p[2], p[3], med(k SUBSEP "n"), us[k], net, ld, ach, dr, lag
 	}
-	printf "\n| knee | model | rate/s | µs/req | fortio (-c %d) | fortio -uniform | wrk | knee / fortio | knee / fortio -uniform | knee / wrk |\n", fc
-	printf "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+	printf "\n| knee | model | rate/s | µs/req | fortio (-c %d) | fortio -uniform | wrk2 | vegeta | wrk | knee / fortio | knee / fortio -uniform | knee / wrk2 | knee / vegeta | knee / wrk |\n", fc
+	printf "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 	for (o = 1; o <= no; o++) {
 		k = order[o]; split(k, p, SUBSEP)
 		if (p[1] != "knee" && p[1] != "knee-base") continue
-		f = us["fortio" SUBSEP p[2] SUBSEP p[3]]; u = us["fortio-uniform" SUBSEP p[2] SUBSEP p[3]]; w = us["wrk" SUBSEP p[2] SUBSEP p[3]]
-		printf "| %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], p[3], us[k], f == "" ? "-" : sprintf("%.1f", f),
-			u == "" ? "-" : sprintf("%.1f", u), w == "" ? "-" : sprintf("%.1f", w),
-			f == "" ? "-" : sprintf("%.2f×", us[k] / f), u == "" ? "-" : sprintf("%.2f×", us[k] / u), w == "" ? "-" : sprintf("%.2f×", us[k] / w)
+		line = sprintf("| %s | %s | %s | %.1f |", p[1], p[2], p[3], us[k]); ratios = ""
+		split("fortio fortio-uniform wrk2 vegeta wrk", peer, " ")
+		for (i = 1; i <= 5; i++) {
+			v = us[peer[i] SUBSEP p[2] SUBSEP p[3]]
+			line = line (v == "" ? " - |" : sprintf(" %.1f |", v))
+			ratios = ratios (v == "" ? " - |" : sprintf(" %.2f× |", us[k] / v))
+		}
+		print line ratios
 	}
 }' "$RAW"
 echo "# raw runs: $RAW"
