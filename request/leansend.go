@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -131,8 +132,8 @@ func (s *Sender) exchange(ctx context.Context, c *compiled, vu uint64, authority
 		if err == nil {
 			r, err = lc.roundTrip(out, c.method == http.MethodHead)
 		}
-		if rt, ok := lc.rw.(receiveTimer); ok && err == nil {
-			r.rx = rt.received()
+		if err == nil {
+			r.rx = receivedBy(lc.rw)
 		}
 		lc.scratch.trim()
 		if err != nil {
@@ -190,6 +191,15 @@ const concurrentWriteAbove = 16 << 10
 // receiveTimer is a connection's reader that knows the kernel's receive
 // time of the bytes it read last (Unix ns, 0 if unknown): rawIO on Linux.
 type receiveTimer interface{ received() int64 }
+
+// receivedBy is the receive time of the bytes r read last, if r knows it
+// (a receiveTimer); else 0.
+func receivedBy(r io.Reader) int64 {
+	if rt, ok := r.(receiveTimer); ok {
+		return rt.received()
+	}
+	return 0
+}
 
 // arrivedAt is when a response sent at sent and read by now arrived, by
 // rx, the kernel's receive time of its last bytes (Unix ns), carried onto

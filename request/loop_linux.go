@@ -818,14 +818,14 @@ func (lc *loopConn) addr() net.Addr {
 func (l *eventLoop) read(lc *loopConn, drain bool) {
 	for {
 		n0 := copy(l.rbuf, lc.tail)
-		n, e := l.recv.read(lc.fd, l.rbuf[n0:])
+		n, rx, e := l.recv.read(lc.fd, l.rbuf[n0:])
 		var final error
 		switch e {
 		case 0:
 			if n == 0 {
 				final = io.EOF
-			} else if rx := l.recv.rxTime(); rx != 0 {
-				lc.rx = rx
+			} else {
+				lc.rx = rx // the last bytes', as rawIO keeps it
 			}
 		case unix.EINTR:
 			continue
@@ -997,8 +997,8 @@ func (l *eventLoop) handoff(lc *loopConn, data []byte) {
 			if err == nil && r.keepAlive && keepable && early.Len() == 0 && br.Buffered() == 0 {
 				back.fd = dupConn(conn) // the loop keeps the connection, as Do would
 			}
-			if rt, ok := raw.(receiveTimer); ok && err == nil {
-				r.rx = rt.received() // 0, timed now, if it ended in what the loop had read
+			if err == nil {
+				r.rx = receivedBy(raw) // 0, timed now, if it ended in what the loop had read
 			}
 		}
 		res.Done = arrivedAt(r.rx, res.Sent, time.Now())

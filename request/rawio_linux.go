@@ -44,24 +44,26 @@ type stampedRecv struct {
 	oob [64]byte
 }
 
-// read reads fd into p (not empty) once.
-func (s *stampedRecv) read(fd int, p []byte) (int, syscall.Errno) {
+// read reads fd into p (not empty) once; rx is the kernel's receive time
+// (Unix ns) of the last bytes it took, 0 without any or without a stamp.
+// Linux turns receive stamps on for the machine from a work queue once the
+// first socket asks for them, so a process's first replies may come
+// without.
+func (s *stampedRecv) read(fd int, p []byte) (n int, rx int64, errno syscall.Errno) {
 	s.iov.Base = &p[0]
 	s.iov.SetLen(len(p))
 	s.msg.Iov, s.msg.Iovlen = &s.iov, 1
 	s.msg.Control = &s.oob[0]
 	s.msg.SetControllen(len(s.oob))
-	n, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&s.msg)), 0)
-	if e != 0 {
-		return 0, e
+	r, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&s.msg)), 0)
+	if e != 0 || r == 0 {
+		return 0, 0, e
 	}
-	return int(n), 0
+	return int(r), s.rxTime(), 0
 }
 
-// rxTime is the receive time (Unix ns) of the last bytes the last read
-// took, from its SCM_TIMESTAMPNS control message; 0 without one. Linux
-// turns receive stamps on for the machine from a work queue once the first
-// socket asks for them, so a process's first replies may come without.
+// rxTime is the receive time (Unix ns) from the last recvmsg's
+// SCM_TIMESTAMPNS control message; 0 without one.
 func (s *stampedRecv) rxTime() int64 {
 	b := s.oob[:min(int(s.msg.Controllen), len(s.oob))]
 	for len(b) >= unix.SizeofCmsghdr {
@@ -95,7 +97,7 @@ func newRawIO(conn net.Conn) io.ReadWriter {
 	})
 	r.read = func(fd uintptr) bool {
 		for {
-			n, e := r.recv.read(int(fd), r.p)
+			n, rx, e := r.recv.read(int(fd), r.p)
 			switch e {
 			case unix.EINTR:
 				continue
@@ -104,7 +106,7 @@ func newRawIO(conn net.Conn) io.ReadWriter {
 			}
 			r.n, r.errno = n, e
 			if n > 0 {
-				r.rx = r.recv.rxTime()
+				r.rx = rx
 			}
 			return true
 		}
