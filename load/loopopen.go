@@ -14,7 +14,7 @@ import (
 // behind but their ids, and no start is handed between goroutines. Which
 // idle VU takes a start differs from arrivals, where a VU that finishes
 // takes the next start itself: here the most recently idle one, but the one
-// idle longest once it has been idle for the retire limit (see rotate).
+// idle longest once it has been idle for the retire limit (see rotationDue).
 //
 // When the Loop cannot be made (NewLoop's error), the scenario runs on
 // arrivals, with a goroutine per VU.
@@ -125,12 +125,13 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 		}
 		l.next++
 		gap := off - l.prev
-		limit := idleLimit(l.idleMax, gap)
-		l.retire(s, loop, now, limit)
+		l.retire(s, loop, now, idleLimit(l.idleMax, gap))
 		l.prev = off
 		var v *loopVU
 		switch n := len(l.idle); {
-		case n > 1 && l.rotate(now, limit, gap):
+		case n > 1 && rotationDue(l.idle[0].since, now, l.idleMax, gap):
+			// The VU idle longest; retire, just above, has taken the
+			// VUs beyond the pre-allocated ones idle for longer.
 			v = l.idle[0]
 			l.idle[0] = nil
 			l.idle = l.idle[1:]
@@ -153,14 +154,6 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 		s.live.started.Add(1)
 		loop.Start(v.id, v.iter)
 	}
-}
-
-// rotate reports whether the VU idle longest takes this start instead of
-// the most recently idle one (see rotationDue; retire, which runs first,
-// has taken the VUs beyond the pre-allocated ones idle for longer). limit
-// is the retire limit for this start.
-func (l *loopArrivals) rotate(now time.Time, limit, gap time.Duration) bool {
-	return rotationDue(l.idle[0].since, now, limit, gap)
 }
 
 // reap records the iterations that have ended but that the Loop has not

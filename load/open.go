@@ -241,7 +241,7 @@ func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
 // idle, or to the VU that finishes now, which would take it itself. mu
 // held.
 func (a *arrivals) rotating(now time.Time, gap time.Duration) bool {
-	return len(a.idle) > 0 && rotationDue(a.idle[0].since, now, idleLimit(a.idleMax, gap), gap)
+	return len(a.idle) > 0 && rotationDue(a.idle[0].since, now, a.idleMax, gap)
 }
 
 // nextStart is when iteration next is due, and its offset; false when the

@@ -47,24 +47,25 @@ func idleLimit(least, gap time.Duration) time.Duration {
 }
 
 // rotationDue reports whether a VU idle since since should take a start
-// at now ahead of the VU most recently idle: once it has been idle for the
-// retire limit (limit, the start's idleLimit; the default limit when VUs
-// never retire). Both engines hand idle VUs out last in, first out, the
-// cheapest way to send (a few VUs' connections stay busy and warm), and
-// retire those beyond the pre-allocated ones that sit idle; but the
-// pre-allocated VUs at the bottom would sit unused until a stall reached
-// them, and a connection they opened then would stay for the rest of the
-// run. Rotated in now and then (at 2,000/s with 50 VUs, 25 of the 2,000
-// starts a second), every pre-allocated VU opens its connection within
-// seconds, as every k6 VU does within its first round, and keeps it in use:
-// the generator's descriptors are the same from the start to the end, and
-// a kept connection the server dropped is found by a start, not by the
-// next stall.
-func rotationDue(since, now time.Time, limit, gap time.Duration) bool {
-	if limit <= 0 {
-		limit = idleLimit(DefaultRetireIdle, gap)
+// gap after the one before, at now, ahead of the VU most recently idle:
+// once it has been idle for the retire limit (idleLimit of least, the
+// resolved Options.RetireIdle; of DefaultRetireIdle when VUs never
+// retire). Both engines hand idle VUs out last in, first out, the cheapest
+// way to send (a few VUs' connections stay busy and warm), and retire
+// those beyond the pre-allocated ones that sit idle; but the pre-allocated
+// VUs at the bottom would sit unused until a stall reached them, and a
+// connection they opened then would stay for the rest of the run. Rotated
+// in now and then (at 2,000/s with 50 VUs, 25 of the 2,000 starts a
+// second), every pre-allocated VU opens its connection within seconds, as
+// every k6 VU does within its first round, and keeps it in use: the
+// generator's descriptors are the same from the start to the end, and a
+// kept connection the server dropped is found by a start, not by the next
+// stall.
+func rotationDue(since, now time.Time, least, gap time.Duration) bool {
+	if least <= 0 {
+		least = DefaultRetireIdle
 	}
-	return now.Sub(since) > limit
+	return now.Sub(since) > idleLimit(least, gap)
 }
 
 // retireLocked retires the VUs idle for longer than limit, longest idle
