@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"slices"
 	"strings"
 	"time"
@@ -29,7 +30,8 @@ var ErrRefused = errors.New("these run directories cannot be merged")
 // Runner is one part's own figure, to show next to the merge's.
 type Runner struct {
 	Dir      string
-	Runner   string
+	Runner   string // --runner-name; "" when not given
+	Host     string
 	Segment  string
 	Requests int64
 	P99      time.Duration
@@ -37,29 +39,40 @@ type Runner struct {
 
 // Result is what Merge wrote and what it found.
 type Result struct {
-	Run      *rundir.Dir
-	Runners  []Runner
-	TrueP99  time.Duration // p99 of every request, from the added histograms
-	MeanP99  time.Duration // the runners' p99s averaged: the wrong figure, for contrast
-	Warnings []string
+	Run        *rundir.Dir
+	Runners    []Runner
+	TrueP99    time.Duration // p99 of every request, from the added histograms
+	MeanP99    time.Duration // the runners' p99s averaged: the wrong figure, for contrast
+	Coverage   float64       // the share of the test the parts ran: 1 unless merged with Partial
+	Thresholds []string      // the test's own thresholds, which its runners recorded and did not judge
+	Warnings   []string
+}
+
+// Options change what a merge accepts.
+type Options struct {
+	// Partial merges parts that leave segments of the test missing; the
+	// merge then says in its warnings which share of the test it covers.
+	// Without it such a merge is refused: a partial result read as the
+	// whole test would understate its load and its tail.
+	Partial bool
 }
 
 // Merge checks that parts are the parts of one test, each once, writes
 // their merge to the run directory out and reads it back. The parts are
 // already in memory; MergeDirs reads them from disk as it goes.
-func Merge(parts []*rundir.Dir, out string) (*Result, error) {
+func Merge(parts []*rundir.Dir, out string, opt Options) (*Result, error) {
 	srcs := make([]source, len(parts))
 	for i, p := range parts {
 		srcs[i] = &memSource{ivs: p.Intervals}
 	}
-	return merge(parts, srcs, out)
+	return merge(parts, srcs, out, opt)
 }
 
 // MergeDirs is Merge of the run directories dirs, read interval by interval
 // (rundir.Stream): it holds one interval of each part and one merged
 // interval at a time, whatever the run's length. Reading the merge back for
 // its summary (Result.Run) holds the merged run whole, as rundir.Open does.
-func MergeDirs(dirs []string, out string) (*Result, error) {
+func MergeDirs(dirs []string, out string, opt Options) (*Result, error) {
 	parts := make([]*rundir.Dir, len(dirs))
 	srcs := make([]source, len(dirs))
 	for i, d := range dirs {
@@ -71,7 +84,7 @@ func MergeDirs(dirs []string, out string) (*Result, error) {
 		parts[i] = &rundir.Dir{Dir: s.Dir, Meta: s.Meta} // no intervals: they stream
 		srcs[i] = s
 	}
-	return merge(parts, srcs, out)
+	return merge(parts, srcs, out, opt)
 }
 
 // source yields one part's intervals in time order, then io.EOF.
@@ -94,12 +107,25 @@ func (m *memSource) Next() (rundir.Interval, error) {
 }
 
 // merge is Merge of parts (their Meta) whose intervals come from srcs.
-func merge(parts []*rundir.Dir, srcs []source, out string) (*Result, error) {
+func merge(parts []*rundir.Dir, srcs []source, out string, opt Options) (*Result, error) {
 	if err := check(parts); err != nil {
 		return nil, err
 	}
-	res := &Result{}
-	res.Warnings = append(res.Warnings, coverage(parts)...)
+	res := &Result{Thresholds: parts[0].Meta.Part.Thresholds}
+	share, missing, err := coverage(parts)
+	if err != nil {
+		return nil, err
+	}
+	res.Coverage = share
+	if len(missing) > 0 {
+		seq := parts[0].Meta.Part.Sequence
+		if !opt.Partial {
+			return nil, fmt.Errorf("%w: segments %s of %s are missing, so the merge would cover %s of the test; wait for their parts, or merge what there is with --partial",
+				ErrRefused, strings.Join(missing, ", "), seq, percent(share))
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("PARTIAL: this merge covers %s of the test (segments %s of %s are missing): its rates and counts are that share of the test's",
+			percent(share), strings.Join(missing, ", "), seq))
+	}
 	iv, err := intervalOf(parts)
 	if err != nil {
 		return nil, err
@@ -160,7 +186,7 @@ func merge(parts []*rundir.Dir, srcs []source, out string) (*Result, error) {
 	var sum time.Duration
 	for i, p := range parts {
 		h := perPart[i]
-		res.Runners = append(res.Runners, Runner{Dir: p.Dir, Runner: p.Meta.Part.Runner, Segment: p.Meta.Part.Segment,
+		res.Runners = append(res.Runners, Runner{Dir: p.Dir, Runner: p.Meta.Part.Runner, Host: p.Meta.Env.Host, Segment: p.Meta.Part.Segment,
 			Requests: h.Count(), P99: h.Percentile(99)})
 		sum += h.Percentile(99)
 	}
@@ -193,6 +219,9 @@ func check(parts []*rundir.Dir) error {
 		case pp.Sequence != fp.Sequence:
 			return fmt.Errorf("%w: %s split the test by %s, %s by %s; the parts only fit when every runner has the same --execution-segment-sequence", ErrRefused, p.Dir, pp.Sequence, first.Dir, fp.Sequence)
 		}
+		if !slices.Equal(pp.Thresholds, fp.Thresholds) {
+			return fmt.Errorf("%w: %s and %s recorded different thresholds under one test id %s", ErrRefused, p.Dir, first.Dir, fp.TestID)
+		}
 		if b, _ := json.Marshal(pp.Plan); string(b) != string(plan) {
 			return fmt.Errorf("%w: %s and %s ran different plans under one test id %s", ErrRefused, p.Dir, first.Dir, fp.TestID)
 		}
@@ -204,27 +233,32 @@ func check(parts []*rundir.Dir) error {
 	return nil
 }
 
-// coverage warns about the sequence's segments no part ran.
-func coverage(parts []*rundir.Dir) []string {
+// coverage is the share of the test the parts ran, and the segments of
+// the sequence no part ran.
+func coverage(parts []*rundir.Dir) (float64, []string, error) {
 	seq, err := schedule.ParseSequence(parts[0].Meta.Part.Sequence)
 	if err != nil {
-		return []string{fmt.Sprintf("sequence %q unreadable: %v", parts[0].Meta.Part.Sequence, err)}
+		return 0, nil, fmt.Errorf("%w: %s: sequence %q unreadable: %w", ErrRefused, parts[0].Dir, parts[0].Meta.Part.Sequence, err)
 	}
 	have := map[string]bool{}
 	for _, p := range parts {
 		have[p.Meta.Part.Segment] = true
 	}
 	var missing []string
+	share := new(big.Rat)
 	for _, s := range seq {
 		if !have[s.String()] {
 			missing = append(missing, s.String())
+			continue
 		}
+		share.Add(share, s.Length())
 	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("segments %v of %s are missing: the merge holds only part of the test", missing, parts[0].Meta.Part.Sequence)}
+	f, _ := share.Float64()
+	return f, missing, nil
 }
+
+// percent prints a share as a percentage with one decimal.
+func percent(share float64) string { return fmt.Sprintf("%.1f %%", share*100) }
 
 // intervalOf is the parts' interval length, which must be the same.
 func intervalOf(parts []*rundir.Dir) (time.Duration, error) {
@@ -348,7 +382,7 @@ func mergedMeta(parts []*rundir.Dir, t0 time.Time) rundir.Meta {
 			m.Model = "mixed"
 		}
 		for _, f := range p.Meta.Faults {
-			f.Target = p.Meta.Part.Runner + ": " + f.Target
+			f.Target = p.Meta.Part.Label() + ": " + f.Target
 			m.Faults = append(m.Faults, f)
 		}
 		for _, n := range p.Meta.Notes {

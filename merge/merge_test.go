@@ -2,6 +2,8 @@ package merge
 
 import (
 	"errors"
+	"math"
+	"slices"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,7 +53,7 @@ func TestMergeAlignsOnTheWallClock(t *testing.T) {
 	// B started 300 ms after A: its interval 0 is A's interval 0 on the wall clock.
 	a := part(t, filepath.Join(tmp, "a"), "x", "0:1/2", t0, [][]time.Duration{{ms(10), ms(10), ms(10)}, {ms(20)}}, []int64{0, 1})
 	b := part(t, filepath.Join(tmp, "b"), "x", "1/2:1", t0.Add(300*time.Millisecond), [][]time.Duration{{ms(100)}, {ms(30), ms(30)}}, []int64{2, 0})
-	res, err := Merge([]*rundir.Dir{a, b}, filepath.Join(tmp, "m"))
+	res, err := Merge([]*rundir.Dir{a, b}, filepath.Join(tmp, "m"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,18 +107,64 @@ func TestMergeRefuses(t *testing.T) {
 		{"nothing", nil, "no run directories"},
 	}
 	for i, tt := range tests {
-		_, err := Merge(tt.parts, filepath.Join(tmp, "m", string(rune('a'+i))))
+		_, err := Merge(tt.parts, filepath.Join(tmp, "m", string(rune('a'+i))), Options{})
 		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want refusal with %q", tt.name, err, tt.want)
 		}
 	}
-	// A missing segment and runners 5 s apart are merged with warnings.
-	res, err := Merge([]*rundir.Dir{late}, filepath.Join(tmp, "m", "missing"))
-	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "missing") {
-		t.Errorf("missing segment: %v, warnings %q", err, res.Warnings)
+	// A missing segment is refused, unless asked for; runners 5 s apart are
+	// merged with a warning.
+	_, err := Merge([]*rundir.Dir{late}, filepath.Join(tmp, "m", "missing"), Options{})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "segments 0:1/2 of 0,1/2,1 are missing") || !strings.Contains(err.Error(), "--partial") {
+		t.Errorf("missing segment: %v, want a refusal naming segment 0:1/2 and --partial", err)
 	}
-	res, err = Merge([]*rundir.Dir{a, late}, filepath.Join(tmp, "m", "apart"))
+	res, err := Merge([]*rundir.Dir{a, late}, filepath.Join(tmp, "m", "apart"), Options{})
 	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "5s apart") {
 		t.Errorf("runners apart: %v, warnings %q", err, res.Warnings)
+	}
+	b := part(t, filepath.Join(tmp, "b"), "x", "1/2:1", t0, one, []int64{0})
+	b.Meta.Part.Thresholds = []string{"p(99)<1ms"}
+	if _, err := Merge([]*rundir.Dir{a, b}, filepath.Join(tmp, "m", "ts"), Options{}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "different thresholds") {
+		t.Errorf("thresholds that differ: %v, want a refusal", err)
+	}
+}
+
+// TestPartialMergeSaysHowMuch merges segments 0 and 2 of three runners, the
+// middle one missing: refused by default, and with Partial a merge of two
+// thirds of the test (1/3 + 1/3 = 66.7 %), said in its summary's warnings.
+func TestPartialMergeSaysHowMuch(t *testing.T) {
+	tmp := t.TempDir()
+	t0 := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
+	mk := func(name, seg string) *rundir.Dir {
+		meta := rundir.Meta{ID: seg, Source: "knee", Started: t0, Model: "open", Finished: true,
+			Part: &rundir.Part{TestID: "x", Segment: seg, Sequence: "0,1/3,2/3,1", Interval: time.Second, T0: t0, ClockSynced: true}}
+		w, err := rundir.Create(filepath.Join(tmp, name), meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(meta); err != nil {
+			t.Fatal(err)
+		}
+		r, err := rundir.Open(filepath.Join(tmp, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	first, last := mk("a", "0:1/3"), mk("c", "2/3:1")
+	_, err := Merge([]*rundir.Dir{first, last}, filepath.Join(tmp, "refused"), Options{})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "66.7 %") {
+		t.Fatalf("merge of two of three: %v, want a refusal that says 66.7 %%", err)
+	}
+	res, err := Merge([]*rundir.Dir{first, last}, filepath.Join(tmp, "partial"), Options{Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(res.Coverage-2.0/3) > 1e-12 {
+		t.Errorf("coverage %v, want 2/3", res.Coverage)
+	}
+	want := "PARTIAL: this merge covers 66.7 % of the test (segments 1/3:2/3 of 0,1/3,2/3,1 are missing)"
+	if !slices.ContainsFunc(res.Run.Meta.Summary.Warnings, func(w string) bool { return strings.HasPrefix(w, want) }) {
+		t.Errorf("summary warnings %q, want one starting %q", res.Run.Meta.Summary.Warnings, want)
 	}
 }

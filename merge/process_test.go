@@ -2,6 +2,7 @@ package merge_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -213,4 +214,66 @@ func bucketWidth(d time.Duration) time.Duration {
 		w *= 2
 	}
 	return time.Duration(w) * time.Microsecond
+}
+
+// TestSplitThresholdsAreTheMerges runs a test split between two runners whose
+// threshold every request fails (p(99)<1ms against a server that answers
+// after 20 ms): each runner records it and exits 0, as a runner's slice is no
+// verdict and a failed runner would fail its Job; the merge of both judges it
+// on every request and exits 99 (k6's threshold code); a merge of one part is
+// refused, and with --partial says the share it covers and still judges.
+func TestSplitThresholdsAreTheMerges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs four knee processes; not in -short")
+	}
+	bin := kneetest.BuildKnee(t)
+	url := kneetest.DelayServer(t, serverDelay)
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "same") // one --out for both, as a shared volume
+	startAt := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Go(func() {
+			args := []string{"run", "--executor", "constant-arrival-rate", "--rate", "100", "--duration", "1s",
+				"--pre-allocated-vus", "10", "--max-vus", "50", "--url", url, "--out", out, "--quiet",
+				"--threshold", "p(99)<1ms", "--execution-segment-sequence", "0,1/2,1",
+				"--execution-segment-index", strconv.Itoa(i), "--start-at", startAt}
+			outs[i], errs[i] = runKnee(t, bin, args, nil)
+		})
+	}
+	wg.Wait()
+	for i := range 2 {
+		if errs[i] != nil || !strings.Contains(outs[i], "thresholds: 1 recorded in run.json for the merge") {
+			t.Fatalf("runner %d: %v, want exit 0 and the threshold left to the merge\n%s", i, errs[i], outs[i])
+		}
+	}
+	parts, _ := filepath.Glob(filepath.Join(out, "*", rundir.MetaFile))
+	if len(parts) != 2 {
+		t.Fatalf("%d run directories under the shared --out, want one per runner", len(parts))
+	}
+	exitCode := func(err error) int {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatalf("knee merge: %v", err)
+		}
+		return 0
+	}
+	res, err := runKnee(t, bin, []string{"merge", out, "--out", filepath.Join(tmp, "merged")}, nil)
+	if code := exitCode(err); code != 99 || !strings.Contains(res, "p(99)<1ms") {
+		t.Errorf("merge of both parts: exit %d, want 99 with the threshold shown\n%s", code, res)
+	}
+	one := filepath.Dir(parts[0])
+	res, err = runKnee(t, bin, []string{"merge", one, "--out", filepath.Join(tmp, "one")}, nil)
+	if code := exitCode(err); code == 0 || code == 99 || !strings.Contains(res, "50.0 %") || !strings.Contains(res, "--partial") {
+		t.Errorf("merge of one part of two: exit %d, want a refusal that says 50.0 %% and --partial\n%s", code, res)
+	}
+	res, err = runKnee(t, bin, []string{"merge", one, "--out", filepath.Join(tmp, "partial"), "--partial"}, nil)
+	if code := exitCode(err); code != 99 || !strings.Contains(res, "PARTIAL: this merge covers 50.0 % of the test") {
+		t.Errorf("merge --partial of one part: exit %d, want 99 and the share covered\n%s", code, res)
+	}
 }

@@ -173,11 +173,11 @@ func TestStreamedMergeIsTheWholeMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	streamed, err := MergeDirs(dirs, filepath.Join(tmp, "streamed"))
+	streamed, err := MergeDirs(dirs, filepath.Join(tmp, "streamed"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inMemory, err := Merge(whole, filepath.Join(tmp, "in-memory"))
+	inMemory, err := Merge(whole, filepath.Join(tmp, "in-memory"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,14 +244,14 @@ func TestMergeDirsRefusesABrokenPart(t *testing.T) {
 	f.WriteString("{not json\n")
 	f.Close()
 	out := filepath.Join(tmp, "m")
-	_, err = MergeDirs([]string{a, b}, out)
+	_, err = MergeDirs([]string{a, b}, out, Options{Partial: true}) // two of three: the broken part is what is refused
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "counters.jsonl:7") || !strings.Contains(err.Error(), "left unfinished") {
 		t.Fatalf("err %v, want a refusal naming counters.jsonl:7 and the unfinished output", err)
 	}
 	if r, err := rundir.Open(out); err != nil || r.Meta.Finished {
 		t.Errorf("the unfinished merge reads back %v, finished %v; want it marked unfinished", err, r != nil && r.Meta.Finished)
 	}
-	if _, err := MergeDirs([]string{a, filepath.Join(tmp, "nothing")}, filepath.Join(tmp, "m2")); !errors.Is(err, ErrRefused) {
+	if _, err := MergeDirs([]string{a, filepath.Join(tmp, "nothing")}, filepath.Join(tmp, "m2"), Options{}); !errors.Is(err, ErrRefused) {
 		t.Errorf("a missing part: %v, want a refusal", err)
 	}
 }

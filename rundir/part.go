@@ -11,6 +11,7 @@ type Part struct {
 	Sequence    string        `json:"sequence"` // every runner's segments, e.g. "0,1/4,1/2,3/4,1"
 	Runner      string        `json:"runner,omitempty"`
 	Plan        []Scenario    `json:"plan"`                      // the whole test's scenarios, before the split
+	Thresholds  []string      `json:"thresholds,omitempty"`      // the test's thresholds: judged on the merge, not on a part
 	Interval    time.Duration `json:"interval_ns"`               // --interval, the histograms' nominal length
 	T0          time.Time     `json:"t0"`                        // wall clock at the schedule's start
 	StartAt     time.Time     `json:"start_at"`                  // --start-at; zero when not given
@@ -19,6 +20,15 @@ type Part struct {
 	ClockSynced bool          `json:"clock_synced"`
 	ClockMaxErr time.Duration `json:"clock_max_error_ns,omitempty"` // the kernel's bound on the clock's error
 	ClockOffset time.Duration `json:"clock_offset_ns,omitempty"`    // the offset the time daemon last measured (adjtimex)
+}
+
+// Label names the part among its test's runners: its runner name, or else
+// its segment, which no other part of the test has.
+func (p *Part) Label() string {
+	if p.Runner != "" {
+		return p.Runner
+	}
+	return p.Segment
 }
 
 // MergedPart is one part kept in a merge: where it came from and its environment note.

@@ -44,6 +44,9 @@ func splitConfig(cfg *scenario.Config, sp Split) (*scenario.Config, *rundir.Part
 		Runner:   sp.Runner,
 		Plan:     whole.Scenarios,
 		StartAt:  sp.StartAt,
+		// A part's requests are a slice of the test's: its thresholds are
+		// judged on the merge (knee merge reads them from here), not here.
+		Thresholds: cfg.Thresholds,
 	}
 	if part.TestID == "" {
 		part.TestID = planID(whole.Scenarios, seq, sp.StartAt)

@@ -149,7 +149,7 @@ func measure(dir string, r, l, n, values int, whole bool, pushed map[[2]int]floa
 // whole first as it did before.
 func mergeParts(parts []string, out string, whole bool) (*merge.Result, error) {
 	if !whole {
-		return merge.MergeDirs(parts, out)
+		return merge.MergeDirs(parts, out, merge.Options{})
 	}
 	var dirs []*rundir.Dir
 	for _, p := range parts {
@@ -159,7 +159,7 @@ func mergeParts(parts []string, out string, whole bool) (*merge.Result, error) {
 		}
 		dirs = append(dirs, d)
 	}
-	return merge.Merge(dirs, out)
+	return merge.Merge(dirs, out, merge.Options{})
 }
 
 // writePart writes runner i's run directory: lognormal latencies around

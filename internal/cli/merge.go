@@ -35,6 +35,7 @@ it (two levels down), so a volume of parts can be merged without a shell glob.`,
 	}
 	c.Flags().StringVar(&f.out, "out", "", "the run directory to write (must not exist yet)")
 	c.Flags().StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion evaluated on the merge, e.g. 'p(99)<250ms' (exit 99 when one fails)")
+	c.Flags().BoolVar(&f.partial, "partial", false, "merge even when segments of the test are missing; every output then says which share of the test it covers")
 	c.Flags().IntVar(&f.waitParts, "wait-parts", 0, "first wait until this many parts have finished (a merge Job started beside the runners)")
 	c.Flags().DurationVar(&f.waitTimeout, "wait-timeout", 30*time.Minute, "how long --wait-parts waits")
 	return c
@@ -45,6 +46,7 @@ type mergeFlags struct {
 	thresholds  []string
 	waitParts   int
 	waitTimeout time.Duration
+	partial     bool
 }
 
 func (a *app) doMerge(args []string, f mergeFlags) error {
@@ -66,13 +68,20 @@ func (a *app) doMerge(args []string, f mergeFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	res, err := merge.MergeDirs(dirs, out)
+	res, err := merge.MergeDirs(dirs, out, merge.Options{Partial: f.partial})
 	if errors.Is(err, merge.ErrRefused) {
 		return usageErr(err)
 	}
 	if err != nil {
 		return err
 	}
+	// The test's own thresholds, which its runners recorded and left to
+	// the merge, come first; --threshold adds to them.
+	own, err := analyze.ParseThresholds(res.Thresholds)
+	if err != nil {
+		return usageErr(fmt.Errorf("merge: the parts' recorded thresholds: %w", err))
+	}
+	ts = append(own, ts...)
 	w := a.env.Stdout
 	fmt.Fprintf(w, "merged %d parts into run directory: %s\n", len(dirs), out)
 	if err := report.Summary(w, res.Run.Meta.Summary); err != nil {
@@ -80,7 +89,11 @@ func (a *app) doMerge(args []string, f mergeFlags) error {
 	}
 	fmt.Fprintln(w, "per runner")
 	for _, r := range res.Runners {
-		fmt.Fprintf(w, "  %-12s %-20s %9d requests  p99 %s\n", r.Segment, r.Runner, r.Requests, ms(r.P99))
+		name := r.Runner
+		if name == "" {
+			name = r.Host
+		}
+		fmt.Fprintf(w, "  %-12s %-20s %9d requests  p99 %s\n", r.Segment, name, r.Requests, ms(r.P99))
 	}
 	fmt.Fprintf(w, "p99 of all requests (histograms added): %s\n", ms(res.TrueP99))
 	if res.MeanP99 != res.TrueP99 {

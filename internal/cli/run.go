@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,6 +138,7 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	defer os.Remove(opt.Dir) // the directory runOptions made, if no run wrote into it (repetitions write beside it)
 	if f.dashboard != "" && f.repeat > 1 {
 		return usagef("--dashboard follows one run: not with --repeat %d", f.repeat)
 	}
@@ -332,19 +334,29 @@ func (a *app) runOptions(f runFlags) (runner.Options, error) {
 	return opt, nil
 }
 
-// newRunDir names a fresh run directory under base, by start time.
+// newRunDir makes a fresh run directory under base, named by start time.
+// The directory is made here, exclusively, so two runs started in the same
+// second (two runners sharing one --out) each get their own: a name taken
+// between a check and a create would make two runs write one directory.
 func newRunDir(base string) (string, error) {
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", fmt.Errorf("--out %s: %w", base, err)
+	}
 	id := time.Now().UTC().Format("2006-01-02T15-04-05")
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 1000; i++ {
 		dir := filepath.Join(base, id)
 		if i > 0 {
 			dir = fmt.Sprintf("%s-%d", dir, i)
 		}
-		if _, err := os.Stat(dir); os.IsNotExist(err) {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
 			return dir, nil
 		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("--out %s: %w", base, err)
+		}
 	}
-	return "", fmt.Errorf("--out %s: too many runs started this second", base)
+	return "", fmt.Errorf("--out %s: over 1000 runs started this second", base)
 }
 
 // finishRun prints the run's notices and summary, exports it and evaluates thresholds.
@@ -362,6 +374,13 @@ func (a *app) finishRun(res *runner.Result, export string, ts []analyze.Threshol
 		}
 	}
 	if len(ts) == 0 {
+		return nil
+	}
+	if part := res.Run.Meta.Part; part != nil {
+		// One runner's requests are a slice of the test's: its thresholds
+		// are the merge's to judge, and a part that failed them here would
+		// fail its Job and stop the other runners.
+		fmt.Fprintf(a.env.Stdout, "thresholds: %d recorded in run.json for the merge (knee merge judges them on every runner's requests)\n", len(part.Thresholds))
 		return nil
 	}
 	results := analyze.EvaluateThresholds(res.Run, ts)

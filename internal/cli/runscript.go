@@ -100,6 +100,7 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	defer os.Remove(opt.Dir) // the directory runOptions made, if no run wrote into it (repetitions write beside it)
 	defer a.liveOutputs(&opt, f.split.promRW)()
 	jr := junitReport{path: f.junit}
 	if f.repeat == 1 {
@@ -155,6 +156,12 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
 	}
 	thresholds = append(thresholds, sr.flagTs...)
+	// A runner of a split test records the thresholds, in knee's own
+	// syntax, for the merge to judge (runner.Split).
+	plan.Config.Thresholds = nil
+	for _, t := range thresholds {
+		plan.Config.Thresholds = append(plan.Config.Thresholds, t.String())
+	}
 	plan.Config.Faults = append(plan.Config.Faults, sr.faults...)
 	k6Out, outName, err := openK6Output(sr.csvOut, sr.jsonOut, suffix)
 	if err != nil {
@@ -182,6 +189,12 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	printChecks(a.env.Stdout, res)
 	printMetrics(a.env.Stdout, res.Metrics)
 	own := s.EvaluateOwn(ownTs, res.Metrics, time.Duration(res.Summary.DurationS*float64(time.Second)))
+	if res.Run.Meta.Part != nil && len(own) > 0 {
+		// Custom metrics are not in the run directory, so the merge cannot
+		// judge them; a part judging its slice would be no verdict either.
+		fmt.Fprintf(a.env.Stdout, "thresholds on the script's own metrics: %d not judged: this runner ran a part of a split test, and knee merge does not merge custom metrics\n", len(own))
+		own = nil
+	}
 	ferr := a.finishRun(res.Result, export, thresholds)
 	// The script's own thresholds join the block finishRun printed, if any.
 	ownPass := printOwnThresholds(a.env.Stdout, own, len(thresholds) == 0)

@@ -33,7 +33,7 @@ func registerSplitFlags(fl *pflag.FlagSet, f *splitFlags) {
 	fl.StringVar(&f.index, "execution-segment-index", "", "take the N-th segment (0-based) of --execution-segment-sequence, e.g. a Job's completion index")
 	fl.StringVar(&f.startAt, "start-at", "", "start the schedule at this wall-clock instant (RFC 3339), the same on every runner")
 	fl.StringVar(&f.testID, "test-id", "", "name of the split test, the same on every runner (default: derived from the plan)")
-	fl.StringVar(&f.runner, "runner-name", "", "this runner's name in the merge (default: the host name)")
+	fl.StringVar(&f.runner, "runner-name", "", "this runner's name in the merge and its Prometheus runner label (default: its segment, unique among the test's runners)")
 }
 
 // parse turns the flags into a runner.Split.
@@ -67,9 +67,6 @@ func (f splitFlags) parse() (runner.Split, error) {
 		}
 	}
 	sp.TestID, sp.Runner = f.testID, f.runner
-	if sp.Runner == "" {
-		sp.Runner, _ = os.Hostname() // a name only; none is fine
-	}
 	return sp, nil
 }
 
@@ -84,7 +81,9 @@ func (a *app) liveOutputs(opt *runner.Options, urls []string) func() {
 		if pushers == nil { // the first interval: the run's identity is known
 			testID, name := meta.ID, ""
 			if meta.Part != nil {
-				testID, name = meta.Part.TestID, meta.Part.Runner
+				// The segment, unless named: two runners on one host (or
+				// two pods with one host name) must not push one series.
+				testID, name = meta.Part.TestID, meta.Part.Label()
 			}
 			if name == "" {
 				name, _ = os.Hostname()

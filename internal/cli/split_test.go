@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -35,5 +38,37 @@ func TestSplitFlags(t *testing.T) {
 	sp, err := splitFlags{startAt: "2026-12-01T03:00:00.5Z"}.parse()
 	if err != nil || !sp.StartAt.Equal(time.Date(2026, 12, 1, 3, 0, 0, 5e8, time.UTC)) {
 		t.Errorf("start-at: %v, %v", sp.StartAt, err)
+	}
+}
+
+// TestNewRunDirIsExclusive starts 20 runs' directories under one --out at
+// once, as runners sharing a volume do within one second: each must get a
+// directory of its own, made by the call, never one another call returned.
+func TestNewRunDirIsExclusive(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "same")
+	const n = 20
+	dirs := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { dirs[i], errs[i] = newRunDir(base) })
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, d := range dirs {
+		if errs[i] != nil {
+			t.Fatalf("call %d: %v", i, errs[i])
+		}
+		if seen[d] {
+			t.Errorf("%s returned twice", d)
+		}
+		seen[d] = true
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			t.Errorf("%s: not made by newRunDir (%v)", d, err)
+		}
+	}
+	entries, err := os.ReadDir(base)
+	if err != nil || len(entries) != n {
+		t.Errorf("%d directories under --out, want %d (%v)", len(entries), n, err)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -105,6 +106,7 @@ func (a *app) doSteps(f stepsFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	defer os.Remove(dir) // if nothing was written into it
 	opt := runner.StepsOptions{
 		Options: runner.Options{
 			Dir: dir, TargetPID: f.probes.targetPID, TargetCommit: f.targetCommit,
