@@ -232,6 +232,12 @@ func TestPercentileNearestRank(t *testing.T) {
 		{"10ms p90", tenMS(), 90, 9007},
 		{"10ms p50", tenMS(), 50, 5003}, // rank 5, [5000, 5003]
 		{"10ms p0", tenMS(), 0, 1000},   // lowest of the first bucket
+		// README's example: 10 11 12 13 14 15 16 18 25 60 ms. p50 rank 5,
+		// 14 ms in [14000, 14007]; p90 rank 9, 25 ms in [24992, 25007]
+		// (width 16); p95 rank 10, 60 ms in [60000, 60031] (width 32).
+		{"readme p50", readmeExample(), 50, 14007},
+		{"readme p90", readmeExample(), 90, 25007},
+		{"readme p95", readmeExample(), 95, 60031},
 	}
 	for _, tt := range tests {
 		if got := tt.h.Percentile(tt.pct); got != tt.want*time.Microsecond {
@@ -247,6 +253,14 @@ func TestPercentileNearestRank(t *testing.T) {
 func tenMS() *Histogram {
 	h := NewHistogram()
 	for v := 1; v <= 10; v++ {
+		h.Record(time.Duration(v) * time.Millisecond)
+	}
+	return h
+}
+
+func readmeExample() *Histogram {
+	h := NewHistogram()
+	for _, v := range []int{10, 11, 12, 13, 14, 15, 16, 18, 25, 60} {
 		h.Record(time.Duration(v) * time.Millisecond)
 	}
 	return h
