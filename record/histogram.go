@@ -238,7 +238,7 @@ func usDuration(us int64) time.Duration { return time.Duration(us) * time.Micros
 // 0 when empty.
 func (h *Histogram) Percentile(pct float64) time.Duration {
 	var out [1]time.Duration
-	h.percentiles([]float64{pct}, out[:])
+	h.summarise([]float64{pct}, out[:], false)
 	return out[0]
 }
 
@@ -259,13 +259,17 @@ func nearestRank(pct float64, n int64) int64 {
 	return int64(c)
 }
 
-// percentiles sets out[i] to the value at pcts[i] (see Percentile) in one
-// pass over h's buckets.
-func (h *Histogram) percentiles(pcts []float64, out []time.Duration) {
+// summarise walks h's buckets once in value order. It sets out[i] to the
+// value at pcts[i] (see Percentile) and, when whole, walks on to the end
+// for the lowest value of the highest bucket and Java's mean numerator:
+// the sum of median × count over the buckets (getMean divides it by the
+// count once; hdrhistogram-go divides each term, which differs in the last
+// bits). Without whole it stops once every pct is found.
+func (h *Histogram) summarise(pcts []float64, out []time.Duration, whole bool) (top int64, sum float64) {
 	clear(out)
 	n := h.Count()
 	if n == 0 {
-		return
+		return 0, 0
 	}
 	ranks := make([]int64, len(pcts))
 	for i, p := range pcts {
@@ -283,8 +287,12 @@ func (h *Histogram) percentiles(pcts []float64, out []time.Duration) {
 				ranks[i], left = 0, left-1
 			}
 		}
-		return left > 0
+		top = low
+		// The conversion rounds the product, so no platform fuses it into the sum.
+		sum += float64(float64(low+equivalentSize(low)>>1) * float64(count))
+		return whole || left > 0
 	})
+	return top, sum
 }
 
 // equivalentSize is the width of the bucket whose lowest value is low, in
@@ -312,31 +320,25 @@ func (h *Histogram) Max() time.Duration {
 	if h.Count() == 0 {
 		return 0
 	}
-	var low int64
-	h.eachBucket(func(l, _ int64) { low = l })
-	return usDuration(highestEquivalent(low))
+	top, _ := h.summarise(nil, nil, true)
+	return usDuration(highestEquivalent(top))
 }
 
 // Mean of the recorded values (each bucket at its median), rounded to the
 // nanosecond; 0 when empty.
-func (h *Histogram) Mean() time.Duration {
-	return time.Duration(math.Round(h.meanMicros() * float64(time.Microsecond)))
+func (h *Histogram) Mean() time.Duration { return meanDuration(h.meanMicros()) }
+
+func meanDuration(us float64) time.Duration {
+	return time.Duration(math.Round(us * float64(time.Microsecond)))
 }
 
-// meanMicros is Java's getMean to the last bit: the sum over buckets, in
-// value order, of median × count, then divided by the total count once.
+// meanMicros is Java's getMean to the last bit.
 func (h *Histogram) meanMicros() float64 {
-	n := h.Count()
-	if n == 0 {
+	if h.Count() == 0 {
 		return 0
 	}
-	var total float64
-	h.eachBucket(func(low, count int64) {
-		median := low + equivalentSize(low)>>1
-		// The conversion rounds the product, so no platform fuses it into the sum.
-		total += float64(float64(median) * float64(count))
-	})
-	return total / float64(n)
+	_, sum := h.summarise(nil, nil, true)
+	return sum / float64(h.Count())
 }
 
 // CountAbove is the number of values strictly greater than d (to histogram
@@ -373,19 +375,23 @@ func (h *Histogram) CountsAtMost(bounds []time.Duration) []int64 {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// Latencies summarises h in milliseconds.
+// Latencies summarises h in milliseconds, in one pass over its buckets
+// (and a first step for Min).
 func (h *Histogram) Latencies() Latencies {
+	if h.Count() == 0 {
+		return Latencies{}
+	}
 	var p [5]time.Duration
-	h.percentiles([]float64{50, 90, 95, 99, 99.9}, p[:])
+	top, sum := h.summarise([]float64{50, 90, 95, 99, 99.9}, p[:], true)
 	return Latencies{
 		Min:  ms(h.Min()),
-		Mean: ms(h.Mean()),
+		Mean: ms(meanDuration(sum / float64(h.Count()))),
 		P50:  ms(p[0]),
 		P90:  ms(p[1]),
 		P95:  ms(p[2]),
 		P99:  ms(p[3]),
 		P999: ms(p[4]),
-		Max:  ms(h.Max()),
+		Max:  ms(usDuration(highestEquivalent(top))),
 	}
 }
 
