@@ -106,6 +106,16 @@ func TestK6Reference(t *testing.T) {
 	if int64(len(vals)) != wantReqs {
 		t.Fatalf("oracle: %d durations in the CSV, summary says %d", len(vals), wantReqs)
 	}
+	// k6's Trend percentile, as the README gives it: i = p·(N−1) into the
+	// sorted samples, interpolated between v[⌊i⌋] and v[⌈i⌉]. It must give
+	// summary.json's numbers (printed to the ns) from the CSV's samples.
+	for key, p := range map[string]float64{"med": 0.5, "p(90)": 0.9, "p(95)": 0.95, "p(99)": 0.99} {
+		i := p * float64(len(vals)-1)
+		lo, hi := vals[int(math.Floor(i))], vals[int(math.Ceil(i))]
+		if got, want := lo+(hi-lo)*(i-math.Floor(i)), sum.Metrics["http_req_duration"][key]; math.Abs(got-want) > 1e-6 {
+			t.Errorf("oracle: k6's interpolation of the CSV gives %s = %v ms, summary.json %v ms", key, got, want)
+		}
+	}
 	for _, file := range []string{"default-timeformat.csv", "results.json"} {
 		t.Run(file, func(t *testing.T) {
 			_, sink, err := importFile(t, refFile(t, file), Options{})

@@ -240,7 +240,8 @@ func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecon
 
 // pctMS is h's p-th percentile in milliseconds, to the histogram's three
 // significant digits: a value of exactly 100 reads 100, not its bucket's
-// upper edge 100.031.
+// upper edge 100.031. It is record's nearest rank, not k6's interpolation
+// between samples (knee keeps no samples; the README shows the difference).
 func pctMS(h *record.Histogram, p float64) float64 {
 	return sig3(msOf(h.Percentile(p)))
 }

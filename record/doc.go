@@ -4,6 +4,9 @@
 //
 // It is the only package that imports hdrhistogram-go and the only place a
 // percentile is computed. Everything else aggregates by merging Histograms.
+// A percentile is the nearest rank, exactly as HdrHistogram's Java
+// implementation computes it (getValueAtPercentile, getMean, getMaxValue),
+// which java_test.go checks against Java itself.
 //
 // Units: a Histogram holds microseconds, from 1 µs to 1 h at 3 significant
 // digits. Values outside that range are clamped to it and counted

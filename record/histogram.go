@@ -231,34 +231,114 @@ func (h *Histogram) Clamped() int64 { return h.clamped }
 
 func usDuration(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
 
-// Percentile returns the value at pct in [0,100] (HdrHistogram semantics:
-// the highest equivalent value of the bucket that holds it). 0 when empty.
+// Percentile returns the value at pct in [0,100] by nearest rank, as
+// HdrHistogram's Java getValueAtPercentile: the smallest recorded value
+// that at least pct % of all values do not exceed, reported as the highest
+// value equivalent to it (its bucket's upper edge; at pct 0 the lowest).
+// 0 when empty.
 func (h *Histogram) Percentile(pct float64) time.Duration {
-	if h.Count() == 0 {
-		return 0
-	}
-	return usDuration(h.view().ValueAtPercentile(pct))
+	var out [1]time.Duration
+	h.summarise([]float64{pct}, out[:], false)
+	return out[0]
 }
+
+// nearestRank is the 1-based rank of the value at pct among n > 0 values,
+// as Java's HdrHistogram 2.1.11 computes it: ceil(pct·n/100), with pct
+// first lowered by one ulp so that a product a hair above an integer
+// through binary rounding (99.9 % of 1,000) does not step a rank up, and
+// kept in [1, n].
+func nearestRank(pct float64, n int64) int64 {
+	p := math.Min(math.Max(math.Nextafter(pct, math.Inf(-1)), 0), 100)
+	c := math.Ceil(p * float64(n) / 100)
+	switch {
+	case !(c >= 1): // NaN too
+		return 1
+	case c >= float64(n):
+		return n
+	}
+	return int64(c)
+}
+
+// summarise walks h's buckets once in value order. It sets out[i] to the
+// value at pcts[i] (see Percentile) and, when whole, walks on to the end
+// for the lowest value of the highest bucket and Java's mean numerator:
+// the sum of median × count over the buckets (getMean divides it by the
+// count once; hdrhistogram-go divides each term, which differs in the last
+// bits). Without whole it stops once every pct is found.
+func (h *Histogram) summarise(pcts []float64, out []time.Duration, whole bool) (top int64, sum float64) {
+	clear(out)
+	n := h.Count()
+	if n == 0 {
+		return 0, 0
+	}
+	ranks := make([]int64, len(pcts))
+	for i, p := range pcts {
+		ranks[i] = nearestRank(p, n)
+	}
+	left, seen := len(pcts), int64(0)
+	h.walkBuckets(func(low, count int64) bool {
+		seen += count
+		for i, r := range ranks {
+			if r > 0 && r <= seen {
+				out[i] = usDuration(highestEquivalent(low))
+				if pcts[i] == 0 { // Java tests the percentile as given
+					out[i] = usDuration(low)
+				}
+				ranks[i], left = 0, left-1
+			}
+		}
+		top = low
+		// The conversion rounds the product, so no platform fuses it into the sum.
+		sum += float64(float64(low+equivalentSize(low)>>1) * float64(count))
+		return whole || left > 0
+	})
+	return top, sum
+}
+
+// equivalentSize is the width of the bucket whose lowest value is low, in
+// knee's geometry: 1 below 2048 µs, doubling with each power of two above.
+func equivalentSize(low int64) int64 {
+	if low < 1<<subBucketBits {
+		return 1
+	}
+	return 1 << (bits.Len64(uint64(low)) - subBucketBits)
+}
+
+// highestEquivalent is the highest value of the bucket whose lowest value is low.
+func highestEquivalent(low int64) int64 { return low + equivalentSize(low) - 1 }
 
 // Min is the lowest equivalent value of the lowest recorded value; 0 when empty.
 func (h *Histogram) Min() time.Duration {
-	if h.Count() == 0 {
-		return 0
-	}
-	return usDuration(h.view().Min())
+	var low int64
+	h.walkBuckets(func(l, _ int64) bool { low = l; return false })
+	return usDuration(low)
 }
 
-// Max is the highest equivalent value of the highest recorded value; 0 when empty.
+// Max is the highest equivalent value of the highest recorded value (Java's
+// getMaxValue); 0 when empty.
 func (h *Histogram) Max() time.Duration {
 	if h.Count() == 0 {
 		return 0
 	}
-	return usDuration(h.view().Max())
+	top, _ := h.summarise(nil, nil, true)
+	return usDuration(highestEquivalent(top))
 }
 
-// Mean of the recorded values (each bucket at its median); 0 when empty.
-func (h *Histogram) Mean() time.Duration {
-	return time.Duration(math.Round(h.view().Mean() * float64(time.Microsecond)))
+// Mean of the recorded values (each bucket at its median), rounded to the
+// nanosecond; 0 when empty.
+func (h *Histogram) Mean() time.Duration { return meanDuration(h.meanMicros()) }
+
+func meanDuration(us float64) time.Duration {
+	return time.Duration(math.Round(us * float64(time.Microsecond)))
+}
+
+// meanMicros is Java's getMean to the last bit.
+func (h *Histogram) meanMicros() float64 {
+	if h.Count() == 0 {
+		return 0
+	}
+	_, sum := h.summarise(nil, nil, true)
+	return sum / float64(h.Count())
 }
 
 // CountAbove is the number of values strictly greater than d (to histogram
@@ -295,17 +375,23 @@ func (h *Histogram) CountsAtMost(bounds []time.Duration) []int64 {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// Latencies summarises h in milliseconds.
+// Latencies summarises h in milliseconds, in one pass over its buckets
+// (and a first step for Min).
 func (h *Histogram) Latencies() Latencies {
+	if h.Count() == 0 {
+		return Latencies{}
+	}
+	var p [5]time.Duration
+	top, sum := h.summarise([]float64{50, 90, 95, 99, 99.9}, p[:], true)
 	return Latencies{
 		Min:  ms(h.Min()),
-		Mean: ms(h.Mean()),
-		P50:  ms(h.Percentile(50)),
-		P90:  ms(h.Percentile(90)),
-		P95:  ms(h.Percentile(95)),
-		P99:  ms(h.Percentile(99)),
-		P999: ms(h.Percentile(99.9)),
-		Max:  ms(h.Max()),
+		Mean: ms(meanDuration(sum / float64(h.Count()))),
+		P50:  ms(p[0]),
+		P90:  ms(p[1]),
+		P95:  ms(p[2]),
+		P99:  ms(p[3]),
+		P999: ms(p[4]),
+		Max:  ms(usDuration(highestEquivalent(top))),
 	}
 }
 

@@ -192,3 +192,76 @@ func TestDistributionAndSeries(t *testing.T) {
 		t.Errorf("Merged(service) = %d, want 1000", got)
 	}
 }
+
+// Nearest rank, worked by hand: the value at p is the ceil(p·N/100)-th
+// smallest. Values below 2048 µs sit in buckets of width 1, so the value is
+// the recorded one; above, the bucket's upper edge.
+func TestPercentileNearestRank(t *testing.T) {
+	upTo := func(n int) *Histogram { // 1, 2, ..., n µs
+		h := NewHistogram()
+		for v := 1; v <= n; v++ {
+			h.Record(time.Duration(v) * time.Microsecond)
+		}
+		return h
+	}
+	tests := []struct {
+		name string
+		h    *Histogram
+		pct  float64
+		want time.Duration // µs
+	}{
+		// The 1,694 requests. 95 % of 1694 = 1609.3: rank 1610
+		// (int(q·N+0.5) gave 1609, one rank low).
+		{"1694 p50", upTo(1694), 50, 847},      // 847 exactly
+		{"1694 p90", upTo(1694), 90, 1525},     // 1524.6
+		{"1694 p95", upTo(1694), 95, 1610},     // 1609.3
+		{"1694 p99", upTo(1694), 99, 1678},     // 1677.06
+		{"1694 p99.9", upTo(1694), 99.9, 1693}, // 1692.306
+		{"1694 p100", upTo(1694), 100, 1694},
+		{"1694 p0", upTo(1694), 0, 1},
+		// 99.9 % of 1,000 is 999 exactly, though 99.9·1000/100 computes
+		// to 999.0000000000001: rank 999, not 1,000.
+		{"1000 p99.9", upTo(1000), 99.9, 999},
+		{"1000 p99.99", upTo(1000), 99.99, 1000}, // 999.9
+		{"1000 p0.1", upTo(1000), 0.1, 1},        // 1 exactly
+		{"1000 p0.15", upTo(1000), 0.15, 2},      // 1.5
+		{"1 p50", upTo(1), 50, 1},
+		// 10 values of 1..10 ms (buckets of width 8 from 8192 µs): p95 is
+		// rank 10 (9.5), 10 ms in [10000, 10007]; p90 rank 9, in [9000, 9007].
+		{"10ms p95", tenMS(), 95, 10007},
+		{"10ms p90", tenMS(), 90, 9007},
+		{"10ms p50", tenMS(), 50, 5003}, // rank 5, [5000, 5003]
+		{"10ms p0", tenMS(), 0, 1000},   // lowest of the first bucket
+		// README's example: 10 11 12 13 14 15 16 18 25 60 ms. p50 rank 5,
+		// 14 ms in [14000, 14007]; p90 rank 9, 25 ms in [24992, 25007]
+		// (width 16); p95 rank 10, 60 ms in [60000, 60031] (width 32).
+		{"readme p50", readmeExample(), 50, 14007},
+		{"readme p90", readmeExample(), 90, 25007},
+		{"readme p95", readmeExample(), 95, 60031},
+	}
+	for _, tt := range tests {
+		if got := tt.h.Percentile(tt.pct); got != tt.want*time.Microsecond {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want*time.Microsecond)
+		}
+	}
+	l := upTo(1694).Latencies()
+	if want := (Latencies{Min: 0.001, Mean: 0.8475, P50: 0.847, P90: 1.525, P95: 1.61, P99: 1.678, P999: 1.693, Max: 1.694}); l != want {
+		t.Errorf("Latencies of 1..1694 µs = %+v, want %+v", l, want)
+	}
+}
+
+func tenMS() *Histogram {
+	h := NewHistogram()
+	for v := 1; v <= 10; v++ {
+		h.Record(time.Duration(v) * time.Millisecond)
+	}
+	return h
+}
+
+func readmeExample() *Histogram {
+	h := NewHistogram()
+	for _, v := range []int{10, 11, 12, 13, 14, 15, 16, 18, 25, 60} {
+		h.Record(time.Duration(v) * time.Millisecond)
+	}
+	return h
+}

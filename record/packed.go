@@ -82,6 +82,11 @@ func (p *packed) addTo(h *Histogram) { p.each(h.recordMicros) }
 // each calls fn with every non-empty bucket's lowest value (µs) and count,
 // in value order.
 func (p *packed) each(fn func(low, n int64)) {
+	p.walk(func(low, n int64) bool { fn(low, n); return true })
+}
+
+// walk is each until fn returns false.
+func (p *packed) walk(fn func(low, n int64) bool) {
 	var v int64
 	for b := p.buckets; len(b) > 0; {
 		d, n1 := binary.Uvarint(b)
@@ -94,7 +99,9 @@ func (p *packed) each(fn func(low, n int64)) {
 		}
 		b = b[n1+n2:]
 		v += int64(d)
-		fn(v, int64(c))
+		if !fn(v, int64(c)) {
+			return
+		}
 	}
 }
 
@@ -102,19 +109,24 @@ func (p *packed) each(fn func(low, n int64)) {
 // (µs) and its count, in value order, without unpacking or allocating a
 // bucket list.
 func (h *Histogram) eachBucket(fn func(low, n int64)) {
+	h.walkBuckets(func(low, n int64) bool { fn(low, n); return true })
+}
+
+// walkBuckets is eachBucket until fn returns false.
+func (h *Histogram) walkBuckets(fn func(low, n int64) bool) {
 	switch {
 	case h.h == nil:
-		h.packed.each(fn)
+		h.packed.walk(fn)
 	case ownGeometry(h.h):
 		for i, n := range h.h.Export().Counts {
-			if n != 0 {
-				fn(valueAtIndex(i), n)
+			if n != 0 && !fn(valueAtIndex(i), n) {
+				return
 			}
 		}
 	default:
 		for _, b := range h.h.Distribution() {
-			if b.Count != 0 {
-				fn(b.From, b.Count)
+			if b.Count != 0 && !fn(b.From, b.Count) {
+				return
 			}
 		}
 	}
