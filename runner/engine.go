@@ -220,7 +220,7 @@ func (e *engine) faultEvent(ev fault.Event) {
 	e.meta.Faults = append(e.meta.Faults, f)
 	e.mu.Unlock()
 	if e.opt.Progress != nil {
-		e.printf("fault: %s\n", msg)
+		e.say("fault: " + msg)
 	}
 }
 

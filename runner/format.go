@@ -10,8 +10,8 @@ import (
 func shortDuration(d time.Duration) string {
 	ms := float64(d) / float64(time.Millisecond)
 	switch {
-	case d == 0:
-		return "0"
+	case d == 0: // an interval with no response: there is no p99, not a p99 of 0
+		return "-"
 	case ms < 1:
 		return fmt.Sprintf("%.0fµs", ms*1000)
 	case ms < 10:

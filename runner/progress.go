@@ -55,7 +55,7 @@ func (e *engine) progress(elapsed time.Duration) {
 	fields := progressFields(progressState{elapsed: elapsed, total: e.total, target: target, rate: rate,
 		busy: busy, vus: vus, peak: peak, p99: last.p99, errors: last.errs, dropped: dropped})
 	if !e.opt.Live {
-		e.printf("%s\n", fitLine(fields, 0))
+		e.say(fitLine(fields, 0))
 		return
 	}
 	width := defaultWidth
@@ -64,7 +64,24 @@ func (e *engine) progress(elapsed time.Duration) {
 	}
 	// One column short of the width: a line that fills the last column
 	// wraps on some terminals, and "\r" then rewrites only the second row.
-	e.printf("\r\x1b[K%s", fitLine(fields, width-1))
+	line := fitLine(fields, width-1)
+	e.pmu.Lock()
+	defer e.pmu.Unlock()
+	e.line = line
+	fmt.Fprintf(e.opt.Progress, "\r\x1b[K%s", line)
+}
+
+// say prints msg on a line of its own. On a live terminal the progress line
+// is cleared first and drawn again below msg, so a message never lands in
+// the middle of it.
+func (e *engine) say(msg string) {
+	e.pmu.Lock()
+	defer e.pmu.Unlock()
+	if e.opt.Live && e.line != "" {
+		fmt.Fprintf(e.opt.Progress, "\r\x1b[K%s\n%s", msg, e.line)
+		return
+	}
+	fmt.Fprintf(e.opt.Progress, "%s\n", msg)
 }
 
 // progressState is what one progress line shows.
@@ -132,6 +149,3 @@ func fitLine(fields []progressField, width int) string {
 	return line
 }
 
-func (e *engine) printf(format string, a ...any) {
-	fmt.Fprintf(e.opt.Progress, format, a...)
-}

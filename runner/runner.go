@@ -280,4 +280,7 @@ type engine struct {
 	source string         // the scenario file, "" when built from flags
 
 	resources []use.Sample
+
+	pmu  sync.Mutex // one writer of the progress stream at a time
+	line string     // the live progress line on the terminal now, guarded by pmu
 }

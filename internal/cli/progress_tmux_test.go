@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,14 @@ func TestProgressLineInTmux(t *testing.T) {
 	knee := kneetest.BuildKnee(t)
 	url := loopbackServer(t) + "/"
 	dir := t.TempDir()
+	// A process of the test's own for the fault to freeze (SIGSTOP, then
+	// SIGCONT): the fault's message must stand on its own line.
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
+	pid := strconv.Itoa(sleeper.Process.Pid)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -34,6 +43,7 @@ func TestProgressLineInTmux(t *testing.T) {
 	}{
 		{"closed", []string{"run", "--executor", "constant-vus", "--vus", "5", "--think", "20ms", "--duration", "5s", "--url", url}, 1},
 		{"open", []string{"run", "--executor", "constant-arrival-rate", "--rate", "200", "--max-vus", "3000", "--duration", "5s", "--url", url}, 1},
+		{"fault", []string{"run", "--executor", "constant-arrival-rate", "--rate", "100", "--max-vus", "300", "--duration", "4s", "--url", url, "--fault", "freeze@2s:1s", "--target-pid", pid}, 1},
 		{"stepped", []string{"steps", "--start", "50", "--step", "50", "--steps", "2", "--step-duration", "3s", "--warmup", "1s", "--url", url}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,6 +61,14 @@ func TestProgressLineInTmux(t *testing.T) {
 			}
 			if len(rows) != tc.rows {
 				t.Errorf("%d progress rows left on the terminal, want %d (stale rows):\n%s", len(rows), tc.rows, strings.Join(rows, "\n"))
+			}
+			if tc.name == "fault" {
+				// Both the freeze and the thaw, each a line of its own.
+				for _, what := range []string{"fault: freeze pid:" + pid, "fault: thaw pid:" + pid} {
+					if n := linesStarting(pane, what); n != 1 {
+						t.Errorf("%d lines start with %q, want 1 (a message glued to the progress line starts none)", n, what)
+					}
+				}
 			}
 			if len(rows) > 0 && !strings.Contains(rows[len(rows)-1], "p99") {
 				t.Errorf("the progress row lost its p99: %q", rows[len(rows)-1])
@@ -104,6 +122,17 @@ func runInTmux(t *testing.T, knee string, args []string, stdout string) string {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// linesStarting counts the pane's lines that start with prefix.
+func linesStarting(pane, prefix string) int {
+	n := 0
+	for _, line := range strings.Split(pane, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			n++
+		}
+	}
+	return n
 }
 
 func shellQuote(s string) string {
