@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/knee-dev/knee/record"
@@ -15,6 +16,25 @@ type ThresholdResult struct {
 	Unit  string  `json:"unit"` // "ms", "req/s", "requests", "fraction"
 	Pass  bool    `json:"pass"`
 	Note  string  `json:"note,omitempty"`
+}
+
+// Measured says what the threshold measured, in its unit: a fraction as a
+// percentage ("0.00 %", as thresholds on errors are written), anything else
+// as the number and its unit; the note, if any, follows.
+func (r ThresholdResult) Measured() string {
+	var v string
+	switch r.Unit {
+	case "fraction":
+		v = fmt.Sprintf("%.2f %%", r.Value*100)
+	case "":
+		v = strconv.FormatFloat(r.Value, 'g', -1, 64)
+	default:
+		v = strconv.FormatFloat(r.Value, 'g', -1, 64) + " " + r.Unit
+	}
+	if r.Note != "" {
+		v += " (" + r.Note + ")"
+	}
+	return "measured " + v
 }
 
 // EvaluateThresholds tests every threshold against the whole run: latencies

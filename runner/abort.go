@@ -99,7 +99,7 @@ func (w *abortWatch) add(meta *rundir.Meta, snap record.IntervalSnapshot) string
 	results := append(analyze.EvaluateThresholds(&w.so, due), w.s.EvaluateOwn(own, nil, elapsed)...)
 	for _, r := range results {
 		if !r.Pass && r.Note == "" { // nothing measured yet is not a crossing
-			return fmt.Sprintf("threshold %s crossed at %s (measured %g %s): abortOnFail stopped the test", r.Expr, elapsed.Round(time.Millisecond), r.Value, r.Unit)
+			return fmt.Sprintf("threshold %s crossed at %s (%s): abortOnFail stopped the test", r.Expr, elapsed.Round(time.Millisecond), r.Measured())
 		}
 	}
 	return ""

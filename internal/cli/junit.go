@@ -66,7 +66,7 @@ func (j *junitReport) add(res *runner.Result, ts []analyze.Threshold, more ...an
 	}
 	for _, r := range append(analyze.EvaluateThresholds(res.Run, ts), more...) {
 		c := junitCase{Name: r.Expr, Classname: "knee.thresholds", Time: "0"}
-		msg := measured(r)
+		msg := r.Measured()
 		if r.Pass {
 			c.SystemOut = msg
 		} else {
@@ -77,18 +77,6 @@ func (j *junitReport) add(res *runner.Result, ts []analyze.Threshold, more ...an
 		s.Cases = append(s.Cases, c)
 	}
 	j.suites = append(j.suites, s)
-}
-
-// measured says what a threshold measured, as knee run prints it.
-func measured(r analyze.ThresholdResult) string {
-	msg := "measured " + strconv.FormatFloat(r.Value, 'g', -1, 64)
-	if r.Unit != "" {
-		msg += " " + r.Unit
-	}
-	if r.Note != "" {
-		msg += " (" + r.Note + ")"
-	}
-	return msg
 }
 
 func seconds(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }

@@ -71,7 +71,7 @@ func TestJUnitThresholds(t *testing.T) {
 	}{
 		{"p(95)<30s", "measured ", false},
 		{"requests>1000", "measured 20 requests", true},
-		{"errors<1%", "measured 0 fraction", false},
+		{"errors<1%", "measured 0.00 %", false},
 	}
 	for i, w := range want {
 		c := s.Cases[i]

@@ -404,11 +404,7 @@ func printThresholdRows(w interface{ Write([]byte) (int, error) }, rs []analyze.
 		if !r.Pass {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(w, "  %s  %-28s measured %g %s", mark, r.Expr, r.Value, r.Unit)
-		if r.Note != "" {
-			fmt.Fprintf(w, " (%s)", r.Note)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  %s  %-28s %s\n", mark, r.Expr, r.Measured())
 	}
 }
 
