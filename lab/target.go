@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,8 +42,9 @@ type Target struct {
 	Cgroup  *fault.Cgroup // nil when cgroups are not usable here
 	Notes   []string      // what could not be done and what was done instead
 
-	cmd  *exec.Cmd
-	done chan error
+	cmd    *exec.Cmd
+	done   chan error
+	stderr *prefixWriter // the Bookstore's stderr, when shown
 }
 
 // StartBookstore starts `knee lab serve` on a free loopback port in a cgroup
@@ -83,7 +85,8 @@ func (t *Target) start(ctx context.Context, opt TargetOptions) error {
 	cmd := exec.Command(opt.Executable, args...)
 	cmd.Env = childEnv(os.Environ())
 	if opt.Stderr != nil {
-		cmd.Stderr = &prefixWriter{w: opt.Stderr, prefix: "bookstore: "}
+		t.stderr = &prefixWriter{w: opt.Stderr, prefix: "bookstore: "}
+		cmd.Stderr = t.stderr
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // never outlive knee
 	out, err := cmd.StdoutPipe()
@@ -173,6 +176,11 @@ func (t *Target) Stop() error {
 	} else if t.Cgroup != nil {
 		errs = append(errs, t.Cgroup.Thaw())
 	}
+	if t.stderr != nil {
+		// What the Bookstore says of the SIGTERM reads like a failure
+		// ("terminated: stopping gracefully…"); it was the lab's doing.
+		t.stderr.end(fmt.Sprintf("stopped by the lab (pid %d)", t.PID))
+	}
 	_ = t.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-t.done:
@@ -190,12 +198,33 @@ func (t *Target) Stop() error {
 // prefixWriter marks each line the Bookstore child writes, so its messages
 // are not taken for knee's own.
 type prefixWriter struct {
+	mu      sync.Mutex
 	w       io.Writer
 	prefix  string
 	midLine bool
+	ended   bool // end was called: what the child writes after is dropped
+}
+
+// end writes its last line, msg, and drops whatever the child writes after.
+func (p *prefixWriter) end(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return
+	}
+	p.ended = true
+	if p.midLine {
+		msg = "\n" + msg
+	}
+	fmt.Fprintf(p.w, "%s%s\n", p.prefix, msg)
 }
 
 func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return len(b), nil
+	}
 	var out []byte
 	for _, c := range b {
 		if !p.midLine {
