@@ -1,12 +1,14 @@
 package scenario
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -78,7 +80,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	cfg := &Config{Source: name, origins: map[string]origin{}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{Source: name, Msg: fmt.Sprintf("not valid YAML: %v", err), Err: err}
+		return nil, syntaxError(name, data, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil, &Error{Source: name, Msg: "the file is empty; define at least one scenario under scenarios:"}
@@ -95,6 +97,44 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// syntaxError places a YAML syntax error on the line where the text went
+// wrong. The YAML library names the line where the enclosing block starts
+// (a mis-indented key on line 6 of a mapping opened on line 2 is "line 1"):
+// the first prefix of the file, in whole lines, that fails with the same
+// problem ends at the line to fix. When no prefix fails alike (a problem
+// only the end of the file shows), the library's words stand as they are.
+func syntaxError(name string, data []byte, err error) *Error {
+	problem := yamlProblem(err)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	fails := func(k int) bool {
+		var n yaml.Node
+		e := yaml.Unmarshal(bytes.Join(lines[:k], nil), &n)
+		return e != nil && yamlProblem(e) == problem
+	}
+	// The prefixes that fail alike are the longer ones: search for the shortest.
+	k := sort.Search(len(lines), func(i int) bool { return fails(i + 1) }) + 1
+	if k > len(lines) || !fails(k) {
+		return &Error{Source: name, Msg: fmt.Sprintf("not valid YAML: %v", err), Err: err}
+	}
+	line := string(lines[k-1])
+	col := len(line) - len(strings.TrimLeft(line, " \t")) + 1
+	return &Error{Source: name, Line: k, Column: col, Err: err,
+		Msg: fmt.Sprintf("not valid YAML: %s (check this line's indentation and punctuation against the lines above)", problem)}
+}
+
+// yamlProblem is the library's message without its "yaml: line N: " prefix.
+func yamlProblem(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if i := strings.Index(rest, ": "); i > 0 {
+			if _, e := strconv.Atoi(rest[:i]); e == nil {
+				return rest[i+2:]
+			}
+		}
+	}
+	return msg
 }
 
 // withoutRepeats drops the problems Validate found at, above or below a key
@@ -231,9 +271,15 @@ func (d *decoder) scenario(name string, kn, n *yaml.Node) {
 	key := join("scenarios", name)
 	sc := Scenario{Name: name, GracefulStop: DefaultGracefulStop}
 	exec, execNode := executorOf(n)
-	keys := commonKeys
+	keys := append([]string(nil), commonKeys...)
 	if ek, ok := executorKeys[exec]; ok {
-		keys = append(append([]string(nil), commonKeys...), ek...)
+		keys = append(keys, ek...)
+	} else {
+		// With the executor unknown or missing, so is which keys belong:
+		// any executor's is taken, so that the one mistake is the one error.
+		for _, ek := range executorKeys {
+			keys = append(keys, ek...)
+		}
 	}
 	values := map[string]*yaml.Node{}
 	d.fieldsOf(exec, n, key, keys, func(k string, v *yaml.Node) {
@@ -241,7 +287,7 @@ func (d *decoder) scenario(name string, kn, n *yaml.Node) {
 		switch k {
 		case "executor":
 			if _, ok := executorKeys[exec]; !ok {
-				d.fail(v, path, "unknown executor %q; use one of %s", d.str(v, path), strings.Join(Executors, ", "))
+				d.fail(v, path, "unknown executor %q%s", d.str(v, path), suggestExecutor(exec))
 			}
 		case "startTime":
 			sc.StartTime = d.duration(v, path)
@@ -260,6 +306,14 @@ func (d *decoder) scenario(name string, kn, n *yaml.Node) {
 	}
 	sc.Executor = d.executor(exec, key, values)
 	d.cfg.Scenarios = append(d.cfg.Scenarios, sc)
+}
+
+// suggestExecutor names the executor closest to a misspelt one, or lists them.
+func suggestExecutor(kind string) string {
+	if hint := suggest(kind, Executors); strings.HasPrefix(hint, "; did you mean") {
+		return hint
+	}
+	return "; use one of " + strings.Join(Executors, ", ")
 }
 
 // executorOf peeks at a scenario's executor, which decides its other keys.
