@@ -80,7 +80,7 @@ func TestDetectCOClosedStall(t *testing.T) {
 	if !gap.Fired || gap.Observed != 5001.215 || gap.Expected != 1 || !closeTo(gap.Ratio, 5001.215, 1e-9) {
 		t.Errorf("gap %+v; want fired, 5001.215 ms / 1 ms", gap)
 	}
-	if !strings.HasPrefix(gap.Evidence, "max 5.00 s next to p99 1.0 ms: 5001×") {
+	if !strings.HasPrefix(gap.Evidence, "max 5.00 s next to p99 1.00 ms: 5001×") {
 		t.Errorf("gap evidence %q", gap.Evidence)
 	}
 	// Stall: seconds 30..34 have 0 requests against a neighbour median of 198:

@@ -12,6 +12,17 @@ import (
 // generator-limited: knee itself started requests late.
 const DefaultSendLagLimit = time.Millisecond
 
+// FloorFactor is how far above the machine's own wake-up floor (p99, see
+// rundir.WakeFloor) send lag must be before knee blames itself: up to it, a
+// thread of any generator on this machine would have woken as late, and a
+// warning that fires on every run of a shared machine teaches users to
+// ignore warnings. 3× the floor's p99 leaves the floor's own run-to-run
+// spread (bench/floor.sh: p99 257-369 µs on one machine) well inside.
+const FloorFactor = 3.0
+
+// floorDuration is a floor figure in milliseconds as a Duration.
+func floorDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+
 // Selector picks series by tag. An empty field matches every value.
 // Counters (errors, dropped iterations) are kept per scenario only, so Name
 // narrows latencies and request counts but not them.
@@ -85,6 +96,7 @@ func Summarize(r *rundir.Dir, opt SummaryOptions) rundir.Summary {
 		l := lag.Latencies()
 		s.SendLagMS = &l
 	}
+	s.WakeFloor = r.Meta.Env.WakeFloor
 	s.Warnings = summaryWarnings(s, lag, lat, opt)
 	return s
 }
@@ -97,10 +109,19 @@ func summaryWarnings(s rundir.Summary, lag, lat *record.Histogram, opt SummaryOp
 		limit = DefaultSendLagLimit
 	}
 	if lag.Count() > 0 {
-		if p99 := lag.Percentile(99); p99 > limit {
+		p99 := lag.Percentile(99)
+		floor := s.WakeFloor
+		switch {
+		case p99 <= limit:
+		case floor == nil:
 			w = append(w, fmt.Sprintf("generator-limited: send-lag p99 %s > %s; knee started requests late, "+
 				"so latencies include its own delay (give it more CPU or fewer requests per core)",
 				humanDuration(p99), humanDuration(limit)))
+		case float64(p99) > FloorFactor*floor.P99MS*float64(time.Millisecond):
+			w = append(w, fmt.Sprintf("generator-limited: send-lag p99 %s > %s and over %g× this machine's own wake-up floor "+
+				"(p99 %s, a bare thread's timed waits before the run): knee started requests late, so latencies include "+
+				"its own delay (give it more CPU or fewer requests per core)",
+				humanDuration(p99), humanDuration(limit), FloorFactor, humanDuration(floorDuration(floor.P99MS))))
 		}
 	}
 	if s.Requests == 0 {
@@ -260,14 +281,20 @@ func nonZero(m map[string]int64) map[string]int64 {
 }
 
 // humanDuration prints d the way the article does: "4.98 s", "8.1 ms", "350 µs".
+//
+// Its digits are the terminal summary's (report.Ms), so a warning quotes a
+// figure as the line above it shows it.
 func humanDuration(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
 	switch {
 	case d >= time.Second:
 		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= 10*time.Millisecond:
+		return fmt.Sprintf("%.1f ms", ms)
 	case d >= time.Millisecond:
-		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+		return fmt.Sprintf("%.2f ms", ms)
 	default:
-		return fmt.Sprintf("%d µs", d/time.Microsecond)
+		return fmt.Sprintf("%.0f µs", ms*1000)
 	}
 }
 

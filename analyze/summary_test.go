@@ -118,7 +118,7 @@ func TestSummarize(t *testing.T) {
 	if len(s.ErrorsByClass) != 1 || s.ErrorsByClass["timeout"] != 10 {
 		t.Errorf("errors_by_class = %v, want only timeout: 10", s.ErrorsByClass)
 	}
-	if !hasWarning(s.Warnings, "generator-limited: send-lag p99 3.0 ms > 1.0 ms") {
+	if !hasWarning(s.Warnings, "generator-limited: send-lag p99 3.00 ms > 1.00 ms") {
 		t.Errorf("warnings %q lack generator-limited", s.Warnings)
 	}
 	if !hasWarning(s.Warnings, "40 dropped iterations") {
@@ -128,6 +128,29 @@ func TestSummarize(t *testing.T) {
 	if hasWarning(relaxed.Warnings, "generator-limited") {
 		t.Errorf("with a 5 ms limit, warnings %q still say generator-limited", relaxed.Warnings)
 	}
+	// The machine's own wake-up floor: send lag p99 3.001 ms is knee's fault
+	// only when over 3× the floor's p99. A floor p99 of 1.5 ms (4.5 ms ×3)
+	// explains it; one of 0.9 ms (2.7 ms ×3) does not, and both are named.
+	for _, tc := range []struct {
+		floorP99 float64
+		want     string // "" for no generator-limited warning
+	}{
+		{1.5, ""},
+		{0.9, "generator-limited: send-lag p99 3.00 ms > 1.00 ms and over 3× this machine's own wake-up floor (p99 900 µs"},
+	} {
+		r.Meta.Env.WakeFloor = &rundir.WakeFloor{Waits: 200, Period: time.Millisecond, P50MS: 0.1, P99MS: tc.floorP99}
+		s := analyze.Summarize(r, analyze.SummaryOptions{})
+		if s.WakeFloor == nil || s.WakeFloor.P99MS != tc.floorP99 {
+			t.Errorf("floor p99 %v: the summary carries floor %+v", tc.floorP99, s.WakeFloor)
+		}
+		switch {
+		case tc.want == "" && hasWarning(s.Warnings, "generator-limited"):
+			t.Errorf("floor p99 %v ms: warnings %q blame the generator for the machine's own lateness", tc.floorP99, s.Warnings)
+		case tc.want != "" && !hasWarning(s.Warnings, tc.want):
+			t.Errorf("floor p99 %v ms: warnings %q, want one starting %q", tc.floorP99, s.Warnings, tc.want)
+		}
+	}
+	r.Meta.Env.WakeFloor = nil
 }
 
 func TestSummarizeSelect(t *testing.T) {

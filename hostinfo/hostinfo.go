@@ -57,6 +57,10 @@ func (o Options) proc(parts ...string) string {
 	return filepath.Join(append([]string{o.Root, "proc"}, parts...)...)
 }
 
+// floorWaits is how many timed waits of 1 ms WakeFloor takes at the start
+// of a run: about Options.Sample's 250 ms, and enough for a p99.
+const floorWaits = 200
+
 // Collect notes the environment before a run: everything but LoadAfter,
 // TopAfter and Generator, which Finish adds. It takes about Options.Sample.
 func Collect(ctx context.Context, opts Options) (rundir.Environment, error) {
@@ -81,8 +85,13 @@ func Collect(ctx context.Context, opts Options) (rundir.Environment, error) {
 	add(err)
 	env.LoadBefore, err = LoadAvg(opts.proc())
 	add(err)
+	// The floor is measured while Top waits between its two samples, so it
+	// costs the run's start no time; Top's own work is two reads of /proc.
+	floor := make(chan *rundir.WakeFloor, 1)
+	go func() { floor <- WakeFloor(ctx, floorWaits, time.Millisecond) }()
 	env.TopBefore, err = Top(ctx, opts)
 	add(err)
+	env.WakeFloor = <-floor
 	if opts.TargetPID > 0 {
 		env.TargetLimits, err = TargetLimits(opts, opts.TargetPID)
 		add(err)

@@ -78,6 +78,11 @@ func TestCollectFakeRoot(t *testing.T) {
 				"cpus":    "1.50",
 			},
 		}
+		// The floor is this machine's, whatever the fake /proc says.
+		if env.WakeFloor == nil || env.WakeFloor.Waits != floorWaits {
+			t.Errorf("wake floor %+v, want %d waits measured", env.WakeFloor, floorWaits)
+		}
+		env.WakeFloor = nil
 		// The fake /proc does not change between samples: nobody used CPU.
 		if !reflect.DeepEqual(env, want) {
 			t.Errorf("Collect =\n%+v\nwant\n%+v", env, want)

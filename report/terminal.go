@@ -35,6 +35,10 @@ func Summary(w io.Writer, s rundir.Summary) error {
 	}
 	if s.SendLagMS != nil {
 		p.f("  send lag            %s\n", Latencies(*s.SendLagMS))
+		if f := s.WakeFloor; f != nil {
+			p.f("  machine's floor     p50=%s p99=%s (%d timed waits before the run)\n",
+				Ms(f.P50MS), Ms(f.P99MS), f.Waits)
+		}
 	}
 	if s.GeneratorCPUS > 0 && s.Requests > 0 {
 		p.f("  generator CPU       %.2f s (%.1f µs per request)\n", s.GeneratorCPUS, s.GeneratorCPUS/float64(s.Requests)*1e6)

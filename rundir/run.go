@@ -89,6 +89,16 @@ type Environment struct {
 	TopAfter     []Process         `json:"top_after,omitempty"`
 	TargetLimits map[string]string `json:"target_limits,omitempty"` // e.g. "cpu.max": "50000 100000"
 	Generator    Generator         `json:"generator"`
+	WakeFloor    *WakeFloor        `json:"wake_floor,omitempty"` // measured before the run; nil when not
+}
+
+// WakeFloor is how late the machine woke a bare thread from a timed wait,
+// measured before the run (hostinfo.WakeFloor): the floor under send lag.
+type WakeFloor struct {
+	Waits  int           `json:"waits"`
+	Period time.Duration `json:"period_ns"`
+	P50MS  float64       `json:"p50_ms"`
+	P99MS  float64       `json:"p99_ms"`
 }
 
 // Process is one other CPU consumer on the machine.
@@ -117,6 +127,7 @@ type Summary struct {
 	LatencyMS         record.Latencies  `json:"latency_ms"`
 	ServiceMS         *record.Latencies `json:"service_ms,omitempty"`
 	SendLagMS         *record.Latencies `json:"send_lag_ms,omitempty"`
+	WakeFloor         *WakeFloor        `json:"wake_floor,omitempty"` // the machine's floor under send lag
 	SlowerThan1s      int64             `json:"slower_than_1s"`
 	DurationS         float64           `json:"duration_s"`
 	GeneratorCPUS     float64           `json:"generator_cpu_s,omitempty"`
