@@ -15,14 +15,16 @@ type intervalRate struct {
 	startS, endS float64
 	requests     int64
 	rate         float64
+	vus          float64 // the interval's weight: its VUs in the closed model, else 1
 }
 
 // stallSignal finds spells of intervals with far fewer requests than their
 // neighbours and asks whether the missing requests came later. In an open
 // run they do (requests that arrived during a stall finish right after it);
-// in a closed run they were never sent: that is the omission.
-func stallSignal(r *rundir.Dir, sel Selector) (COSignal, bool) {
-	rates := intervalRates(r, sel)
+// in a closed run they were never sent: that is the omission. rates are the
+// intervals in which the plan held the load steady (see unitRates), so a
+// ramp, a step or a scenario that has not started is never a quiet spell.
+func stallSignal(rates []intervalRate) (COSignal, bool) {
 	if len(rates) < 3 {
 		return COSignal{}, false
 	}
@@ -64,40 +66,56 @@ func stallSignal(r *rundir.Dir, sel Selector) (COSignal, bool) {
 	return s, true
 }
 
-// intervalRates counts the selected latency series per run interval.
-func intervalRates(r *rundir.Dir, sel Selector) []intervalRate {
-	keep := sel.Of(record.Latency)
-	out := make([]intervalRate, 0, len(r.Intervals))
-	var first = r.Intervals[0].Start
+// unitRates counts u's latencies per run interval, keeping only the
+// intervals its plan held steady: inside [startTime, startTime+span] (so
+// neither before the scenario starts nor in its graceful stop or a later
+// scenario's time) and, when the counters give the VUs, with as many VUs at
+// the interval's end as at the previous one's (no ramp, no step). vus
+// weighs each interval: the closed model's rate follows its VU count.
+func unitRates(r *rundir.Dir, u coUnit) []intervalRate {
+	keep := u.sel.Of(record.Latency)
+	var out []intervalRate
+	prevVUs := 0
 	for _, iv := range r.Intervals {
+		vus := iv.Counters[u.name].VUs
+		if prevVUs == 0 && u.executor != "ramping-vus" {
+			prevVUs = vus // every other closed executor starts all its VUs at once
+		}
+		steady := !u.countedVUs || (vus > 0 && vus == prevVUs)
+		prevVUs = vus
+		if !steady || iv.Start < u.from || (u.to > 0 && iv.End > u.to+coEdge) || iv.End <= iv.Start {
+			continue
+		}
 		var n int64
 		for k, h := range iv.Histograms {
 			if keep(k) {
 				n += h.Count()
 			}
 		}
-		ir := intervalRate{startS: (iv.Start - first).Seconds(), endS: (iv.End - first).Seconds(), requests: n}
-		if iv.End > iv.Start {
-			ir.rate = float64(n) / (iv.End - iv.Start).Seconds()
+		w := 1.0
+		if u.countedVUs {
+			w = float64(vus)
 		}
-		out = append(out, ir)
+		out = append(out, intervalRate{startS: iv.Start.Seconds(), endS: iv.End.Seconds(), requests: n,
+			rate: float64(n) / (iv.End - iv.Start).Seconds(), vus: w})
 	}
 	return out
 }
 
-// referenceRates is, for each interval, the median rate of the intervals
-// within coNeighbourSpan on either side (itself included), so a spell of up
-// to coNeighbourSpan quiet intervals cannot drag its own reference down.
-// These are per-second request counts, not latencies.
+// referenceRates is, for each interval, the median rate per VU of the
+// intervals within coNeighbourSpan on either side (itself included) times
+// its own VUs, so a spell of up to coNeighbourSpan quiet intervals cannot
+// drag its own reference down. These are per-second request counts, not
+// latencies.
 func referenceRates(rates []intervalRate) []float64 {
 	ref := make([]float64, len(rates))
 	buf := make([]float64, 0, 2*coNeighbourSpan+1)
 	for i := range rates {
 		buf = buf[:0]
 		for j := max(0, i-coNeighbourSpan); j <= min(len(rates)-1, i+coNeighbourSpan); j++ {
-			buf = append(buf, rates[j].rate)
+			buf = append(buf, rates[j].rate/rates[j].vus)
 		}
-		ref[i] = medianOf(buf)
+		ref[i] = medianOf(buf) * rates[i].vus
 	}
 	return ref
 }

@@ -66,8 +66,14 @@ func signal(t *testing.T, s analyze.COSignals, name string) analyze.COSignal {
 
 func TestDetectCOClosedStall(t *testing.T) {
 	got := analyze.DetectCO(closedStallRun(false), analyze.COOptions{}) // VUs and think from run.json
-	if got.Verdict != analyze.VerdictLikelyCO || len(got.Evidence) != 3 {
-		t.Fatalf("verdict %q with evidence %q; want %q from three signals", got.Verdict, got.Evidence, analyze.VerdictLikelyCO)
+	if got.Verdict != analyze.VerdictLikelyCO || len(got.Evidence) != 4 {
+		t.Fatalf("verdict %q with evidence %q; want %q from three signals and the correction", got.Verdict, got.Evidence, analyze.VerdictLikelyCO)
+	}
+	// The correction's effect (see TestCorrect): p99 1 ms → ~4495 ms, far
+	// over 2× and 100 ms.
+	if len(got.Scenarios) != 1 || got.Scenarios[0].Effect == nil || got.Scenarios[0].Effect.Percentile != 99 ||
+		!got.Scenarios[0].Effect.Material || !closeTo(got.Scenarios[0].Effect.CorrectedMS, 4495, 9) {
+		t.Errorf("scenarios %+v; want one whose correction moves p99 to ~4495 ms", got.Scenarios)
 	}
 	// Throughput: 55·198 + 20 = 10,910 requests in 60 s = 181.8333/s against
 	// 20 VUs / (1 ms median + 100 ms think) = 198.0198/s.
@@ -224,5 +230,123 @@ func TestCorrectionSummary(t *testing.T) {
 	}
 	if raw.Requests != 200 || raw.LatencyMS.P99 != 8 {
 		t.Errorf("the raw summary was changed: %+v", raw)
+	}
+}
+
+// closedRun is a closed scenario of vus VUs, 100 ms think and 1 ms
+// responses (a period of 101 ms: 9.9 requests per VU per second) from
+// second start to second end.
+func closedRun(f *fakeRun, name string, vus, start, end int) {
+	for sec := start; sec < end; sec++ {
+		f.add(sec, key(record.Latency, name), time.Millisecond, int64(vus*99/10))
+	}
+}
+
+// What the run's plan explains is never a sign; a scenario knee ran in the
+// open model has none; data of unknown model is at most weak.
+func TestDetectCOPlan(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func() *rundir.Dir
+		want string
+	}{
+		{"two open scenarios, the second from 6 s", func() *rundir.Dir {
+			// The case: 3–6 s is the plan's gap, not a stall.
+			f := newFakeRun("open", 9,
+				rundir.Scenario{Name: "a", Model: "open", TargetRate: 100, Span: 3 * time.Second},
+				rundir.Scenario{Name: "b", Model: "open", TargetRate: 100, StartTime: 6 * time.Second, Span: 3 * time.Second})
+			f.r.Meta.Source = "knee"
+			for sec := range 3 {
+				f.add(sec, key(record.Latency, "a"), time.Millisecond, 100)
+				f.add(sec+6, key(record.Latency, "b"), time.Millisecond, 100)
+			}
+			return f.r
+		}, analyze.VerdictOpenModel},
+		{"knee's open run through a freeze", func() *rundir.Dir {
+			r := openStallRun()
+			r.Meta.Source = "knee"
+			return r
+		}, analyze.VerdictOpenModel},
+		{"two closed scenarios, the second from 6 s", func() *rundir.Dir {
+			// 20 VUs for 0–6 s, then 10 VUs for 6–12 s: each meets its own
+			// prediction (198/s and 99/s); together, against 30 VUs over
+			// 12 s, they would look 50 % short.
+			f := newFakeRun("closed", 12,
+				rundir.Scenario{Name: "a", Model: "closed", VUs: 20, Think: 100 * time.Millisecond, Span: 6 * time.Second},
+				rundir.Scenario{Name: "b", Model: "closed", VUs: 10, Think: 100 * time.Millisecond,
+					StartTime: 6 * time.Second, Span: 6 * time.Second})
+			f.r.Meta.Source = "knee"
+			closedRun(f, "a", 20, 0, 6)
+			closedRun(f, "b", 10, 6, 12)
+			return f.r
+		}, analyze.VerdictNoSign},
+		{"closed ramp up, hold, ramp down", func() *rundir.Dir {
+			// ramping-vus 0→20 in 5 s, 20 for 5 s, 20→0 in 5 s: the rate
+			// follows the VUs the counters give; only 5–10 s is steady.
+			f := newFakeRun("closed", 15, rundir.Scenario{Name: "r", Executor: "ramping-vus", Model: "closed",
+				VUs: 20, Think: 100 * time.Millisecond, Span: 15 * time.Second})
+			f.r.Meta.Source = "knee"
+			vus := []int{4, 8, 12, 16, 20, 20, 20, 20, 20, 20, 16, 12, 8, 4, 1}
+			for sec, v := range vus {
+				closedRun(f, "r", v, sec, sec+1)
+				ic := f.r.Intervals[sec].Counters["r"]
+				ic.VUs = v
+				f.r.Intervals[sec].Counters["r"] = ic
+			}
+			return f.r
+		}, analyze.VerdictNoSign},
+		{"an import of unknown model with a gap", func() *rundir.Dir {
+			// Quiet 3–6 s and no plan to explain it: evidence, never LIKELY.
+			f := newFakeRun("unknown", 9, rundir.Scenario{Name: "default", Model: "unknown"})
+			f.r.Meta.Source = "k6-csv"
+			for _, sec := range []int{0, 1, 2, 6, 7, 8} {
+				f.add(sec, key(record.Latency, "default"), time.Millisecond, 100)
+			}
+			f.add(6, key(record.Latency, "default"), 3*time.Second, 10)
+			return f.r
+		}, analyze.VerdictWeak},
+	}
+	for _, tt := range tests {
+		got := analyze.DetectCO(tt.run(), analyze.COOptions{})
+		if got.Verdict != tt.want {
+			t.Errorf("%s: verdict %q (%q); want %q", tt.name, got.Verdict, got.Evidence, tt.want)
+		}
+		for _, s := range got.Signals {
+			if s.Fired && tt.want != analyze.VerdictWeak {
+				t.Errorf("%s: signal %+v fired", tt.name, s)
+			}
+		}
+	}
+}
+
+// A shortfall the correction does not confirm is weak, with its numbers:
+// 20 VUs, 100 ms think, 10 s; seconds 3–6 answer in 30 ms, so they finish
+// 150 requests each instead of 198. 6·198 + 4·150 = 1,788 in 10 s =
+// 178.8/s against 20/0.101 = 198.02/s (90.3 %). The median is 1 ms, the
+// interval 101 ms: no value reaches it, so the correction adds nothing and
+// p90 (rank 1,609 > 1,188 fast values) stays 30 ms: ratio 1.
+func TestDetectCOWeak(t *testing.T) {
+	f := newFakeRun("closed", 10, rundir.Scenario{Name: "c", Model: "closed", VUs: 20, Think: 100 * time.Millisecond})
+	for sec := range 10 {
+		if sec >= 3 && sec < 7 {
+			f.add(sec, key(record.Latency, "c"), 30*time.Millisecond, 150)
+			continue
+		}
+		f.add(sec, key(record.Latency, "c"), time.Millisecond, 198)
+	}
+	got := analyze.DetectCO(f.r, analyze.COOptions{})
+	if got.Verdict != analyze.VerdictWeak {
+		t.Fatalf("verdict %q (%q); want %q", got.Verdict, got.Evidence, analyze.VerdictWeak)
+	}
+	tp := signal(t, got, analyze.SignalThroughput)
+	if !tp.Fired || !closeTo(tp.Observed, 178.8, 1e-9) || !closeTo(tp.Expected, 20/0.101, 1e-9) {
+		t.Errorf("throughput %+v; want fired, 178.8 against 198.02", tp)
+	}
+	e := got.Scenarios[0].Effect
+	if e == nil || e.Material || e.Ratio != 1 || !closeTo(e.RawMS, 30, 0.03) {
+		t.Errorf("effect %+v; want ratio 1 at 30 ms, not material", e)
+	}
+	if !strings.Contains(got.Scenarios[0].Reason, "not material") {
+		t.Errorf("reason %q does not say the correction is not material", got.Scenarios[0].Reason)
 	}
 }

@@ -49,17 +49,42 @@ func tagLabel(s analyze.WindowSeries) string {
 func COSignals(w io.Writer, c analyze.COSignals) error {
 	p := &printer{w: w}
 	p.f("coordinated omission: %s\n", strings.ToUpper(c.Verdict))
-	for _, s := range c.Signals {
-		mark := "  "
-		if s.Fired {
-			mark = "! "
+	for _, sc := range c.Scenarios {
+		name := sc.Scenario
+		if name == "" {
+			name = "(all)"
 		}
-		p.f("  %s%-12s %s\n", mark, s.Name, s.Evidence)
+		p.f("  scenario %s (%s model): %s: %s\n", name, sc.Model, sc.Verdict, sc.Reason)
+		coSignalLines(p, c.Signals, sc.Scenario)
+	}
+	if len(c.Scenarios) == 0 {
+		coSignalLines(p, c.Signals, "")
+	} else {
+		// The server's record is the run's, not a scenario's.
+		for _, s := range c.Signals {
+			if s.Scenario == "" && s.Name == analyze.SignalServer {
+				coSignalLines(p, []analyze.COSignal{s}, "")
+			}
+		}
 	}
 	if len(c.Signals) == 0 {
 		p.f("  (no signal could be computed: give --think, --vus or --target-rate)\n")
 	}
 	return p.err
+}
+
+// coSignalLines prints the signals of one scenario, "!" marking those that fired.
+func coSignalLines(p *printer, sigs []analyze.COSignal, scenario string) {
+	for _, s := range sigs {
+		if s.Scenario != scenario || (scenario == "" && s.Name == analyze.SignalServer && len(sigs) > 1) {
+			continue
+		}
+		mark := "  "
+		if s.Fired {
+			mark = "! "
+		}
+		p.f("    %s%-12s %s\n", mark, s.Name, s.Evidence)
+	}
 }
 
 // Correction prints raw and corrected percentiles side by side, labelled.

@@ -99,12 +99,19 @@ func mdCO(p *printer, co *analyze.COSignals, c *analyze.Correction) {
 		p.f("_Not checked._\n")
 	} else {
 		p.f("Verdict: **%s**\n\n", co.Verdict)
+		for _, sc := range co.Scenarios {
+			p.f("- Scenario %s (%s model): %s: %s\n", sc.Scenario, sc.Model, sc.Verdict, sc.Reason)
+		}
 		for _, sig := range co.Signals {
 			mark := "quiet"
 			if sig.Fired {
 				mark = "**fired**"
 			}
-			p.f("- %s (%s): %s\n", sig.Name, mark, sig.Evidence)
+			name := sig.Name
+			if sig.Scenario != "" && len(co.Scenarios) > 1 {
+				name = sig.Scenario + " " + name
+			}
+			p.f("- %s (%s): %s\n", name, mark, sig.Evidence)
 		}
 	}
 	if c == nil {

@@ -117,7 +117,7 @@ func TestMarkdownHandWorked(t *testing.T) {
 			"- Generator: 0.50 s CPU (250.0 µs per request), peak RSS 48.0 MB",
 			"`cpu.cfs_period_us` = `100000`, `cpu.cfs_quota_us` = `50000`",
 			"postgres (pid 42) 0.75 cores, bookstore (pid 7) 0.50 cores",
-			"Verdict: **no sign**",
+			"Verdict: **no sign — open model**",
 		},
 		"closed": {
 			// 15 s × 198 + 20 = 2990 requests in 20 s = 149.5/s; expected
