@@ -410,7 +410,7 @@ func throughputSignal(r *rundir.Dir, u coUnit, rates []intervalRate, lat *record
 	switch {
 	case u.model == "open" && u.target > 0:
 		expected, basis = u.target, "the target rate"
-	case u.model != "open" && u.vus > 0:
+	case u.model != "open" && (u.vus > 0 || u.countedVUs):
 		vus := float64(u.vus)
 		if u.countedVUs {
 			vus = weighted / seconds // the plan's VUs, averaged over the steady intervals

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
@@ -76,14 +77,24 @@ func unitRates(r *rundir.Dir, u coUnit) []intervalRate {
 	keep := u.sel.Of(record.Latency)
 	var out []intervalRate
 	prevVUs := 0
+	nominal := nominalInterval(r)
 	for _, iv := range r.Intervals {
 		vus := iv.Counters[u.name].VUs
-		if prevVUs == 0 && u.executor != "ramping-vus" {
-			prevVUs = vus // every other closed executor starts all its VUs at once
+		if u.executor != "ramping-vus" {
+			// Every other closed executor starts all its VUs at once and
+			// keeps them: an interval whose line lacks them (the last one
+			// of a script's scenario) had as many as the one before.
+			if prevVUs == 0 {
+				prevVUs = vus
+			} else if vus == 0 {
+				vus = prevVUs
+			}
 		}
 		steady := !u.countedVUs || (vus > 0 && vus == prevVUs)
 		prevVUs = vus
-		if !steady || iv.Start < u.from || (u.to > 0 && iv.End > u.to+coEdge) || iv.End <= iv.Start {
+		// A short interval (the run's last, cut by its end) is left out:
+		// its few requests say nothing of a rate.
+		if !steady || iv.Start < u.from || (u.to > 0 && iv.End > u.to+coEdge) || iv.End-iv.Start < nominal*9/10 {
 			continue
 		}
 		var n int64
@@ -99,7 +110,27 @@ func unitRates(r *rundir.Dir, u coUnit) []intervalRate {
 		out = append(out, intervalRate{startS: iv.Start.Seconds(), endS: iv.End.Seconds(), requests: n,
 			rate: float64(n) / (iv.End - iv.Start).Seconds(), vus: w})
 	}
+	if u.to == 0 {
+		// No plan says when the scenario ran (an import): it ran from its
+		// first request to its last, and silence outside is not a stall.
+		for len(out) > 0 && out[0].requests == 0 {
+			out = out[1:]
+		}
+		for len(out) > 0 && out[len(out)-1].requests == 0 {
+			out = out[:len(out)-1]
+		}
+	}
 	return out
+}
+
+// nominalInterval is the length of most of r's intervals (1 s unless the
+// run was given another --interval).
+func nominalInterval(r *rundir.Dir) time.Duration {
+	var longest time.Duration
+	for _, iv := range r.Intervals {
+		longest = max(longest, iv.End-iv.Start)
+	}
+	return longest
 }
 
 // referenceRates is, for each interval, the median rate per VU of the

@@ -305,6 +305,34 @@ func TestDetectCOPlan(t *testing.T) {
 			f.add(6, key(record.Latency, "default"), 3*time.Second, 10)
 			return f.r
 		}, analyze.VerdictWeak},
+		{"an import whose scenario ended at 3 s of 9", func() *rundir.Dir {
+			// Its last request ends its time: the silence after is not a stall.
+			f := newFakeRun("unknown", 9, rundir.Scenario{Name: "a", Model: "unknown"}, rundir.Scenario{Name: "b", Model: "unknown"})
+			f.r.Meta.Source = "k6-csv"
+			for sec := range 9 {
+				if sec < 3 {
+					f.add(sec, key(record.Latency, "a"), time.Millisecond, 100)
+				}
+				f.add(sec, key(record.Latency, "b"), time.Millisecond, 100)
+			}
+			return f.r
+		}, analyze.VerdictNoSign},
+		{"closed script's last interval without VUs, then a short one", func() *rundir.Dir {
+			// constant-vus: the last full interval's line lacks the VUs and
+			// the last 0.1 s holds 3 requests (30/s): neither is a sign.
+			f := newFakeRun("closed", 5, rundir.Scenario{Name: "s", Executor: "constant-vus", Model: "closed",
+				VUs: 20, Think: 100 * time.Millisecond, Span: 4 * time.Second})
+			f.r.Meta.Source = "knee"
+			f.r.Intervals[4].End = 4100 * time.Millisecond
+			closedRun(f, "s", 20, 0, 4)
+			f.add(4, key(record.Latency, "s"), time.Millisecond, 3)
+			for sec := range 3 {
+				ic := f.r.Intervals[sec].Counters["s"]
+				ic.VUs = 20
+				f.r.Intervals[sec].Counters["s"] = ic
+			}
+			return f.r
+		}, analyze.VerdictNoSign},
 	}
 	for _, tt := range tests {
 		got := analyze.DetectCO(tt.run(), analyze.COOptions{})
