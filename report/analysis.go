@@ -67,7 +67,7 @@ func COSignals(w io.Writer, c analyze.COSignals) error {
 			}
 		}
 	}
-	if len(c.Signals) == 0 {
+	if len(c.Signals) == 0 && c.Verdict != analyze.VerdictOpenModel {
 		p.f("  (no signal could be computed: give --think, --vus or --target-rate)\n")
 	}
 	return p.err
