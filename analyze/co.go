@@ -144,9 +144,10 @@ type coUnit struct {
 // than the load predicts, a max far above p99, quiet seconds that are never
 // made up, and a server tail heavier than the client's. An open-model
 // scenario knee ran cannot omit ("no sign — open model"); a closed one is
-// LIKELY only when a signal fired and the correction changes its tail
-// materially (COEffectRatio, COEffectMinDelta), else "weak"; data whose
-// model is unknown (an import) is at most "weak". Signals that cannot be
+// LIKELY only when the correction changes its tail materially
+// (COEffectRatio, COEffectMinDelta) and a signal corroborates it (or no
+// throughput can be predicted, as in an import without a VU count), else
+// "weak" when either is there; data whose model is unknown is at most "weak". Signals that cannot be
 // computed (no expected rate, no server histogram) are left out.
 func DetectCO(r *rundir.Dir, opt COOptions) COSignals {
 	out := COSignals{Verdict: VerdictNoSign}
@@ -295,13 +296,13 @@ func judgeUnit(r *rundir.Dir, u coUnit, opt COOptions, server *COSignal) (Scenar
 	add(throughputSignal(r, u, rates, lat, opt))
 	add(gapSignal(lat, u.model == "open"))
 	add(stallSignal(rates))
-	fired := 0
+	// Any fired signal corroborates the correction; without a throughput
+	// signal (no VU count, as in an import) the correction is the evidence.
+	fired, throughputKnown := server != nil && server.Fired, false
 	for _, s := range sigs {
-		if s.Fired && s.Name != SignalGap {
-			fired++ // requests not sent: the omission itself
-		}
+		fired = fired || s.Fired
+		throughputKnown = throughputKnown || s.Name == SignalThroughput
 	}
-	supporting := fired > 0 || (server != nil && server.Fired) || firedGap(sigs)
 	switch u.model {
 	case "closed":
 		if eff, ok := correctionEffect(r, u, lat, opt.ExpectedInterval); ok {
@@ -313,37 +314,28 @@ func judgeUnit(r *rundir.Dir, u coUnit, opt COOptions, server *COSignal) (Scenar
 	default:
 		out.Reason = "the model is unknown (an import): give --model closed with --think, or --vus, to test the signals with the correction"
 	}
-	switch {
-	case out.Effect != nil && out.Effect.Material && fired > 0:
-		out.Verdict = VerdictLikelyCO
+	material := out.Effect != nil && out.Effect.Material
+	if out.Effect != nil {
 		out.Reason = "the correction " + out.Effect.sentence()
-	case supporting:
+	}
+	switch {
+	case material && (fired || !throughputKnown):
+		out.Verdict = VerdictLikelyCO
+		if !fired {
+			out.Reason += "; no VU count to predict the throughput from, so the correction is the evidence"
+		}
+	case fired || material:
 		out.Verdict = VerdictWeak
-		if out.Effect != nil {
-			out.Reason = "the correction " + out.Effect.sentence()
-			if out.Effect.Material {
-				out.Reason += ", but no request was missing"
-			}
+		if !fired {
+			out.Reason += ", but the VUs sent what they predict and no interval went quiet"
 		}
 	default:
 		out.Verdict = VerdictNoSign
-		if out.Effect != nil {
-			out.Reason = "the correction " + out.Effect.sentence()
-		}
 	}
 	if out.Reason == "" {
 		out.Reason = "no correction could be computed"
 	}
 	return out, sigs
-}
-
-func firedGap(sigs []COSignal) bool {
-	for _, s := range sigs {
-		if s.Name == SignalGap && s.Fired {
-			return true
-		}
-	}
-	return false
 }
 
 // sentence says what the correction did to the tail, with its numbers.

@@ -123,14 +123,15 @@ func unitRates(r *rundir.Dir, u coUnit) []intervalRate {
 	return out
 }
 
-// nominalInterval is the length of most of r's intervals (1 s unless the
-// run was given another --interval).
+// nominalInterval is the median length of r's intervals (1 s unless the
+// run was given another --interval; a loaded machine rotates some late).
+// These are interval lengths, not latencies.
 func nominalInterval(r *rundir.Dir) time.Duration {
-	var longest time.Duration
+	lengths := make([]float64, 0, len(r.Intervals))
 	for _, iv := range r.Intervals {
-		longest = max(longest, iv.End-iv.Start)
+		lengths = append(lengths, float64(iv.End-iv.Start))
 	}
-	return longest
+	return time.Duration(medianOf(lengths))
 }
 
 // referenceRates is, for each interval, the median rate per VU of the

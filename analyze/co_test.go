@@ -378,3 +378,46 @@ func TestDetectCOWeak(t *testing.T) {
 		t.Errorf("reason %q does not say the correction is not material", got.Scenarios[0].Reason)
 	}
 }
+
+// The correction is the evidence where nothing else can be: closed data,
+// 10 s of 198 requests of 1 ms a second, and in second 5 another 30 that
+// took 2 s (30 of 2,010: p99 is rank 1,990 > 1,980 fast values, so 2 s, and
+// max/p99 is 1×); no second is quiet. With I = 1 ms + 100 ms think, each
+// 2 s value adds 2000 − k·101 ms for k = 1..18: 540 values, 2,550 in all;
+// p95 is rank ⌈2,422.5⌉ = 2,423, the 443rd above the 1,980 fast ones: in
+// groups of 30 ascending from k = 18, the 15th group, k = 4: 2000 − 404 =
+// 1,596 ms (p90, 1,192 ms, moves less from the same 1 ms).
+// Without a VU count (an import) nothing else can be computed: LIKELY. With
+// 20 VUs the throughput (201/s against 198/s) contradicts it: weak.
+func TestDetectCOCorrectionAlone(t *testing.T) {
+	run := func(vus int) *rundir.Dir {
+		f := newFakeRun("closed", 10, rundir.Scenario{Name: "c", Model: "closed", VUs: vus, Think: 100 * time.Millisecond})
+		for sec := range 10 {
+			f.add(sec, key(record.Latency, "c"), time.Millisecond, 198)
+		}
+		f.add(5, key(record.Latency, "c"), 2*time.Second, 30)
+		return f.r
+	}
+	for _, tt := range []struct {
+		vus    int
+		want   string
+		phrase string
+	}{
+		{0, analyze.VerdictLikelyCO, "no VU count"},
+		{20, analyze.VerdictWeak, "the VUs sent what they predict"},
+	} {
+		got := analyze.DetectCO(run(tt.vus), analyze.COOptions{})
+		sc := got.Scenarios[0]
+		if got.Verdict != tt.want || !strings.Contains(sc.Reason, tt.phrase) {
+			t.Errorf("%d VUs: verdict %q, reason %q; want %q saying %q", tt.vus, got.Verdict, sc.Reason, tt.want, tt.phrase)
+		}
+		if e := sc.Effect; e == nil || !e.Material || e.Percentile != 95 || !closeTo(e.CorrectedMS, 1596, 3) || !closeTo(e.RawMS, 1, 0.01) {
+			t.Errorf("%d VUs: effect %+v; want p95 1 ms → ~1596 ms, material", tt.vus, e)
+		}
+		for _, s := range got.Signals {
+			if s.Fired {
+				t.Errorf("%d VUs: signal %+v fired", tt.vus, s)
+			}
+		}
+	}
+}
