@@ -421,3 +421,19 @@ func TestDetectCOCorrectionAlone(t *testing.T) {
 		}
 	}
 }
+
+// In a run knee made in the open model, a freeze's quiet spell is shown as
+// the target's stall, with the max it left in the latency (5 s), and fires
+// nothing.
+func TestDetectCOOpenModelShowsTheTargetsStall(t *testing.T) {
+	r := openStallRun()
+	r.Meta.Source = "knee"
+	got := analyze.DetectCO(r, analyze.COOptions{})
+	st := signal(t, got, analyze.SignalStall)
+	if st.Fired || len(st.Stalls) != 1 || !strings.Contains(st.Evidence, "the target's stall, in the latency already (max 5.00 s)") {
+		t.Errorf("stall %+v; want the 30–35 s spell shown as the target's, not fired", st)
+	}
+	if len(got.Signals) != 1 || got.Scenarios[0].Verdict != analyze.VerdictOpenModel {
+		t.Errorf("signals %+v, scenarios %+v; want the stall alone and %q", got.Signals, got.Scenarios, analyze.VerdictOpenModel)
+	}
+}

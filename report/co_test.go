@@ -62,3 +62,20 @@ func TestCOSignalsTerminal(t *testing.T) {
 		}
 	}
 }
+
+// The HTML report lists each scenario's verdict and reason, and names the
+// scenario of each signal.
+func TestCOSignalsHTML(t *testing.T) {
+	co := analyze.COSignals{Verdict: analyze.VerdictNoSign,
+		Scenarios: []analyze.ScenarioCO{{Scenario: "browse", Model: "closed", Verdict: analyze.VerdictNoSign, Reason: "the correction moves p90 from 1 ms to 1 ms"}},
+		Signals:   []analyze.COSignal{{Scenario: "browse", Name: analyze.SignalStall, Evidence: "no interval"}}}
+	page := string(renderHTML(t, Input{CO: &co}))
+	for _, want := range []string{
+		"<li>Scenario <strong>browse</strong> (closed model): no sign: the correction moves p90 from 1 ms to 1 ms</li>",
+		"<li><strong>browse stall</strong> (quiet): no interval</li>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
