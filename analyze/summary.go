@@ -89,8 +89,8 @@ func Summarize(r *rundir.Dir, opt SummaryOptions) rundir.Summary {
 		s.DurationS = span.Seconds()
 		s.Scenario = sel.Scenario
 	}
-	if s.Model != "open" {
-		s.TargetRate = 0 // a closed scenario has none, so a mixed run's total is no target
+	if s.Model == "mixed" {
+		s.TargetRate = 0 // its closed scenarios have none, so the open ones' sum is no target of the run
 	}
 	if r.Meta.NoTimestamps {
 		span, s.DurationS, s.TargetRate = 0, 0, 0 // nothing says when the latencies were taken
