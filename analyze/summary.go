@@ -84,8 +84,34 @@ func Summarize(r *rundir.Dir, opt SummaryOptions) rundir.Summary {
 		GeneratorCPUS:     r.Meta.Env.Generator.CPUSeconds,
 		Interrupted:       r.Meta.Interrupted,
 	}
+	if sel.Scenario != "" {
+		span = scenarioSpan(r, sel.Scenario, span)
+		s.DurationS = span.Seconds()
+		s.Scenario = sel.Scenario
+	}
+	if s.Model == "mixed" {
+		s.TargetRate = 0 // its closed scenarios have none, so the open ones' sum is no target of the run
+	}
+	if r.Meta.NoTimestamps {
+		span, s.DurationS, s.TargetRate = 0, 0, 0 // nothing says when the latencies were taken
+		s.NoTimestamps = true
+	}
 	if span > 0 {
 		s.Rate = float64(s.Requests) / span.Seconds()
+	}
+	s.Failed = c.Failed
+	for _, n := range c.ErrorsByClass {
+		s.NoResponse += n
+	}
+	if sel.Scenario == "" {
+		s.FirstError = r.Meta.FirstError // kept for the run, not per scenario
+		if len(r.Meta.Scenarios) > 1 {
+			for _, sc := range r.Meta.Scenarios {
+				o := opt
+				o.Select.Scenario = sc.Name
+				s.Scenarios = append(s.Scenarios, rundir.ScenarioSummary{Summary: Summarize(r, o)})
+			}
+		}
 	}
 	if svc := r.Merged(sel.Of(record.Service), 0, 0); svc.Count() > 0 {
 		l := svc.Latencies()
@@ -99,6 +125,30 @@ func Summarize(r *rundir.Dir, opt SummaryOptions) rundir.Summary {
 	s.WakeFloor = r.Meta.Env.WakeFloor
 	s.Warnings = summaryWarnings(s, lag, lat, opt)
 	return s
+}
+
+// FailureHeadline is the one line that goes above a summary in which every
+// request failed, naming the first error; "" otherwise. "NO RESPONSE AT ALL"
+// when not one request got a response (refused, DNS, timeouts): the target
+// was never measured.
+func FailureHeadline(s rundir.Summary) string {
+	if s.Requests == 0 || s.Failed < s.Requests {
+		return ""
+	}
+	what := "EVERY REQUEST FAILED"
+	if s.NoResponse >= s.Requests {
+		what = "NO RESPONSE AT ALL"
+	}
+	line := fmt.Sprintf("%s: %d of %d requests failed", what, s.Failed, s.Requests)
+	if s.FirstError != "" {
+		line += "; the first: " + s.FirstError
+	}
+	return line
+}
+
+// NoResponse reports whether requests were sent and not one got a response.
+func NoResponse(s rundir.Summary) bool {
+	return s.Requests > 0 && s.NoResponse >= s.Requests
 }
 
 // summaryWarnings lists what makes s less trustworthy than it looks.
@@ -192,6 +242,20 @@ func measuredSpan(r *rundir.Dir) time.Duration {
 		return scheduled
 	}
 	return measured
+}
+
+// scenarioSpan is how long scenario started iterations: its span from
+// run.json, cut where the run's intervals end (an interrupted run); run when
+// run.json does not say.
+func scenarioSpan(r *rundir.Dir, scenario string, run time.Duration) time.Duration {
+	for _, sc := range r.Meta.Scenarios {
+		if sc.Name != scenario || sc.Span <= 0 || len(r.Intervals) == 0 {
+			continue
+		}
+		measured := r.Intervals[len(r.Intervals)-1].End - r.Intervals[0].Start - sc.StartTime
+		return max(0, min(sc.Span, measured))
+	}
+	return run
 }
 
 // targetRateOf is the offered rate (req/s) over intervals starting in [from, to):

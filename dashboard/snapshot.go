@@ -42,6 +42,25 @@ type Status struct {
 	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
 	Dropped       int64            `json:"dropped"`
 	Steps         int              `json:"steps,omitempty"` // stepped runs: steps measured so far
+	// Scenarios has one entry per scenario when there are several: their
+	// models and targets differ, so the page shows each on its own.
+	Scenarios []ScenarioStatus `json:"scenarios,omitempty"`
+}
+
+// ScenarioStatus is one scenario's newest interval (rate against its own
+// target, percentiles) and its dropped iterations so far.
+type ScenarioStatus struct {
+	Name     string   `json:"name"`
+	Model    string   `json:"model"`
+	Executor string   `json:"executor"`
+	Rate     float64  `json:"rate"`
+	Target   float64  `json:"target,omitempty"`
+	P50MS    *float64 `json:"p50_ms"`
+	P95MS    *float64 `json:"p95_ms"`
+	P99MS    *float64 `json:"p99_ms"`
+	Requests int64    `json:"requests"`
+	Errors   int64    `json:"errors"`
+	Dropped  int64    `json:"dropped"`
 }
 
 // Done is the run's end: where to find what it left.
@@ -99,6 +118,9 @@ func (b *builder) build(r *rundir.Dir, dir string, interval time.Duration) Snaps
 			st.BusyVUs += c.BusyVUs
 			st.VUs += c.VUs
 		}
+		for _, sc := range sum.Scenarios {
+			st.Scenarios = append(st.Scenarios, scenarioStatus(sc.Summary, last))
+		}
 		if plan, ok := analyze.PlanFromMeta(r, ""); ok {
 			plan.Steps = min(plan.Steps, analyze.StepsIn(r, plan))
 			if plan.Steps > 0 {
@@ -118,6 +140,27 @@ func (b *builder) build(r *rundir.Dir, dir string, interval time.Duration) Snaps
 	}
 	snap.Charts = charts
 	return snap
+}
+
+// scenarioStatus is one scenario's figures: the run so far from its summary,
+// the newest interval from last's histograms and counters of that scenario.
+func scenarioStatus(sum rundir.Summary, last rundir.Interval) ScenarioStatus {
+	ss := ScenarioStatus{Name: sum.Scenario, Model: sum.Model, Executor: sum.Executor,
+		Requests: sum.Requests, Errors: sum.Errors, Dropped: sum.DroppedIterations}
+	lat := record.Series(last.Histograms).Merged(func(k record.Key) bool {
+		return k.Metric == record.Latency && k.Scenario == sum.Scenario
+	})
+	if secs := (last.End - last.Start).Seconds(); secs > 0 {
+		ss.Rate = float64(lat.Count()) / secs
+	}
+	if lat.Count() > 0 {
+		l := lat.Latencies()
+		ss.P50MS, ss.P95MS, ss.P99MS = num(l.P50), num(l.P95), num(l.P99)
+	}
+	if c, ok := last.Counters[sum.Scenario]; ok {
+		ss.Target = c.TargetRate
+	}
+	return ss
 }
 
 // maxWindows bounds the windows drawn: a chart is about 700 pixels wide,

@@ -83,12 +83,16 @@ type Options struct {
 	// Window is how many intervals stay open for late rows; default 10.
 	// A row older than the window is recorded into the oldest open interval and counted as late.
 	Window int
-	// Duration is the run length given to a list without timestamps; default Interval.
+	// Duration is the run length given to a list without timestamps. Without
+	// it such a list has no rate and no duration (run.json's no_timestamps);
+	// its one interval is Interval long only to hold the histogram.
 	Duration time.Duration
-	Scenario string // overrides every row's scenario
-	Name     string // overrides every row's request name
-	Model    string // "open" or "closed" when the user knows; default "unknown"
-	Executor string // the executor that generated the load, when known
+	// untimedDuration: Duration was not given, withDefaults set it.
+	untimedDuration bool
+	Scenario        string // overrides every row's scenario
+	Name            string // overrides every row's request name
+	Model           string // "open" or "closed" when the user knows; default "unknown"
+	Executor        string // the executor that generated the load, when known
 	// TargetRate is the rate (req/s) the test offered, when known (open model).
 	TargetRate float64
 	// MaxSeries caps distinct scenario+name series (k6 names untagged
@@ -223,7 +227,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.MaxSeries = 200
 	}
 	if o.Duration <= 0 {
-		o.Duration = o.Interval
+		o.Duration, o.untimedDuration = o.Interval, true
 	}
 	switch o.Model {
 	case "":

@@ -57,6 +57,7 @@ type builder struct {
 	// explicit: intervals carry their own times (bucket.start/end) since t0,
 	// and the run ends at the latest end seen.
 	explicit    bool
+	noTimes     bool // an untimed list without a duration: no rate, no duration
 	explicitEnd time.Duration
 }
 
@@ -315,6 +316,7 @@ func (b *builder) meta(finished bool) rundir.Meta {
 		Counters:      b.totals,
 		Finished:      finished,
 		Notes:         append(append([]string(nil), b.notes...), sourceNotes(b.src)...),
+		NoTimestamps:  b.noTimes,
 	}
 	m.Summary = rundir.Summary{
 		Model:             b.opt.Model,
@@ -331,7 +333,9 @@ func (b *builder) meta(finished bool) rundir.Meta {
 		m.Summary.LatencyMS = b.total.Latencies()
 		m.Summary.SlowerThan1s = b.total.CountAbove(time.Second)
 	}
-	if dur > 0 {
+	if b.noTimes {
+		m.Summary.DurationS, m.Summary.NoTimestamps = 0, true
+	} else if dur > 0 {
 		m.Summary.Rate = float64(b.totals.Requests) / dur.Seconds()
 	}
 	return m

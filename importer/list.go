@@ -46,7 +46,14 @@ func importList(src source) (Result, error) {
 		}
 	}
 	if l.whole != nil && l.b.requests > 0 {
-		l.b.notes = append(l.b.notes, fmt.Sprintf("the list has no timestamps: one interval of %v, started at the file's modification time", src.opt.Duration))
+		if src.opt.untimedDuration {
+			// Nothing says how long the list took: no rate and no duration,
+			// rather than one invented from the interval length.
+			l.b.noTimes = true
+			l.b.notes = append(l.b.notes, "the list has no timestamps: no rate and no duration (latencies only)")
+		} else {
+			l.b.notes = append(l.b.notes, fmt.Sprintf("the list has no timestamps: one interval of %v (the duration given), started at the file's modification time", src.opt.Duration))
+		}
 		if err := l.b.flush(l.whole); err != nil {
 			return Result{}, err
 		}

@@ -36,6 +36,20 @@ func TestListUntimed(t *testing.T) {
 	}
 }
 
+// Without timestamps and without a duration, nothing says how long the
+// list took: no rate and no duration, not one invented from the interval.
+func TestListUntimedNoDuration(t *testing.T) {
+	_, sink, err := importString(t, "l.txt", "1\n2\n3\n4\n", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sink.final
+	if !m.NoTimestamps || !m.Summary.NoTimestamps || m.Summary.Rate != 0 || m.Summary.DurationS != 0 || m.Summary.Requests != 4 {
+		t.Errorf("no_timestamps %v/%v, rate %v, duration %v, requests %d; want true, 0, 0, 4",
+			m.NoTimestamps, m.Summary.NoTimestamps, m.Summary.Rate, m.Summary.DurationS, m.Summary.Requests)
+	}
+}
+
 func TestListTimed(t *testing.T) {
 	in := "5,0.2\n6 0.7\n7\t1.1\n8;2.9\n"
 	_, sink, err := importString(t, "t.list", in, Options{Scenario: "s", Name: "n"})

@@ -22,7 +22,10 @@ import (
 // ScriptError is a problem of the script itself — syntax, an exception in
 // its init code, an unsupported API, bad options — found before the test
 // starts. Msg names the file, line and column where known.
-type ScriptError struct{ Msg string }
+type ScriptError struct {
+	Msg   string
+	Setup bool // thrown by setup(): k6's exit code for it is ScriptException's
+}
 
 func (e *ScriptError) Error() string { return e.Msg }
 
@@ -264,12 +267,12 @@ func (s *Script) Setup(ctx context.Context) error {
 	}
 	res, err := v.callPlain(ctx, "setup", nil)
 	if err != nil {
-		return &ScriptError{Msg: "setup(): " + err.Error()}
+		return &ScriptError{Msg: "setup(): " + err.Error(), Setup: true}
 	}
 	if res != nil && !goja.IsUndefined(res) {
 		b, err := v.stringify(res)
 		if err != nil {
-			return &ScriptError{Msg: "setup(): its result cannot be passed to the VUs as JSON: " + err.Error()}
+			return &ScriptError{Msg: "setup(): its result cannot be passed to the VUs as JSON: " + err.Error(), Setup: true}
 		}
 		s.setupRaw = b
 	}

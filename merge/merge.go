@@ -35,6 +35,9 @@ type Runner struct {
 	Segment  string
 	Requests int64
 	P99      time.Duration
+	// Interrupted: the part was stopped before its end (a signal, an
+	// abort); Finished: it ran to its end and wrote everything.
+	Interrupted, Finished bool
 }
 
 // Result is what Merge wrote and what it found.
@@ -187,7 +190,7 @@ func merge(parts []*rundir.Dir, srcs []source, out string, opt Options) (*Result
 	for i, p := range parts {
 		h := perPart[i]
 		res.Runners = append(res.Runners, Runner{Dir: p.Dir, Runner: p.Meta.Part.Runner, Host: p.Meta.Env.Host, Segment: p.Meta.Part.Segment,
-			Requests: h.Count(), P99: h.Percentile(99)})
+			Requests: h.Count(), P99: h.Percentile(99), Interrupted: p.Meta.Interrupted, Finished: p.Meta.Finished})
 		sum += h.Percentile(99)
 	}
 	res.MeanP99 = sum / time.Duration(len(parts))
@@ -375,6 +378,9 @@ func mergedMeta(parts []*rundir.Dir, t0 time.Time) rundir.Meta {
 		m.Ended = maxTime(m.Ended, p.Meta.Ended)
 		m.Interrupted = m.Interrupted || p.Meta.Interrupted
 		m.Finished = m.Finished && p.Meta.Finished
+		if m.FirstError == "" {
+			m.FirstError = p.Meta.FirstError
+		}
 		m.Counters.Add(p.Meta.Counters)
 		m.Env.Generator.CPUSeconds += p.Meta.Env.Generator.CPUSeconds
 		m.Env.Generator.PeakRSSMB = max(m.Env.Generator.PeakRSSMB, p.Meta.Env.Generator.PeakRSSMB)

@@ -112,7 +112,12 @@ func Analysis(w io.Writer, a *analyze.Analysis) error {
 	p := &errWriter{w: w}
 	p.do(func() error { return Summary(w, a.Summary) })
 	p.line()
-	p.do(func() error { return WindowTable(w, a.Windows) })
+	if a.Summary.NoTimestamps {
+		// One interval of no known length: windows and their rates would be invented.
+		p.printf("per-window table: none (the latencies have no timestamps)\n")
+	} else {
+		p.do(func() error { return WindowTable(w, a.Windows) })
+	}
 	p.line()
 	p.do(func() error { return COSignals(w, a.CO) })
 	switch {

@@ -114,9 +114,9 @@ func newHTMLView(in Input) htmlView {
 			Settings: strings.Trim(scenarioSettings(sc), "`")})
 	}
 	for _, r := range resultRows(in) {
-		l := r.s.LatencyMS
-		v.Rows = append(v.Rows, resultCells{Label: r.label, Requests: fmt.Sprint(r.s.Requests), Rate: fmt.Sprintf("%.1f/s", r.s.Rate),
-			P50: Ms(l.P50), P95: Ms(l.P95), P99: Ms(l.P99), P999: Ms(l.P999), Max: Ms(l.Max),
+		l := latencyCells(r)
+		v.Rows = append(v.Rows, resultCells{Label: r.label, Requests: fmt.Sprint(r.s.Requests), Rate: rateText(r),
+			P50: l[0], P95: l[1], P99: l[2], P999: l[3], Max: l[4],
 			Errors: errorsText(r.s, r.shared), Dropped: droppedText(r.s, r.shared)})
 		v.SharedNote = v.SharedNote || r.shared
 	}
@@ -147,7 +147,10 @@ func newHTMLView(in Input) htmlView {
 func badges(in Input) []badge {
 	out := []badge{{Text: strings.ReplaceAll(thresholdVerdict(in.Thresholds), "**", ""), Bad: !analyze.ThresholdsPass(in.Thresholds)}}
 	out = append(out, badge{Text: modelName(in.Summary.Model) + " model"})
-	out = append(out, badge{Text: fmt.Sprintf("%.1f s measured", in.Summary.DurationS)})
+	out = append(out, badge{Text: measuredText(in.Summary)})
+	if h := analyze.FailureHeadline(in.Summary); h != "" {
+		out = append(out, badge{Text: h, Bad: true})
+	}
 	if in.Summary.Interrupted || in.Meta.Interrupted {
 		out = append(out, badge{Text: "INTERRUPTED: partial results", Bad: true})
 	}
@@ -160,16 +163,12 @@ func badges(in Input) []badge {
 func loadFacts(in Input) []fact {
 	m, s := in.Meta, in.Summary
 	fs := []fact{{"Model", modelExplained(s.Model)}}
-	dur := fmt.Sprintf("%.1f s measured", s.DurationS)
+	dur := measuredText(s)
 	if !m.Started.IsZero() {
 		dur += ", started " + m.Started.UTC().Format(time.RFC3339)
 	}
 	fs = append(fs, fact{"Duration", dur})
-	if s.TargetRate > 0 {
-		fs = append(fs, fact{"Rate", fmt.Sprintf("offered %.1f req/s, achieved %.1f req/s", s.TargetRate, s.Rate)})
-	} else {
-		fs = append(fs, fact{"Rate", fmt.Sprintf("achieved %.1f req/s", s.Rate)})
-	}
+	fs = append(fs, fact{"Rate", offeredText(s)})
 	fs = append(fs, fact{"Data", orPlain(in.Data, "not stated")})
 	if m.Source != "" && m.Source != "knee" {
 		fs = append(fs, fact{"Source", "imported from " + m.Source + " " + m.SourceFile})

@@ -44,7 +44,10 @@ func reportTitle(in Input) string {
 func statusLine(in Input) string {
 	parts := []string{thresholdVerdict(in.Thresholds)}
 	parts = append(parts, modelName(in.Summary.Model)+" model")
-	parts = append(parts, fmt.Sprintf("%.1f s measured", in.Summary.DurationS))
+	parts = append(parts, measuredText(in.Summary))
+	if h := analyze.FailureHeadline(in.Summary); h != "" {
+		parts = append(parts, "**"+h+"**")
+	}
 	if in.Summary.Interrupted || in.Meta.Interrupted {
 		parts = append(parts, "**INTERRUPTED: partial results**")
 	}
@@ -123,7 +126,7 @@ func mdLoad(p *printer, in Input) {
 	m := in.Meta
 	p.f("\n## Load\n\n")
 	p.f("- Model: %s\n", modelExplained(in.Summary.Model))
-	p.f("- Duration: %.1f s measured", in.Summary.DurationS)
+	p.f("- Duration: %s", measuredText(in.Summary))
 	if !m.Started.IsZero() {
 		p.f(", started %s", m.Started.UTC().Format(time.RFC3339))
 	}
@@ -131,10 +134,13 @@ func mdLoad(p *printer, in Input) {
 		p.f(", ended %s", m.Ended.UTC().Format(time.RFC3339))
 	}
 	p.f("\n")
-	if in.Summary.TargetRate > 0 {
-		p.f("- Offered rate: %.1f req/s; achieved %.1f req/s\n", in.Summary.TargetRate, in.Summary.Rate)
-	} else {
-		p.f("- Achieved rate: %.1f req/s\n", in.Summary.Rate)
+	switch s := in.Summary; {
+	case s.NoTimestamps || len(s.Scenarios) > 1:
+		p.f("- Rate: %s\n", offeredText(s))
+	case s.TargetRate > 0:
+		p.f("- Offered rate: %.1f req/s; achieved %.1f req/s\n", s.TargetRate, s.Rate)
+	default:
+		p.f("- Achieved rate: %.1f req/s\n", s.Rate)
 	}
 	p.f("- Data: %s\n", orNotStated(in.Data, "say which test data the requests used"))
 	if m.Source != "" && m.Source != "knee" {

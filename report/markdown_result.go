@@ -17,20 +17,79 @@ type resultRow struct {
 	label  string
 	s      rundir.Summary
 	shared bool
+	// countsOnly: the row adds up scenarios of different models or
+	// targets, so only its requests and errors mean something.
+	countsOnly bool
+	target     bool // a scenario's row: its rate against its own target
 }
 
-// resultRows is the whole run first, then each endpoint; a single endpoint
-// is the whole run and gets one row.
+// resultRows is the whole run first, then each scenario when there are
+// several, then each endpoint; a single endpoint is the whole run and gets
+// one row.
 func resultRows(in Input) []resultRow {
-	if len(in.Endpoints) == 1 {
+	if len(in.Endpoints) == 1 && len(in.Summary.Scenarios) < 2 {
 		e := in.Endpoints[0]
 		return []resultRow{{label: e.Label(), s: in.Summary}}
 	}
-	rows := []resultRow{{label: "all", s: in.Summary}}
+	if len(in.Summary.Scenarios) < 2 {
+		rows := []resultRow{{label: "all", s: in.Summary}}
+		for _, e := range in.Endpoints {
+			rows = append(rows, resultRow{label: e.Label(), s: e.Summary, shared: e.SharedCounters})
+		}
+		return rows
+	}
+	rows := []resultRow{{label: "all scenarios", s: in.Summary, countsOnly: true}}
+	for _, sc := range in.Summary.Scenarios {
+		rows = append(rows, resultRow{label: fmt.Sprintf("scenario %s (%s, %s)", sc.Scenario, orDash(sc.Model), orDash(sc.Executor)), s: sc.Summary, target: true})
+	}
 	for _, e := range in.Endpoints {
 		rows = append(rows, resultRow{label: e.Label(), s: e.Summary, shared: e.SharedCounters})
 	}
 	return rows
+}
+
+// rateText is the row's rate, against its own target when it has one; "-"
+// where no rate means anything (mixed scenarios, no timestamps).
+func rateText(r resultRow) string {
+	switch {
+	case r.countsOnly || r.s.NoTimestamps:
+		return "-"
+	case r.target && r.s.TargetRate > 0:
+		return fmt.Sprintf("%.1f/s of %.1f/s", r.s.Rate, r.s.TargetRate)
+	}
+	return fmt.Sprintf("%.1f/s", r.s.Rate)
+}
+
+// latencyCells are the row's p50, p95, p99, p99.9 and max; "-" for a row
+// that adds up scenarios whose latencies mean different things.
+func latencyCells(r resultRow) [5]string {
+	if r.countsOnly {
+		return [5]string{"-", "-", "-", "-", "-"}
+	}
+	l := r.s.LatencyMS
+	return [5]string{Ms(l.P50), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max)}
+}
+
+// measuredText is how long the run measured, or why nobody knows.
+func measuredText(s rundir.Summary) string {
+	if s.NoTimestamps {
+		return "no timestamps: no duration, no rate"
+	}
+	return fmt.Sprintf("%.1f s measured", s.DurationS)
+}
+
+// offeredText is the run's rate line: offered against achieved, per
+// scenario when they differ, or none without timestamps.
+func offeredText(s rundir.Summary) string {
+	switch {
+	case s.NoTimestamps:
+		return "none: the latencies have no timestamps"
+	case len(s.Scenarios) > 1:
+		return "per scenario (see Result): each against its own target"
+	case s.TargetRate > 0:
+		return fmt.Sprintf("offered %.1f req/s, achieved %.1f req/s", s.TargetRate, s.Rate)
+	}
+	return fmt.Sprintf("achieved %.1f req/s", s.Rate)
 }
 
 // errorsText is "errors (rate)"; "-" when the counters are the scenario's.
@@ -55,9 +114,9 @@ func mdResult(p *printer, in Input) {
 	p.f("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	shared := false
 	for _, r := range resultRows(in) {
-		l := r.s.LatencyMS
-		p.f("| %s | %d | %.1f/s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(r.label), r.s.Requests, r.s.Rate,
-			Ms(l.P50), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max), errorsText(r.s, r.shared), droppedText(r.s, r.shared))
+		l := latencyCells(r)
+		p.f("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(r.label), r.s.Requests, rateText(r),
+			l[0], l[1], l[2], l[3], l[4], errorsText(r.s, r.shared), droppedText(r.s, r.shared))
 		shared = shared || r.shared
 	}
 	if shared {

@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 )
@@ -14,12 +16,57 @@ import (
 // puts percentiles before the mean, because the mean describes no request.
 func Summary(w io.Writer, s rundir.Summary) error {
 	p := &printer{w: w}
-	p.f("%s model · %s", modelName(s.Model), orDash(s.Executor))
-	if s.Interrupted {
-		p.f(" · INTERRUPTED (partial results)")
+	if h := analyze.FailureHeadline(s); h != "" {
+		p.f("%s\n", h)
 	}
-	p.f("\n")
-	p.f("  requests            %d in %.1f s = %.1f/s", s.Requests, s.DurationS, s.Rate)
+	if len(s.Scenarios) > 1 {
+		// Each scenario gets its own block: their models, targets and
+		// latencies mean different things, so only counts add up.
+		p.f("%s model · %d scenarios", modelName(s.Model), len(s.Scenarios))
+		if s.Interrupted {
+			p.f(" · INTERRUPTED (partial results)")
+		}
+		p.f("\n")
+		p.f("  all scenarios       %d requests%s, errors %d (%.2f %%)%s\n", s.Requests, spanText(s),
+			s.Errors, pct(float64(s.Errors), float64(s.Requests)), classes(s.ErrorsByClass))
+		for _, sc := range s.Scenarios {
+			p.f("scenario %s · %s model · %s\n", sc.Scenario, modelName(sc.Model), orDash(sc.Executor))
+			summaryBlock(p, sc.Summary)
+			for _, warn := range sc.Warnings {
+				if !slices.Contains(s.Warnings, warn) {
+					p.f("  WARNING: %s\n", warn)
+				}
+			}
+		}
+		generatorLine(p, s)
+	} else {
+		p.f("%s model · %s", modelName(s.Model), orDash(s.Executor))
+		if s.Interrupted {
+			p.f(" · INTERRUPTED (partial results)")
+		}
+		p.f("\n")
+		summaryBlock(p, s)
+		generatorLine(p, s)
+		if s.Model == "open" {
+			p.f("  (open model: latency counts from each request's intended start)\n")
+		} else if s.Model == "closed" {
+			p.f("  (closed model: latency counts from the actual send; a stalled target hides its stall — see knee analyze)\n")
+		}
+	}
+	for _, warn := range s.Warnings {
+		p.f("  WARNING: %s\n", warn)
+	}
+	return p.err
+}
+
+// summaryBlock prints the lines of one scenario's (or a one-scenario run's) summary.
+func summaryBlock(p *printer, s rundir.Summary) {
+	p.f("  requests            %d", s.Requests)
+	if s.NoTimestamps {
+		p.f(" (no timestamps: no rate, no duration)")
+	} else {
+		p.f(" in %.1f s = %.1f/s", s.DurationS, s.Rate)
+	}
 	if s.TargetRate > 0 {
 		p.f(" (target %.1f/s, %.1f %%)", s.TargetRate, pct(s.Rate, s.TargetRate))
 	}
@@ -40,18 +87,20 @@ func Summary(w io.Writer, s rundir.Summary) error {
 				Ms(f.P50MS), Ms(f.P99MS), f.Waits)
 		}
 	}
+}
+
+func generatorLine(p *printer, s rundir.Summary) {
 	if s.GeneratorCPUS > 0 && s.Requests > 0 {
 		p.f("  generator CPU       %.2f s (%.1f µs per request)\n", s.GeneratorCPUS, s.GeneratorCPUS/float64(s.Requests)*1e6)
 	}
-	if s.Model == "open" {
-		p.f("  (open model: latency counts from each request's intended start)\n")
-	} else if s.Model == "closed" {
-		p.f("  (closed model: latency counts from the actual send; a stalled target hides its stall — see knee analyze)\n")
+}
+
+// spanText is " in D s", or nothing when the run has no timestamps.
+func spanText(s rundir.Summary) string {
+	if s.NoTimestamps {
+		return " (no timestamps: no duration)"
 	}
-	for _, warn := range s.Warnings {
-		p.f("  WARNING: %s\n", warn)
-	}
-	return p.err
+	return fmt.Sprintf(" in %.1f s", s.DurationS)
 }
 
 // Latencies formats a percentile summary, percentiles first.

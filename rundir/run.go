@@ -45,8 +45,10 @@ type Meta struct {
 	Finished      bool            `json:"finished"`
 	Faults        []Fault         `json:"faults,omitempty"`
 	Notes         []string        `json:"notes,omitempty"`
-	Part          *Part           `json:"part,omitempty"`  // a runner's part of a split test
-	Parts         []MergedPart    `json:"parts,omitempty"` // Source "merge": the parts merged
+	FirstError    string          `json:"first_error,omitempty"`   // the first failed request's error, or its status
+	NoTimestamps  bool            `json:"no_timestamps,omitempty"` // imported latencies without times: no rate, no duration
+	Part          *Part           `json:"part,omitempty"`          // a runner's part of a split test
+	Parts         []MergedPart    `json:"parts,omitempty"`         // Source "merge": the parts merged
 }
 
 // Scenario is what was asked of one scenario.
@@ -132,7 +134,19 @@ type Summary struct {
 	DurationS         float64           `json:"duration_s"`
 	GeneratorCPUS     float64           `json:"generator_cpu_s,omitempty"`
 	Interrupted       bool              `json:"interrupted"`
+	Failed            int64             `json:"failed,omitempty"`        // k6's http_req_failed: transport errors, statuses >= 400
+	NoResponse        int64             `json:"no_response,omitempty"`   // requests that got no response at all (transport errors)
+	FirstError        string            `json:"first_error,omitempty"`   // the first failed request's error, or its status
+	NoTimestamps      bool              `json:"no_timestamps,omitempty"` // no rate and no duration: the latencies came without times
+	Scenarios         []ScenarioSummary `json:"scenarios,omitempty"`     // one per scenario, when there are several
+	Scenario          string            `json:"scenario,omitempty"`      // the scenario this block summarises
 	Warnings          []string          `json:"warnings,omitempty"`
+}
+
+// ScenarioSummary is one scenario's block of a run's summary (a distinct
+// type, so the JSON Schema of a summary can refer to it).
+type ScenarioSummary struct {
+	Summary
 }
 
 // IntervalCounters is one line of counters.jsonl.

@@ -15,6 +15,7 @@ import (
 // *meta for the writer.
 func redactMeta(meta *rundir.Meta, r *redact.Redactor) rundir.Meta {
 	meta.Notes = r.Texts(meta.Notes)
+	meta.FirstError = r.Text(meta.FirstError)
 	for i := range meta.Faults {
 		meta.Faults[i].Error = r.Text(meta.Faults[i].Error)
 	}

@@ -276,6 +276,7 @@ type engine struct {
 	mem     *totals           // the whole run in memory, for the summary when the files fail
 
 	drops  firstDrops     // when each scenario first dropped an iteration (its own lock)
+	fail   firstFailure   // the first failed request's error (its own lock)
 	maxVUs map[string]int // per scenario, the most VUs it may run
 	source string         // the scenario file, "" when built from flags
 

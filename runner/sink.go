@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/knee-dev/knee/load"
@@ -14,11 +16,12 @@ import (
 type sinkAdapter struct {
 	r     *record.Recorder
 	drops *firstDrops
+	fail  *firstFailure // may be nil
 }
 
 var _ load.Sink = sinkAdapter{}
 
-func (a sinkAdapter) Shard() load.ShardSink { return shard{a.r.Shard()} }
+func (a sinkAdapter) Shard() load.ShardSink { return shard{a.r.Shard(), a.fail} }
 
 func (a sinkAdapter) Dropped(scenario string, n int64) {
 	a.r.Dropped(scenario, n)
@@ -52,9 +55,51 @@ func (f *firstDrops) first(scenario string) (time.Time, bool) {
 	return t, ok
 }
 
-type shard struct{ s *record.Shard }
+// firstFailure is the first failed request's error (or status), for the
+// summary's headline when every request failed. The flag keeps the
+// recording path to one atomic load once it is set.
+type firstFailure struct {
+	set atomic.Bool
+	mu  sync.Mutex
+	msg string
+}
+
+func (f *firstFailure) note(x load.Sample) {
+	if f == nil || f.set.Load() {
+		return
+	}
+	var msg string
+	switch {
+	case x.Err != nil:
+		msg = x.Err.Error()
+	case x.Status == 0:
+		msg = "no response (" + x.ErrClass + ")"
+	case x.Expected < 0 || (x.Expected == 0 && x.Status >= 400):
+		msg = fmt.Sprintf("HTTP status %d", x.Status)
+	default:
+		return
+	}
+	f.mu.Lock()
+	if f.msg == "" {
+		f.msg = msg
+		f.set.Store(true)
+	}
+	f.mu.Unlock()
+}
+
+func (f *firstFailure) get() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.msg
+}
+
+type shard struct {
+	s    *record.Shard
+	fail *firstFailure
+}
 
 func (s shard) Record(x load.Sample) {
+	s.fail.note(x)
 	s.s.Record(record.Sample{
 		Key:      record.Key{Scenario: x.Scenario, Name: x.Name},
 		Latency:  x.Latency,

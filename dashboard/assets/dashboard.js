@@ -14,8 +14,30 @@
     var st = s.status;
     text('run-dir', st.run_dir);
     text('elapsed', st.elapsed_s.toFixed(1) + ' s, ' + st.intervals + ' intervals');
-    text('rate', st.rate.toFixed(1) + ' req/s achieved' + (st.target ? ' of ' + st.target.toFixed(1) + ' req/s offered' : ''));
-    text('latency', 'p50 ' + ms(st.p50_ms) + ', p95 ' + ms(st.p95_ms) + ', p99 ' + ms(st.p99_ms));
+    var scs = st.scenarios || [];
+    if (scs.length > 1) {
+      // Scenarios of different models and targets: each on its own line,
+      // only the counts add up.
+      text('rate', st.rate.toFixed(1) + ' req/s achieved, all scenarios (each against its own target below)');
+      text('latency', 'per scenario, below');
+    } else {
+      text('rate', st.rate.toFixed(1) + ' req/s achieved' + (st.target ? ' of ' + st.target.toFixed(1) + ' req/s offered' : ''));
+      text('latency', 'p50 ' + ms(st.p50_ms) + ', p95 ' + ms(st.p95_ms) + ', p99 ' + ms(st.p99_ms));
+    }
+    var list = document.getElementById('scenarios');
+    list.hidden = scs.length < 2;
+    while (list.firstChild) { list.removeChild(list.firstChild); }
+    if (scs.length > 1) {
+      scs.forEach(function (sc) {
+        var li = document.createElement('li');
+        li.textContent = 'scenario ' + sc.name + ' · ' + sc.model + ' model · ' + sc.executor + ': ' +
+          sc.rate.toFixed(1) + ' req/s' + (sc.target ? ' of ' + sc.target.toFixed(1) + ' req/s offered' : '') +
+          '; p50 ' + ms(sc.p50_ms) + ', p95 ' + ms(sc.p95_ms) + ', p99 ' + ms(sc.p99_ms) +
+          '; ' + sc.errors + ' errors of ' + sc.requests + ' requests' +
+          (sc.model === 'closed' ? '' : '; dropped ' + sc.dropped);
+        list.appendChild(li);
+      });
+    }
     text('errors', st.errors + ' of ' + st.requests + ' requests' + classes(st.errors_by_class));
     text('dropped', st.model === 'closed' ? 'not applicable (closed model)' : String(st.dropped));
     text('vus', st.busy_vus + ' busy of ' + st.vus + ' allocated');

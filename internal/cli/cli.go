@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -15,13 +17,23 @@ import (
 	"github.com/knee-dev/knee/redact"
 )
 
-// Exit codes.
+// Exit codes: k6's where k6 has one for the same case (its errext/exitcodes),
+// 1 otherwise. The README's table of exit codes lists them for CI.
 const (
-	ExitOK         = 0
-	ExitFailure    = 1  // the work itself failed (I/O, target unreachable, ...)
-	ExitUsage      = 2  // bad flags, bad input files
-	ExitThresholds = 99 // the run finished but a threshold failed
+	ExitOK          = 0
+	ExitFailure     = 1   // the work itself failed (I/O, no response at all, ...)
+	ExitUsage       = 2   // bad flags, bad input files: k6 has no one code for these
+	ExitThresholds  = 99  // k6's ThresholdsHaveFailed
+	ExitInterrupted = 105 // k6's ExternalAbort: stopped by SIGINT or SIGTERM
+	ExitSetupFailed = 107 // k6's ScriptException: the script's setup() threw
+	// ExitScriptAborted is k6's ScriptAborted: the script called
+	// exec.test.abort().
+	ExitScriptAborted = 108
 )
+
+// signalEnds marks a command that runs until it is stopped (a server):
+// a signal is its normal end, not an interruption (exit 0).
+const signalEnds = "knee/signal-ends"
 
 // ExitError carries an exit code up to Main.
 type ExitError struct {
@@ -56,26 +68,34 @@ func Main(env Env) int {
 	// of its scenario file). Run directories are kept clean upstream.
 	red := redact.FromArgs(env.Args)
 	env.Stdout, env.Stderr = red.Writer(env.Stdout), red.Writer(env.Stderr)
-	ctx, abort, stop := interruptContexts(env)
+	ctx, abort, signalled, stop := interruptContexts(env)
 	defer stop()
 	a := &app{env: env, ctx: ctx, abort: abort, red: red}
 	root := a.rootCommand()
 	root.SetArgs(env.Args)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return ExitOK
+	cmd, err := root.ExecuteContextC(ctx)
+	code := ExitOK
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "knee:", err)
+		code = ExitFailure
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			code = ee.Code
+		} else if isFlagError(err) {
+			code = ExitUsage
+		}
 	}
-	fmt.Fprintln(env.Stderr, "knee:", err)
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return ee.Code
+	// A signal stopped the work: k6's ExternalAbort, whatever the partial
+	// results' thresholds said, so CI never takes a cut run for a pass. Bad
+	// input and a script's own abort keep their codes: they came first.
+	if sig := signalled(); sig != nil && cmd != nil && cmd.Annotations[signalEnds] == "" &&
+		code != ExitUsage && code != ExitScriptAborted {
+		fmt.Fprintf(env.Stderr, "knee: interrupted by %v: exit %d\n", sig, ExitInterrupted)
+		code = ExitInterrupted
 	}
-	if isFlagError(err) {
-		return ExitUsage
-	}
-	return ExitFailure
+	return code
 }
 
 // app is the state every command shares.
@@ -96,8 +116,10 @@ omission, finds the knee of the throughput-latency curve and the bottleneck.
 
 ` + envHelp + `
 
-Exit codes: 0 success; 1 the work failed (I/O, target unreachable, a failure
-after the load ran); 2 bad input (flags, files); 99 a --threshold failed.`,
+Exit codes (the README's table): 0 ok; 1 the work failed (I/O, no response
+at all); 2 bad input (flags, files); 99 thresholds failed; 105 stopped by
+SIGINT or SIGTERM; 107 the script's setup() failed; 108 the script called
+test.abort().`,
 		Example: `  knee run --rate 100 --duration 30s --url http://127.0.0.1:5080/
   KNEE_OUT=/var/tmp/runs knee run --rate 100 --duration 30s --url http://127.0.0.1:5080/
   knee analyze runs/2026-11-30T10-00-00/
@@ -148,11 +170,15 @@ func isFlagError(err error) bool {
 
 // interruptContexts turns the first signal into a graceful stop and the second
 // into an abort. stop releases the watcher.
-func interruptContexts(env Env) (ctx, abort context.Context, stop func()) {
+func interruptContexts(env Env) (ctx, abort context.Context, signalled func() os.Signal, stop func()) {
 	// ctx derives from abort, so an abort also stops everything a graceful stop does.
 	abort, cancelAbort := context.WithCancel(context.Background())
 	ctx, cancel := context.WithCancel(abort)
 	done := make(chan struct{})
+	var (
+		mu    sync.Mutex
+		first os.Signal // the first signal received, for the exit code
+	)
 	go func() {
 		n := 0
 		for {
@@ -162,6 +188,9 @@ func interruptContexts(env Env) (ctx, abort context.Context, stop func()) {
 			case s := <-env.Signals:
 				n++
 				if n == 1 {
+					mu.Lock()
+					first = s
+					mu.Unlock()
 					fmt.Fprintf(env.Stderr, "\nknee (pid %d): %v: stopping gracefully, in-flight requests may finish (Ctrl-C again to abort)\n", env.PID, s)
 					cancel()
 				} else {
@@ -171,5 +200,10 @@ func interruptContexts(env Env) (ctx, abort context.Context, stop func()) {
 			}
 		}
 	}()
-	return ctx, abort, func() { close(done); cancel(); cancelAbort() }
+	signalled = func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return first
+	}
+	return ctx, abort, signalled, func() { close(done); cancel(); cancelAbort() }
 }

@@ -149,8 +149,9 @@ func (a *app) labServeCommand() *cobra.Command {
 	var o bookstore.Options
 	var cpus float64
 	c := &cobra.Command{
-		Use:   "serve",
-		Short: "Run the Bookstore API (the lab's sample target) in the foreground",
+		Use:         "serve",
+		Short:       "Run the Bookstore API (the lab's sample target) in the foreground",
+		Annotations: map[string]string{signalEnds: "yes"}, // Ctrl-C is how it ends
 		Example: `  knee lab serve --addr 127.0.0.1:5080
   knee lab serve --db postgres://knee:knee@127.0.0.1:5432/knee --max-pool 20 --cpus 0.5`,
 		Args: cobra.NoArgs,

@@ -93,17 +93,47 @@ func (a *app) doMerge(args []string, f mergeFlags) error {
 		if name == "" {
 			name = r.Host
 		}
-		fmt.Fprintf(w, "  %-12s %-20s %9d requests  p99 %s\n", r.Segment, name, r.Requests, ms(r.P99))
+		state := ""
+		if r.Interrupted {
+			state = "  INTERRUPTED"
+		} else if !r.Finished {
+			state = "  DID NOT FINISH"
+		}
+		fmt.Fprintf(w, "  %-12s %-20s %9d requests  p99 %s%s\n", r.Segment, name, r.Requests, ms(r.P99), state)
 	}
 	fmt.Fprintf(w, "p99 of all requests (histograms added): %s\n", ms(res.TrueP99))
 	if res.MeanP99 != res.TrueP99 {
 		fmt.Fprintf(w, "runners' p99s averaged:                 %s  <- wrong: percentiles do not average; use the line above\n", ms(res.MeanP99))
 	}
+	// A cut part makes a cut test: its exit code is the part's, so CI never
+	// takes the merge of an interrupted runner for a whole test.
+	var cut error
+	for _, r := range res.Runners {
+		name := r.Runner
+		if name == "" {
+			name = r.Host
+		}
+		switch {
+		case r.Interrupted:
+			cut = &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("part %s (%s, %s) was interrupted: the merge measured less than was asked", r.Segment, name, r.Dir)}
+		case !r.Finished:
+			cut = &ExitError{Code: ExitFailure, Err: fmt.Errorf("part %s (%s, %s) did not finish: the merge measured less than was asked", r.Segment, name, r.Dir)}
+		}
+		if cut != nil {
+			break
+		}
+	}
+	if cut == nil {
+		cut = noResponse(res.Run.Meta.Summary)
+	}
 	if len(ts) == 0 {
-		return nil
+		return cut
 	}
 	results := analyze.EvaluateThresholds(res.Run, ts)
 	printThresholds(w, results)
+	if cut != nil {
+		return cut
+	}
 	if !analyze.ThresholdsPass(results) {
 		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed on the merge")}
 	}

@@ -156,6 +156,9 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 			// is a failure of the run, not bad input.
 			return &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
 		}
+		if nr := noResponse(res.Summary); nr != nil {
+			return errors.Join(ferr, nr)
+		}
 		return ferr
 	}
 	return a.repeatRuns(cfg, opt, f, thresholds)
@@ -176,6 +179,9 @@ func (a *app) repeatRuns(cfg *scenario.Config, opt runner.Options, f runFlags, t
 		ferr := a.finishRun(res, "", ts)
 		if err != nil {
 			return &res.Summary, &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
+		}
+		if nr := noResponse(res.Summary); nr != nil {
+			return &res.Summary, errors.Join(ferr, nr)
 		}
 		return &res.Summary, ferr
 	})
@@ -229,6 +235,20 @@ func (a *app) repeat(f runFlags, jr *junitReport, once func(i int) (*rundir.Summ
 		return &ExitError{Code: ExitThresholds, Err: errors.New("thresholds failed in at least one repetition")}
 	}
 	return nil
+}
+
+// noResponse is the exit of a run in which not one request got a response
+// (refused, DNS, timeouts): exit 1 even when no threshold was set, since the
+// target was never measured; nil otherwise.
+func noResponse(s rundir.Summary) error {
+	if !analyze.NoResponse(s) {
+		return nil
+	}
+	msg := fmt.Sprintf("no response at all: %d of %d requests failed", s.NoResponse, s.Requests)
+	if s.FirstError != "" {
+		msg += ": " + s.FirstError
+	}
+	return &ExitError{Code: ExitFailure, Err: errors.New(msg)}
 }
 
 // notRun is the exit of a run that never started: bad input (exit 2), unless

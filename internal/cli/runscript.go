@@ -184,6 +184,10 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		}
 	}
 	if res == nil {
+		var se *k6script.ScriptError
+		if errors.As(err, &se) && se.Setup {
+			return nil, &ExitError{Code: ExitSetupFailed, Err: err}
+		}
 		return nil, notRun(err)
 	}
 	printChecks(a.env.Stdout, res)
@@ -210,6 +214,9 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		// The load ran and its summary is printed; what failed after it is
 		// a failure of the run, not bad input.
 		return res, &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
+	}
+	if nr := noResponse(res.Summary); nr != nil {
+		return res, errors.Join(ferr, nr)
 	}
 	if ferr != nil {
 		return res, ferr
@@ -249,10 +256,6 @@ func openK6Output(csvOut, jsonOut, suffix string) (out *k6script.Output, name st
 	}
 	return out, name, nil
 }
-
-// ExitScriptAborted is k6's exit code when the script called
-// exec.test.abort().
-const ExitScriptAborted = 108
 
 // printOwnThresholds prints a script's own thresholds (checks, custom
 // metrics, groups), under a heading when heading is set; false when one
