@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/internal/proc"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,7 +22,6 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/rundir"
-	"github.com/prometheus/procfs"
 )
 
 // Options says where to look and what to include. The zero value reads the
@@ -83,7 +83,7 @@ func Collect(ctx context.Context, opts Options) (rundir.Environment, error) {
 	add(err)
 	env.CPUModel, env.CPUs, err = CPUInfo(opts.proc("cpuinfo"))
 	add(err)
-	env.LoadBefore, err = LoadAvg(opts.proc())
+	env.LoadBefore, err = loadAvg(opts)
 	add(err)
 	// The floor is measured while Top waits between its two samples, so it
 	// costs the run's start no time; Top's own work is two reads of /proc.
@@ -106,7 +106,7 @@ func Finish(ctx context.Context, opts Options, env *rundir.Environment) error {
 	opts = opts.withDefaults()
 	var errs []error
 	var err error
-	if env.LoadAfter, err = LoadAvg(opts.proc()); err != nil {
+	if env.LoadAfter, err = loadAvg(opts); err != nil {
 		errs = append(errs, err)
 	}
 	if env.TopAfter, err = Top(ctx, opts); err != nil {
@@ -161,18 +161,13 @@ func CPUInfo(path string) (model string, cpus int, err error) {
 	return model, cpus, nil
 }
 
-// LoadAvg reads the 1, 5 and 15 minute load averages from the loadavg
-// file of procDir (usually /proc).
-func LoadAvg(procDir string) ([3]float64, error) {
-	fs, err := procfs.NewFS(procDir)
+// loadAvg reads the 1, 5 and 15 minute load averages below opts.Root.
+func loadAvg(opts Options) ([3]float64, error) {
+	la, err := proc.FS{Root: opts.Root}.LoadAvg()
 	if err != nil {
 		return [3]float64{}, fmt.Errorf("load average: %w", err)
 	}
-	la, err := fs.LoadAvg()
-	if err != nil {
-		return [3]float64{}, fmt.Errorf("load average: %w", err)
-	}
-	return [3]float64{la.Load1, la.Load5, la.Load15}, nil
+	return la, nil
 }
 
 func readLine(path string) (string, error) {

@@ -160,11 +160,11 @@ func TestRank(t *testing.T) {
 
 func TestLoadAvgAndCPUInfoErrors(t *testing.T) {
 	root := t.TempDir()
-	kneetest.WriteFiles(t, root, map[string]string{"short/loadavg": "0.1 0.2\n", "nan/loadavg": "x 0.2 0.3\n", "arm": "processor\t: 0\nHardware\t: BCM2835\n"})
-	if _, err := LoadAvg(filepath.Join(root, "short")); err == nil || !strings.Contains(err.Error(), "Malformed line") {
+	kneetest.WriteFiles(t, root, map[string]string{"short/proc/loadavg": "0.1 0.2\n", "nan/proc/loadavg": "x 0.2 0.3\n", "arm": "processor\t: 0\nHardware\t: BCM2835\n"})
+	if _, err := loadAvg(Options{Root: filepath.Join(root, "short")}); err == nil || !strings.Contains(err.Error(), "Malformed line") {
 		t.Errorf("short loadavg: %v", err)
 	}
-	if _, err := LoadAvg(filepath.Join(root, "nan")); err == nil {
+	if _, err := loadAvg(Options{Root: filepath.Join(root, "nan")}); err == nil {
 		t.Error("non-numeric loadavg: want an error")
 	}
 	if model, n, err := CPUInfo(filepath.Join(root, "arm")); err != nil || model != "BCM2835" || n != 1 {

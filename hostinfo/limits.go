@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/knee-dev/knee/cgroup"
-	"github.com/prometheus/procfs"
+	"github.com/knee-dev/knee/internal/proc"
 )
 
 // TargetLimits returns the CPU limits of the cgroup pid is in, from
@@ -17,15 +17,11 @@ func TargetLimits(opts Options, pid int) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("limits of pid %d: %w", pid, err)
 	}
-	fs, err := procfs.NewFS(opts.proc())
+	pr, err := proc.FS{Root: opts.Root}.Proc(pid)
 	if err != nil {
 		return nil, fmt.Errorf("limits of pid %d: %w", pid, err)
 	}
-	proc, err := fs.Proc(pid)
-	if err != nil {
-		return nil, fmt.Errorf("limits of pid %d: %w", pid, err)
-	}
-	place, err := cgroup.CPUPlace(proc, h)
+	place, err := cgroup.CPUPlace(pr, h)
 	if err != nil {
 		return nil, fmt.Errorf("limits of pid %d: %w", pid, err)
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/procfs"
+	"github.com/knee-dev/knee/internal/proc"
 )
 
 // peakSampleEvery is how often PeakRSS samples the resident set when the
@@ -27,7 +27,8 @@ const peakSampleEvery = 100 * time.Millisecond
 // VmRSS every 100 ms instead, and Stop says so: a spike shorter than that
 // can be missed.
 type PeakRSS struct {
-	proc     procfs.Proc
+	fs       proc.FS
+	pid      int
 	resetErr error // why the high-water mark could not be reset; nil when it was
 
 	stop chan struct{}
@@ -47,12 +48,8 @@ type PeakRSS struct {
 // and report, the previous run's peak.
 func StartPeakRSS(opts Options) *PeakRSS {
 	opts = opts.withDefaults()
-	p := &PeakRSS{}
-	fs, err := procfs.NewFS(opts.proc())
-	if err == nil {
-		p.proc, err = fs.Proc(opts.Self)
-	}
-	if err != nil {
+	p := &PeakRSS{fs: proc.FS{Root: opts.Root}, pid: opts.Self}
+	if _, _, err := p.fs.Memory(p.pid); err != nil {
 		p.resetErr, p.readErr = err, err
 		return p
 	}
@@ -84,14 +81,14 @@ func (p *PeakRSS) sampleLoop() {
 }
 
 func (p *PeakRSS) sample() {
-	st, err := p.proc.NewStatus()
+	rss, _, err := p.fs.Memory(p.pid)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
 		p.readErr = err
 		return
 	}
-	p.sampled = max(p.sampled, st.VmRSS)
+	p.sampled = max(p.sampled, rss)
 }
 
 // Stop ends the measurement and returns the run's peak in MB (MiB, as
@@ -112,14 +109,14 @@ func (p *PeakRSS) Stop() (mb float64, note string, err error) {
 	if p.resetErr != nil {
 		return 0, "", fmt.Errorf("peak RSS: %w", p.resetErr)
 	}
-	st, err := p.proc.NewStatus()
+	_, hwm, err := p.fs.Memory(p.pid)
 	if err != nil {
 		return 0, "", fmt.Errorf("peak RSS: %w", err)
 	}
-	if st.VmHWM == 0 {
-		return 0, "", fmt.Errorf("peak RSS: no VmHWM in %s", filepath.Join(fmt.Sprint(p.proc.PID), "status"))
+	if hwm == 0 {
+		return 0, "", fmt.Errorf("peak RSS: no VmHWM in %s", filepath.Join(fmt.Sprint(p.pid), "status"))
 	}
-	return toMB(st.VmHWM), "", nil
+	return toMB(hwm), "", nil
 }
 
 func toMB(bytes uint64) float64 { return float64(bytes) / (1 << 20) }

@@ -3,15 +3,12 @@ package hostinfo
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"os"
+	"github.com/knee-dev/knee/internal/proc"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/knee-dev/knee/rundir"
-	"github.com/prometheus/procfs"
 )
 
 // procTimes is one process's CPU time at a sample.
@@ -27,7 +24,7 @@ func Top(ctx context.Context, opts Options) ([]rundir.Process, error) {
 	if opts.TopN < 0 {
 		return nil, nil
 	}
-	before, err := snapshot(opts.proc())
+	before, err := snapshot(opts.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -39,34 +36,22 @@ func Top(ctx context.Context, opts Options) ([]rundir.Process, error) {
 		return nil, fmt.Errorf("top processes: %w", ctx.Err())
 	case <-timer.C:
 	}
-	after, err := snapshot(opts.proc())
+	after, err := snapshot(opts.Root)
 	if err != nil {
 		return nil, err
 	}
 	return rank(before, after, time.Since(start), opts.Self, opts.TopN), nil
 }
 
-// snapshot reads every /proc/PID/stat through procfs. Processes that exit
-// while it reads are skipped.
-func snapshot(procDir string) (map[int]procTimes, error) {
-	fs, err := procfs.NewFS(procDir)
+// snapshot reads every process's CPU time below root.
+func snapshot(root string) (map[int]procTimes, error) {
+	stats, err := proc.FS{Root: root}.AllStats()
 	if err != nil {
 		return nil, fmt.Errorf("top processes: %w", err)
 	}
-	procs, err := fs.AllProcs()
-	if err != nil {
-		return nil, fmt.Errorf("top processes: %w", err)
-	}
-	out := map[int]procTimes{}
-	for _, p := range procs {
-		st, err := p.Stat()
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("top processes: pid %d: %w", p.PID, err)
-		}
-		out[p.PID] = procTimes{comm: st.Comm, cpu: st.CPUTime()}
+	out := make(map[int]procTimes, len(stats))
+	for pid, st := range stats {
+		out[pid] = procTimes{comm: st.Comm, cpu: st.CPU}
 	}
 	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
 	"github.com/knee-dev/knee/use"
+	"github.com/knee-dev/knee/use/probe"
 )
 
 // CurveOptions set up the throughput-latency curve experiment. Zero fields
@@ -173,10 +174,10 @@ func stepsLoad(p analyze.StepPlan, preAllocatedVUs, maxVUs int) scenario.Steps {
 
 // BookstoreProbes read the Bookstore's resources: its CPU from its cgroup
 // (found from its PID; /proc without one) and its /metrics page.
-func BookstoreProbes(t *Target, h fault.Hierarchy) []use.Probe {
-	return []use.Probe{
-		&use.CPUProbe{PID: t.PID, Hierarchy: h},
-		&use.PromProbe{URL: t.URL + "/metrics"},
+func BookstoreProbes(t *Target, h fault.Hierarchy) []probe.Probe {
+	return []probe.Probe{
+		&probe.CPU{PID: t.PID, Hierarchy: h},
+		&probe.Prom{URL: t.URL + "/metrics"},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/knee-dev/knee/redact"
 	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/use"
+	"github.com/knee-dev/knee/use/probe"
 )
 
 // redactMeta scrubs the free texts of meta in place (notes, fault errors,
@@ -30,8 +31,8 @@ func redactMeta(meta *rundir.Meta, r *redact.Redactor) rundir.Meta {
 // redactProbes wraps each probe so that its error and not-measured texts,
 // which go to resources.jsonl and the USE table, pass through r: a probe's
 // error may echo its --metrics URL or --postgres DSN.
-func redactProbes(probes []use.Probe, r *redact.Redactor) []use.Probe {
-	out := make([]use.Probe, len(probes))
+func redactProbes(probes []probe.Probe, r *redact.Redactor) []probe.Probe {
+	out := make([]probe.Probe, len(probes))
 	for i, p := range probes {
 		out[i] = redactedProbe{p, r}
 	}
@@ -39,7 +40,7 @@ func redactProbes(probes []use.Probe, r *redact.Redactor) []use.Probe {
 }
 
 type redactedProbe struct {
-	use.Probe
+	probe.Probe
 	r *redact.Redactor
 }
 

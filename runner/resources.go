@@ -11,6 +11,7 @@ import (
 
 	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/use"
+	"github.com/knee-dev/knee/use/probe"
 )
 
 // startResources samples the USE probes every second into resources.jsonl:
@@ -27,12 +28,12 @@ func (e *engine) startResources(t0 time.Time) (stop func() []use.Sample) {
 		return func() []use.Sample { return nil }
 	}
 	bw := bufio.NewWriter(f)
-	probes := append([]use.Probe{}, e.opt.Probes...)
+	probes := append([]probe.Probe{}, e.opt.Probes...)
 	probes = append(probes,
-		&use.MachineProbe{TargetPIDs: targetPIDs(e.opt.TargetPID)},
-		&use.GeneratorProbe{SendLagP99: e.sendLagP99},
+		&probe.Machine{TargetPIDs: targetPIDs(e.opt.TargetPID)},
+		&probe.Generator{SendLagP99: e.sendLagP99},
 	)
-	s := &use.Sampler{Probes: probes, Out: bw, T0: t0}
+	s := &probe.Sampler{Probes: probes, Out: bw, T0: t0}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -29,6 +29,7 @@ import (
 	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/scenario"
 	"github.com/knee-dev/knee/use"
+	"github.com/knee-dev/knee/use/probe"
 )
 
 // DefaultInterval is how often histograms are rotated and flushed.
@@ -54,7 +55,7 @@ type Options struct {
 	// Probes (the target's CPU, /metrics, PostgreSQL) plus the machine and
 	// the generator, which are always sampled when it is on.
 	Resources bool
-	Probes    []use.Probe
+	Probes    []probe.Probe
 	// SkipEnvironment leaves out the environment note's /proc sampling (tests).
 	SkipEnvironment bool
 	Split           Split // this runner's part of a test split among runners

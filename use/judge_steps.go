@@ -160,7 +160,7 @@ func otherProcesses(machine Row) string {
 	var ps []named
 	for _, s := range machine.Info {
 		comm, ok := strings.CutPrefix(s.Metric, MetricOtherProcessPrefix)
-		if ok && s.Measured() && s.Mean >= minNamedCores/2 {
+		if ok && s.Measured() && s.Mean >= MinNamedCores/2 {
 			ps = append(ps, named{comm, s.Mean})
 		}
 	}

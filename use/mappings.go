@@ -40,7 +40,8 @@ type Mapping struct {
 	SaturatedAbove *float64 `yaml:"saturated_above,omitempty" json:"saturated_above,omitempty"`
 }
 
-func (m Mapping) q() float64 {
+// Quantile is Q, or 0.99 when Q is not set.
+func (m Mapping) Quantile() float64 {
 	if m.Q == 0 {
 		return 0.99
 	}
@@ -115,28 +116,6 @@ func LoadMappings(r io.Reader) ([]Mapping, error) {
 	}
 	return f.Mappings, nil
 }
-
-// Metric names the default mappings write.
-const (
-	MetricProcessCores   = "process_cpu_cores"
-	MetricSchedP99       = "sched_latency_p99"
-	MetricGoroutines     = "goroutines"
-	MetricGCPauseP99     = "gc_pause_p99"
-	MetricInFlight       = "in_flight"
-	MetricRequestRate    = "requests"
-	MetricErrors5xx      = "errors_5xx"
-	MetricHandlerP99     = "handler_p99"
-	MetricCacheHits      = "cache_hits"
-	MetricCacheMisses    = "cache_misses"
-	MetricPoolInUse      = "pool_in_use"
-	MetricPoolMaxOpen    = "pool_max_open"
-	MetricPoolUtil       = "pool_utilization"
-	MetricPoolWaits      = "pool_waits"
-	MetricPoolWaitTime   = "pool_wait_time"
-	MetricPoolTimeouts   = "pool_timeouts"
-	MetricDBBusyErrors   = "db_busy_errors"
-	MetricDBQueueWaiting = "db_queue_waiting"
-)
 
 // DefaultMappings reads the Bookstore's /metrics and the names any Go
 // service exports: the runtime (go_goroutines, go_sched_latencies_seconds),

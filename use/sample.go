@@ -187,18 +187,8 @@ func ReadSamples(r io.Reader) ([]Sample, error) {
 	return out, nil
 }
 
-// measured builds a reading with a value.
-func measured(res Resource, metric string, kind Kind, v float64, unit string) Reading {
-	return Reading{Resource: res, Metric: metric, Kind: kind, Value: v, Unit: unit}
-}
-
-// notMeasured builds a reading that could not be read, with why.
-func notMeasured(res Resource, metric string, kind Kind, unit, why string) Reading {
-	return Reading{Resource: res, Metric: metric, Kind: kind, Unit: unit, NotMeasured: why}
-}
-
-// finite turns NaN and ±Inf (which JSON cannot carry) into not measured.
-func finite(r Reading) Reading {
+// Finite is r with NaN and ±Inf (which JSON cannot carry) turned into not measured.
+func (r Reading) Finite() Reading {
 	if r.Measured() && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
 		r.Value, r.NotMeasured = 0, fmt.Sprintf("value %g is not a finite number", r.Value)
 	}

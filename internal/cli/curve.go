@@ -12,7 +12,7 @@ import (
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/rundir"
-	"github.com/knee-dev/knee/use"
+	"github.com/knee-dev/knee/use/probe"
 )
 
 type curveFlags struct {
@@ -67,7 +67,7 @@ func (a *app) doCurve(c *cobra.Command, path string, f curveFlags) error {
 		return err
 	}
 	defer cleanup()
-	samples, err := use.ReadSamplesFile(filepath.Join(r.Dir, rundir.ResourcesFile))
+	samples, err := probe.ReadSamplesFile(filepath.Join(r.Dir, rundir.ResourcesFile))
 	if err != nil {
 		return usageErr(err)
 	}

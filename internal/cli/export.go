@@ -9,6 +9,7 @@ import (
 	"github.com/knee-dev/knee/lab"
 	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/use"
+	"github.com/knee-dev/knee/use/probe"
 )
 
 //go:generate go run ./schemagen ../../schema
@@ -46,7 +47,7 @@ func JSONOutputs() []JSONOutput {
 		{Name: "analyze", Title: "knee analyze export", Writers: "knee analyze --summary-export", Value: analysisExport{}, Versioned: true},
 		{Name: "steps", Title: "stepped test export", Writers: "knee steps, knee curve, knee lab curve --summary-export", Value: analyze.StepsResult{}, Versioned: true},
 		{Name: "compare", Title: "knee compare export", Writers: "knee compare --summary-export", Value: analyze.Comparison{}, Versioned: true},
-		{Name: "use", Title: "knee use export", Writers: "knee use --summary-export", Value: use.ScanResult{}, Versioned: true},
+		{Name: "use", Title: "knee use export", Writers: "knee use --summary-export", Value: probe.ScanResult{}, Versioned: true},
 		{Name: "lab-co", Title: "knee lab co export", Writers: "knee lab co --summary-export", Value: lab.COResult{}, Versioned: true},
 		{Name: "lab-co-repeat", Title: "knee lab co repetitions", Writers: "knee lab co --repeat N --summary-export", Value: lab.CORepetitions{}, Versioned: true},
 		{Name: "run-json", Title: "run.json of a run directory", Writers: "every run directory (knee run, steps, import, lab)", Value: rundir.Meta{}},

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/knee-dev/knee/report"
-	"github.com/knee-dev/knee/use"
+	"github.com/knee-dev/knee/use/probe"
 )
 
 // probeFlags say which of the target's resources the USE scan reads.
@@ -28,13 +28,13 @@ func (f *probeFlags) register(c *cobra.Command) {
 }
 
 // target is the flags' target.
-func (f probeFlags) target() use.Target {
-	return use.Target{PID: f.targetPID, Cgroup: f.targetCgroup, Metrics: f.metrics, Postgres: f.postgres}
+func (f probeFlags) target() probe.Target {
+	return probe.Target{PID: f.targetPID, Cgroup: f.targetCgroup, Metrics: f.metrics, Postgres: f.postgres}
 }
 
 // probes checks the target (a gone PID, a path that is not a cgroup and an
 // endpoint that does not answer are bad input) and builds its probes.
-func (f probeFlags) probes(ctx context.Context) ([]use.Probe, error) {
+func (f probeFlags) probes(ctx context.Context) ([]probe.Probe, error) {
 	p, err := f.target().Probes(ctx)
 	return p, usageErr(err)
 }
@@ -56,7 +56,7 @@ knee read is shown as not measured, never as zero.`,
   knee use --target-cgroup /sys/fs/cgroup/cpu/bookstore --postgres postgres://knee@127.0.0.1/knee`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opt := use.ScanOptions{Duration: duration, TargetPIDs: f.target().PIDs(), Progress: a.env.Stderr}
+			opt := probe.ScanOptions{Duration: duration, TargetPIDs: f.target().PIDs(), Progress: a.env.Stderr}
 			if err := opt.Validate(); err != nil {
 				return usageErr(err)
 			}
@@ -65,7 +65,7 @@ knee read is shown as not measured, never as zero.`,
 				return err
 			}
 			opt.Probes = probes
-			res, err := use.Scan(a.ctx, opt)
+			res, err := probe.Scan(a.ctx, opt)
 			if err != nil {
 				return err
 			}

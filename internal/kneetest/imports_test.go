@@ -24,24 +24,26 @@ func TestImportDirections(t *testing.T) {
 		imports[strings.TrimPrefix(pkg, module)] = strings.Fields(strings.ReplaceAll(deps, module, ""))
 	}
 	forbidden := map[string][]string{
-		"load":      {"record", "rundir", "analyze", "report", "request", "net/http"},
-		"record":    {"load", "request", "report", "rundir", "analyze"},
-		"rundir":    {"load", "analyze", "report", "runner"},
-		"analyze":   {"os", "net/http", "load", "report", "runner", "importer", "fault"},
-		"importer":  {"load", "report", "runner", "analyze"},
-		"use":       {"load", "analyze", "report", "runner"},
-		"fault":     {"load", "record"},
-		"report":    {"load", "runner", "lab", "importer"},
-		"runner":    {"report", "lab"}, // summaries and plots are printed and written by its callers
-		"merge":     {"load", "report", "runner"},
-		"promrw":    {"load", "rundir", "analyze", "report", "runner"},
-		"k8s":       {"runner", "record", "analyze", "report"},
-		"cgroup":    {}, // checked below: no knee package at all
-		"palette":   {}, // likewise
-		"redact":    {}, // likewise
-		"guard":     {}, // likewise
-		"cmd/knee":  {"record", "rundir", "load", "lab", "runner"},
-		"bookstore": {}, // checked below: no knee package at all
+		"load":          {"record", "rundir", "analyze", "report", "request", "net/http"},
+		"record":        {"load", "request", "report", "rundir", "analyze"},
+		"rundir":        {"load", "analyze", "report", "runner"},
+		"analyze":       {"os", "net/http", "load", "report", "runner", "importer", "fault"},
+		"importer":      {"load", "report", "runner", "analyze"},
+		"use":           {"load", "analyze", "report", "runner", "os", "net/http", "use/probe", "cgroup", "internal/proc"}, // the pure model: probes are use/probe
+		"use/probe":     {"load", "analyze", "report", "runner", "fault"},
+		"internal/proc": {}, // checked below: no knee package but cgroup
+		"fault":         {"load", "record"},
+		"report":        {"load", "runner", "lab", "importer"},
+		"runner":        {"report", "lab"}, // summaries and plots are printed and written by its callers
+		"merge":         {"load", "report", "runner"},
+		"promrw":        {"load", "rundir", "analyze", "report", "runner"},
+		"k8s":           {"runner", "record", "analyze", "report"},
+		"cgroup":        {}, // checked below: no knee package at all
+		"palette":       {}, // likewise
+		"redact":        {}, // likewise
+		"guard":         {}, // likewise
+		"cmd/knee":      {"record", "rundir", "load", "lab", "runner"},
+		"bookstore":     {}, // checked below: no knee package at all
 	}
 	for pkg, bad := range forbidden {
 		deps, ok := imports[pkg]
@@ -61,6 +63,9 @@ func TestImportDirections(t *testing.T) {
 			if (pkg == "cgroup" || pkg == "palette" || pkg == "redact" || pkg == "guard") && !strings.Contains(d, ".") && isKnee(imports, d) {
 				t.Errorf("%s imports knee's %s; it sits below every other package", pkg, d)
 			}
+			if pkg == "internal/proc" && d != "cgroup" && !strings.Contains(d, ".") && isKnee(imports, d) {
+				t.Errorf("internal/proc imports knee's %s; it reads /proc and nothing of knee but cgroup", d)
+			}
 		}
 	}
 	for pkg, deps := range imports {
@@ -78,13 +83,33 @@ func TestImportDirections(t *testing.T) {
 			}
 		}
 	}
-	// Cgroups are read in one place, package cgroup: use and hostinfo read
-	// them through it, never through fault (which writes them).
-	for _, pkg := range []string{"use", "hostinfo"} {
+	// Cgroups are read in one place, package cgroup: the probes and
+	// hostinfo read them through it, never through fault (which writes
+	// them); /proc is read in one place, internal/proc.
+	for _, pkg := range []string{"use/probe", "hostinfo"} {
 		for _, d := range imports[pkg] {
 			if d == "fault" {
 				t.Errorf("%s imports fault; read cgroups through package cgroup", pkg)
 			}
+			if d == "github.com/prometheus/procfs" {
+				t.Errorf("%s imports procfs; read /proc through internal/proc", pkg)
+			}
+		}
+	}
+}
+
+// Analysis is pure: what analyze needs, however indirectly, holds no
+// database driver, HTTP client or /proc reader (the probes that use them
+// are use/probe, which only the commands and the runner import).
+func TestAnalyzeDependsOnNoIO(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"analyze").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		switch {
+		case strings.HasPrefix(d, "github.com/jackc/pgx"), d == "net/http", d == "github.com/prometheus/procfs", d == module+"use/probe":
+			t.Errorf("analyze depends on %s", d)
 		}
 	}
 }

@@ -1,8 +1,9 @@
-package use
+package probe
 
 import (
 	"bytes"
 	"context"
+	"github.com/knee-dev/knee/use"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -33,11 +34,11 @@ func TestScanSamplesSummarizesAndJudges(t *testing.T) {
 		if res.USE.Label != "USE table over 3.5s" {
 			t.Errorf("label %q", res.USE.Label)
 		}
-		row, ok := res.USE.Row(HTTPServer)
+		row, ok := res.USE.Row(use.HTTPServer)
 		if !ok {
 			t.Fatal("no HTTP server row")
 		}
-		var hits Stat
+		var hits use.Stat
 		for _, s := range row.Info {
 			if s.Metric == "hits" {
 				hits = s
@@ -51,7 +52,7 @@ func TestScanSamplesSummarizesAndJudges(t *testing.T) {
 		}
 		// The machine probe ran, on the given root: its readings say what it
 		// could not read there.
-		m, _ := res.USE.Row(Machine)
+		m, _ := res.USE.Row(use.Machine)
 		if st := m.Utilization.Stats; len(st) == 0 || !strings.Contains(st[0].NotMeasured, root) {
 			t.Errorf("machine utilization %+v; want the machine probe sampled under %s", st, root)
 		}
@@ -93,9 +94,9 @@ func TestReadSamplesFile(t *testing.T) {
 	if s, err := ReadSamplesFile(filepath.Join(dir, "resources.jsonl")); s != nil || err != nil {
 		t.Errorf("missing file: %v, %v; want no samples and no error", s, err)
 	}
-	want := Sample{At: time.Second, Probe: "count", Readings: []Reading{measured(HTTPServer, "hits", Info, 10, UnitPerSec)}}
+	want := use.Sample{At: time.Second, Probe: "count", Readings: []use.Reading{measured(use.HTTPServer, "hits", use.Info, 10, use.UnitPerSec)}}
 	var buf bytes.Buffer
-	if err := WriteSample(&buf, want); err != nil {
+	if err := use.WriteSample(&buf, want); err != nil {
 		t.Fatal(err)
 	}
 	good := filepath.Join(dir, "good.jsonl")

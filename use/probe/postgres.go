@@ -1,27 +1,13 @@
-package use
+package probe
 
 import (
 	"context"
 	"fmt"
+	"github.com/knee-dev/knee/use"
 	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-)
-
-// Metric names the PostgreSQL probe writes. Wait events are sampled, like
-// SQL Server's wait statistics but as counts of backends per sample:
-// "pg_wait:Lock:transactionid" is how many active backends waited on that
-// event when the sample was taken.
-const (
-	MetricPGConnections     = "pg_connections"
-	MetricPGMaxConnections  = "pg_max_connections"
-	MetricPGConnUtilization = "pg_connection_utilization"
-	MetricPGActive          = "pg_active"
-	MetricPGWaiting         = "pg_waiting"
-	MetricPGWaitingFraction = "pg_waiting_fraction"
-	MetricPGWaitPrefix      = "pg_wait:"      // + wait_event_type + ":" + wait_event
-	MetricPGWaitTypePrefix  = "pg_wait_type:" // + wait_event_type, or "CPU" for running
 )
 
 // pgWaitTypes are PostgreSQL's wait event types, plus CPU for an active
@@ -31,7 +17,7 @@ func pgWaitTypes() []string {
 	return []string{"CPU", "Activity", "BufferPin", "Client", "Extension", "InjectionPoint", "IO", "IPC", "Lock", "LWLock", "Timeout"}
 }
 
-// PostgresProbe samples pg_stat_activity: client connections against
+// Postgres samples pg_stat_activity: client connections against
 // max_connections, and what the active backends wait on. An active backend
 // with no wait event is running (on CPU); one waiting on a Client event is
 // waiting for the application, not for the database, so it is not counted
@@ -39,7 +25,7 @@ func pgWaitTypes() []string {
 //
 // The DSN's role sees other roles' sessions only with pg_read_all_stats (or
 // pg_monitor); without it, their backends are invisible, not counted.
-type PostgresProbe struct {
+type Postgres struct {
 	DSN string
 
 	conn *pgx.Conn
@@ -47,10 +33,10 @@ type PostgresProbe struct {
 }
 
 // Name is "postgres".
-func (p *PostgresProbe) Name() string { return "postgres" }
+func (p *Postgres) Name() string { return "postgres" }
 
 // Close closes the probe's connection.
-func (p *PostgresProbe) Close() error {
+func (p *Postgres) Close() error {
 	if p.conn == nil {
 		return nil
 	}
@@ -73,7 +59,7 @@ SELECT current_setting('max_connections')::int,
 
 // Sample connects (once, and again after a failure) and reads
 // pg_stat_activity. A database it cannot reach is not measured, with why.
-func (p *PostgresProbe) Sample(ctx context.Context, _ time.Time) ([]Reading, error) {
+func (p *Postgres) Sample(ctx context.Context, _ time.Time) ([]use.Reading, error) {
 	out, err := p.sample(ctx)
 	if err != nil {
 		if p.conn != nil {
@@ -81,19 +67,19 @@ func (p *PostgresProbe) Sample(ctx context.Context, _ time.Time) ([]Reading, err
 			p.conn = nil
 		}
 		why := "database unreachable: " + err.Error()
-		return []Reading{
-			notMeasured(Database, MetricPGConnections, Info, UnitCount, why),
-			notMeasured(Database, MetricPGMaxConnections, Info, UnitCount, why),
-			notMeasured(Database, MetricPGConnUtilization, Utilization, UnitFraction, why),
-			notMeasured(Database, MetricPGActive, Info, UnitCount, why),
-			notMeasured(Database, MetricPGWaiting, Saturation, UnitCount, why),
-			notMeasured(Database, MetricPGWaitingFraction, Saturation, UnitFraction, why),
+		return []use.Reading{
+			notMeasured(use.Database, use.MetricPGConnections, use.Info, use.UnitCount, why),
+			notMeasured(use.Database, use.MetricPGMaxConnections, use.Info, use.UnitCount, why),
+			notMeasured(use.Database, use.MetricPGConnUtilization, use.Utilization, use.UnitFraction, why),
+			notMeasured(use.Database, use.MetricPGActive, use.Info, use.UnitCount, why),
+			notMeasured(use.Database, use.MetricPGWaiting, use.Saturation, use.UnitCount, why),
+			notMeasured(use.Database, use.MetricPGWaitingFraction, use.Saturation, use.UnitFraction, why),
 		}, nil
 	}
 	return out, nil
 }
 
-func (p *PostgresProbe) sample(ctx context.Context) ([]Reading, error) {
+func (p *Postgres) sample(ctx context.Context) ([]use.Reading, error) {
 	if p.conn == nil {
 		conn, err := pgx.Connect(ctx, p.DSN)
 		if err != nil {
@@ -134,22 +120,22 @@ func (p *PostgresProbe) sample(ctx context.Context) ([]Reading, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read wait events: %w", err)
 	}
-	var waits []Reading
+	var waits []use.Reading
 	for _, typ := range pgWaitTypes() {
-		waits = append(waits, measured(Database, MetricPGWaitTypePrefix+typ, Info, float64(byType[typ]), UnitCount))
+		waits = append(waits, measured(use.Database, use.MetricPGWaitTypePrefix+typ, use.Info, float64(byType[typ]), use.UnitCount))
 	}
 	// Events seen before and absent now are zero now, so their means stay
 	// true from the sample they first appeared in.
 	for _, key := range p.seen {
-		waits = append(waits, measured(Database, MetricPGWaitPrefix+key, Info, float64(byEvent[key]), UnitCount))
+		waits = append(waits, measured(use.Database, use.MetricPGWaitPrefix+key, use.Info, float64(byEvent[key]), use.UnitCount))
 	}
-	out := []Reading{
-		measured(Database, MetricPGConnections, Info, float64(conns), UnitCount),
-		measured(Database, MetricPGMaxConnections, Info, float64(maxConns), UnitCount),
-		measured(Database, MetricPGConnUtilization, Utilization, ratio(conns, maxConns), UnitFraction),
-		measured(Database, MetricPGActive, Info, float64(active), UnitCount),
-		measured(Database, MetricPGWaiting, Saturation, float64(waiting), UnitCount),
-		measured(Database, MetricPGWaitingFraction, Saturation, ratio(waiting, active), UnitFraction),
+	out := []use.Reading{
+		measured(use.Database, use.MetricPGConnections, use.Info, float64(conns), use.UnitCount),
+		measured(use.Database, use.MetricPGMaxConnections, use.Info, float64(maxConns), use.UnitCount),
+		measured(use.Database, use.MetricPGConnUtilization, use.Utilization, ratio(conns, maxConns), use.UnitFraction),
+		measured(use.Database, use.MetricPGActive, use.Info, float64(active), use.UnitCount),
+		measured(use.Database, use.MetricPGWaiting, use.Saturation, float64(waiting), use.UnitCount),
+		measured(use.Database, use.MetricPGWaitingFraction, use.Saturation, ratio(waiting, active), use.UnitFraction),
 	}
 	return append(out, waits...), nil
 }

@@ -1,9 +1,10 @@
-package use
+package probe
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/use"
 	"io"
 	"os"
 	"time"
@@ -21,8 +22,8 @@ type ScanOptions struct {
 
 // ScanResult is a USE scan: the table over the whole scan and its verdict.
 type ScanResult struct {
-	USE        Table   `json:"use"`
-	Bottleneck Verdict `json:"bottleneck"`
+	USE        use.Table   `json:"use"`
+	Bottleneck use.Verdict `json:"bottleneck"`
 }
 
 // Scan samples the probes and the machine every interval for the duration,
@@ -33,7 +34,7 @@ func Scan(ctx context.Context, opt ScanOptions) (*ScanResult, error) {
 		return nil, err
 	}
 	every := opt.interval()
-	probes := append(append([]Probe{}, opt.Probes...), &MachineProbe{Root: opt.Root, TargetPIDs: opt.TargetPIDs})
+	probes := append(append([]Probe{}, opt.Probes...), &Machine{Root: opt.Root, TargetPIDs: opt.TargetPIDs})
 	s := &Sampler{Probes: probes, Interval: every, T0: time.Now()}
 	defer s.Close()
 	if opt.Progress != nil {
@@ -48,9 +49,9 @@ func Scan(ctx context.Context, opt ScanOptions) (*ScanResult, error) {
 	if len(samples) == 0 {
 		return nil, errors.New("USE scan: no sample was taken")
 	}
-	t := Summarize(samples, 0, 0)
+	t := use.Summarize(samples, 0, 0)
 	t.Label = fmt.Sprintf("USE table over %s", opt.Duration)
-	return &ScanResult{USE: t, Bottleneck: Judge([]Table{t}, nil)}, nil
+	return &ScanResult{USE: t, Bottleneck: use.Judge([]use.Table{t}, nil)}, nil
 }
 
 // Validate refuses a scan too short for a rate, naming knee use's flag.
@@ -63,14 +64,14 @@ func (o ScanOptions) Validate() error {
 
 func (o ScanOptions) interval() time.Duration {
 	if o.Interval <= 0 {
-		return DefaultInterval
+		return use.DefaultInterval
 	}
 	return o.Interval
 }
 
 // ReadSamplesFile reads a resources.jsonl; a file that does not exist
 // holds no samples, which is not an error (a run made without sampling).
-func ReadSamplesFile(path string) ([]Sample, error) {
+func ReadSamplesFile(path string) ([]use.Sample, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -79,7 +80,7 @@ func ReadSamplesFile(path string) ([]Sample, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s, err := ReadSamples(f)
+	s, err := use.ReadSamples(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}

@@ -1,4 +1,4 @@
-package use
+package probe
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func TestTargetProbes(t *testing.T) {
 
 	// The cgroup probe reads the directory given; the PID probe that PID.
 	p, err := Target{Cgroup: v2 + "/"}.Probes(context.Background())
-	if err != nil || p[0].(*CPUProbe).Cgroup != v2 {
+	if err != nil || p[0].(*CPU).Cgroup != v2 {
 		t.Errorf("cgroup probe %+v, %v; want it on %s", p, err, v2)
 	}
 	_, err = Target{Cgroup: notCgroup}.Probes(context.Background())

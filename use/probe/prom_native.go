@@ -1,4 +1,4 @@
-package use
+package probe
 
 import (
 	"maps"

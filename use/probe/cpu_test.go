@@ -1,8 +1,9 @@
-package use
+package probe
 
 import (
 	"context"
 	"fmt"
+	"github.com/knee-dev/knee/use"
 	"math"
 	"path/filepath"
 	"strings"
@@ -26,9 +27,9 @@ func statLine(pid int, comm string, state byte, utime, stime int) string {
 }
 
 // byMetric indexes readings by metric name, failing on duplicates.
-func byMetric(t *testing.T, rs []Reading) map[string]Reading {
+func byMetric(t *testing.T, rs []use.Reading) map[string]use.Reading {
 	t.Helper()
-	out := map[string]Reading{}
+	out := map[string]use.Reading{}
 	for _, r := range rs {
 		if _, dup := out[r.Metric]; dup {
 			t.Fatalf("metric %s read twice", r.Metric)
@@ -44,7 +45,7 @@ type want struct {
 	why   string // non-empty: expect not measured, with this in the reason
 }
 
-func checkReadings(t *testing.T, got []Reading, wants map[string]want) {
+func checkReadings(t *testing.T, got []use.Reading, wants map[string]want) {
 	t.Helper()
 	m := byMetric(t, got)
 	for metric, w := range wants {
@@ -78,18 +79,18 @@ func TestCPUProbeV1CgroupOfPID(t *testing.T) {
 		"cg/docker/abc/cpu.stat":          "nr_periods 100\nnr_throttled 5\nthrottled_time 200000000\n",
 		"cg/docker/abc/cpuacct.usage":     "1000000000\n",
 	})
-	p := &CPUProbe{Root: root, PID: 4242, Hierarchy: h}
+	p := &CPU{Root: root, PID: 4242, Hierarchy: h}
 	t0 := time.Unix(1000, 0)
 	first, err := p.Sample(context.Background(), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkReadings(t, first, map[string]want{
-		MetricCPUCores:         {why: whyFirstSample},
-		MetricCPUUtilization:   {why: whyFirstSample},
-		MetricThrottledPeriods: {why: whyFirstSample},
-		MetricCPULimit:         {value: 0.5},
-		MetricRunnableThreads:  {value: 1},
+		use.MetricCPUCores:         {why: whyFirstSample},
+		use.MetricCPUUtilization:   {why: whyFirstSample},
+		use.MetricThrottledPeriods: {why: whyFirstSample},
+		use.MetricCPULimit:         {value: 0.5},
+		use.MetricRunnableThreads:  {value: 1},
 	})
 	// One second later: 0.4 s more CPU, 10 more periods of which 2
 	// throttled, 0.2 s more throttled time.
@@ -102,12 +103,12 @@ func TestCPUProbeV1CgroupOfPID(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkReadings(t, second, map[string]want{
-		MetricCPUCores:         {value: 0.4},
-		MetricCPULimit:         {value: 0.5},
-		MetricCPUUtilization:   {value: 0.8}, // 0.4 of 0.5
-		MetricThrottledPeriods: {value: 0.2}, // 2 of 10
-		MetricThrottledTime:    {value: 0.2}, // 0.2 s per s
-		MetricRunnableThreads:  {value: 1},
+		use.MetricCPUCores:         {value: 0.4},
+		use.MetricCPULimit:         {value: 0.5},
+		use.MetricCPUUtilization:   {value: 0.8}, // 0.4 of 0.5
+		use.MetricThrottledPeriods: {value: 0.2}, // 2 of 10
+		use.MetricThrottledTime:    {value: 0.2}, // 0.2 s per s
+		use.MetricRunnableThreads:  {value: 1},
 	})
 }
 
@@ -122,10 +123,10 @@ func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
 		"proc/7/cgroup":              "0::/\n", // the root cgroup: no cgroup of its own
 	})
 	h := cgroup.Hierarchy{V2: filepath.Join(root, "cg2")}
-	cg := &CPUProbe{Root: root, Cgroup: filepath.Join(root, "cg2/app"), Hierarchy: h, CPUs: 4}
-	pid := &CPUProbe{Root: root, PID: 7, Hierarchy: h, CPUs: 4}
+	cg := &CPU{Root: root, Cgroup: filepath.Join(root, "cg2/app"), Hierarchy: h, CPUs: 4}
+	pid := &CPU{Root: root, PID: 7, Hierarchy: h, CPUs: 4}
 	t0 := time.Unix(1000, 0)
-	for _, p := range []*CPUProbe{cg, pid} {
+	for _, p := range []*CPU{cg, pid} {
 		if _, err := p.Sample(context.Background(), t0); err != nil {
 			t.Fatal(err)
 		}
@@ -140,19 +141,19 @@ func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
 	now := t0.Add(500 * time.Millisecond)
 	got, _ := cg.Sample(context.Background(), now)
 	checkReadings(t, got, map[string]want{
-		MetricCPUCores:         {value: 3},
-		MetricCPUUtilization:   {value: 0.75},
-		MetricCPULimit:         {why: whyNoLimit},
-		MetricThrottledPeriods: {why: whyNoLimit},
-		MetricRunnableThreads:  {why: "no target PID"},
+		use.MetricCPUCores:         {value: 3},
+		use.MetricCPUUtilization:   {value: 0.75},
+		use.MetricCPULimit:         {why: whyNoLimit},
+		use.MetricThrottledPeriods: {why: whyNoLimit},
+		use.MetricRunnableThreads:  {why: "no target PID"},
 	})
 	got, _ = pid.Sample(context.Background(), now)
 	checkReadings(t, got, map[string]want{
-		MetricCPUCores:         {value: 3},
-		MetricCPUUtilization:   {value: 0.75},
-		MetricCPULimit:         {why: whyNoCgroup},
-		MetricThrottledPeriods: {why: whyNoCgroup},
-		MetricRunnableThreads:  {value: 0},
+		use.MetricCPUCores:         {value: 3},
+		use.MetricCPUUtilization:   {value: 0.75},
+		use.MetricCPULimit:         {why: whyNoCgroup},
+		use.MetricThrottledPeriods: {why: whyNoCgroup},
+		use.MetricRunnableThreads:  {value: 0},
 	})
 }
 
@@ -161,12 +162,12 @@ func TestCPUProbeNotMeasured(t *testing.T) {
 	kneetest.WriteFiles(t, root, map[string]string{"proc/1/stat": statLine(1, "init", 'S', 0, 0)})
 	tests := []struct {
 		name  string
-		probe *CPUProbe
+		probe *CPU
 		why   string
 	}{
-		{"gone PID", &CPUProbe{Root: root, PID: 999}, "process 999: process is gone"},
-		{"no target", &CPUProbe{Root: root}, whyNoTarget},
-		{"not a cgroup", &CPUProbe{Root: root, Cgroup: filepath.Join(root, "proc")}, "is not a cgroup"},
+		{"gone PID", &CPU{Root: root, PID: 999}, "process 999: process is gone"},
+		{"no target", &CPU{Root: root}, whyNoTarget},
+		{"not a cgroup", &CPU{Root: root, Cgroup: filepath.Join(root, "proc")}, "is not a cgroup"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,21 +191,21 @@ func TestGeneratorProbe(t *testing.T) {
 	root := t.TempDir()
 	kneetest.WriteFiles(t, root, map[string]string{"proc/9/stat": statLine(9, "knee", 'R', 100, 0)})
 	lag, sent := 7*time.Millisecond, true
-	p := &GeneratorProbe{Root: root, Self: "9", CPUs: 2, SendLagP99: func() (time.Duration, bool) { return lag, sent }}
+	p := &Generator{Root: root, Self: "9", CPUs: 2, SendLagP99: func() (time.Duration, bool) { return lag, sent }}
 	t0 := time.Unix(1000, 0)
 	first, _ := p.Sample(context.Background(), t0)
 	checkReadings(t, first, map[string]want{
-		MetricGeneratorCores: {why: whyFirstSample},
-		MetricSendLagP99:     {value: 0.007},
+		use.MetricGeneratorCores: {why: whyFirstSample},
+		use.MetricSendLagP99:     {value: 0.007},
 	})
 	kneetest.WriteFiles(t, root, map[string]string{"proc/9/stat": statLine(9, "knee", 'R', 120, 30)})
 	sent = false
 	got, _ := p.Sample(context.Background(), t0.Add(time.Second))
 	checkReadings(t, got, map[string]want{
-		MetricGeneratorCores: {value: 0.5},  // 50 ticks in 1 s
-		MetricGeneratorUtil:  {value: 0.25}, // of 2 CPUs
-		MetricSendLagP99:     {why: "nothing sent"},
+		use.MetricGeneratorCores: {value: 0.5},  // 50 ticks in 1 s
+		use.MetricGeneratorUtil:  {value: 0.25}, // of 2 CPUs
+		use.MetricSendLagP99:     {why: "nothing sent"},
 	})
-	none, _ := (&GeneratorProbe{Root: root, Self: "9"}).Sample(context.Background(), t0)
-	checkReadings(t, none, map[string]want{MetricSendLagP99: {why: "no send-lag source"}})
+	none, _ := (&Generator{Root: root, Self: "9"}).Sample(context.Background(), t0)
+	checkReadings(t, none, map[string]want{use.MetricSendLagP99: {why: "no send-lag source"}})
 }

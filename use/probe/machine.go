@@ -1,34 +1,24 @@
-package use
+package probe
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/internal/proc"
+	"github.com/knee-dev/knee/use"
 	"slices"
 	"strings"
 	"time"
 )
 
-// Metrics of the rest of the machine: what neither the target nor knee uses.
-const (
-	MetricOtherUtil           = "other_utilization"  // other_cores / CPUs
-	MetricOtherRunQueuePerCPU = "other_runq_per_cpu" // runnable threads of other processes / CPUs
-	// MetricOtherProcessPrefix prefixes the metric of one other command's
-	// CPU, in cores: "other_cpu:stress".
-	MetricOtherProcessPrefix = "other_cpu:"
-)
-
 // Naming other processes: a command is named once it uses at least
-// minNamedCores over a sample, and at most maxNamed commands are followed
-// (once named, a command keeps its reading, 0 when idle, so its mean over a
-// step is over the same samples as the machine's).
-const (
-	minNamedCores = 0.05
-	maxNamed      = 5
-)
+// use.MinNamedCores over a sample, and at most maxNamed commands are
+// followed (once named, a command keeps its reading, 0 when idle, so its
+// mean over a step is over the same samples as the machine's).
+const maxNamed = 5
 
-// MachineProbe reads the machine: its CPUs, how busy they are, and how much
+// Machine reads the machine: its CPUs, how busy they are, and how much
 // of that is the rest of the machine — processes that are neither the
 // target (TargetPIDs and their descendants) nor knee (Self and its
 // descendants). Only the rest is judged: a target and a generator that
@@ -36,7 +26,7 @@ const (
 // rest's CPU (other_utilization), its runnable threads (other_runq_per_cpu)
 // and the busiest other commands by name (other_cpu:COMM) are read; the
 // whole machine's load, run queue and busy CPU are context.
-type MachineProbe struct {
+type Machine struct {
 	Root       string // roots /proc; "" is "/"
 	TargetPIDs []int  // the target; other load is what neither it nor knee uses
 	Self       string // knee's PID; "" or "self" is this process
@@ -47,44 +37,44 @@ type MachineProbe struct {
 
 type machineSnap struct {
 	at    time.Time
-	cpu   cpuTimes
-	procs map[int]pidStat // every process; nil when unreadable
-	err   error           // why procs is nil
+	cpu   proc.CPUTimes
+	procs map[int]proc.Stat // every process; nil when unreadable
+	err   error             // why procs is nil
 }
 
 // Name is "machine".
-func (p *MachineProbe) Name() string { return "machine" }
+func (p *Machine) Name() string { return "machine" }
 
 // Sample reads /proc/stat, /proc/loadavg, every /proc/PID/stat, and the
 // threads of the target and knee.
-func (p *MachineProbe) Sample(_ context.Context, now time.Time) ([]Reading, error) {
-	fs := procFS{p.Root}
-	var out []Reading
-	ct, err := fs.procStat()
+func (p *Machine) Sample(_ context.Context, now time.Time) ([]use.Reading, error) {
+	fs := proc.FS{Root: p.Root}
+	var out []use.Reading
+	ct, err := fs.CPUTimes()
 	if err != nil {
 		p.prev = nil
 		why := fmt.Sprintf("read /proc/stat: %v", err)
-		out = append(out, notMeasured(Machine, MetricMachineCPUs, Info, UnitCount, why),
-			notMeasured(Machine, MetricMachineBusy, Info, UnitCores, why),
-			notMeasured(Machine, MetricMachineUtil, Info, UnitFraction, why),
-			notMeasured(Machine, MetricOtherCores, Info, UnitCores, why),
-			notMeasured(Machine, MetricOtherUtil, Utilization, UnitFraction, why),
-			notMeasured(Machine, MetricOtherRunQueuePerCPU, Saturation, UnitCount, why))
+		out = append(out, notMeasured(use.Machine, use.MetricMachineCPUs, use.Info, use.UnitCount, why),
+			notMeasured(use.Machine, use.MetricMachineBusy, use.Info, use.UnitCores, why),
+			notMeasured(use.Machine, use.MetricMachineUtil, use.Info, use.UnitFraction, why),
+			notMeasured(use.Machine, use.MetricOtherCores, use.Info, use.UnitCores, why),
+			notMeasured(use.Machine, use.MetricOtherUtil, use.Utilization, use.UnitFraction, why),
+			notMeasured(use.Machine, use.MetricOtherRunQueuePerCPU, use.Saturation, use.UnitCount, why))
 		return append(out, loadReadings(fs, 0, -1)...), nil
 	}
 	cur := &machineSnap{at: now, cpu: ct}
-	cur.procs, cur.err = fs.allStats()
-	out = append(out, measured(Machine, MetricMachineCPUs, Info, float64(ct.cpus), UnitCount))
+	cur.procs, cur.err = fs.AllStats()
+	out = append(out, measured(use.Machine, use.MetricMachineCPUs, use.Info, float64(ct.CPUs), use.UnitCount))
 	out = append(out, p.busy(p.prev, cur)...)
 	out = append(out, p.otherRunnable(fs, cur))
 	p.prev = cur
-	return append(out, loadReadings(fs, ct.cpus, ct.running)...), nil
+	return append(out, loadReadings(fs, ct.CPUs, ct.Running)...), nil
 }
 
 // own is the set of PIDs of the test itself: knee, the targets, and every
 // descendant of either (a target's workers, a target knee started).
-func (p *MachineProbe) own(procs map[int]pidStat) (map[int]bool, error) {
-	self, err := pidOf(p.Self)
+func (p *Machine) own(procs map[int]proc.Stat) (map[int]bool, error) {
+	self, err := proc.PIDOf(p.Self)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +94,7 @@ func (p *MachineProbe) own(procs map[int]pidStat) (map[int]bool, error) {
 			if !ok {
 				break
 			}
-			q = st.ppid
+			q = st.PPID
 		}
 	}
 	return own, nil
@@ -112,42 +102,42 @@ func (p *MachineProbe) own(procs map[int]pidStat) (map[int]bool, error) {
 
 // busy turns two readings of the machine into busy cores and, split by
 // process, the rest of the machine's share.
-func (p *MachineProbe) busy(prev, cur *machineSnap) []Reading {
+func (p *Machine) busy(prev, cur *machineSnap) []use.Reading {
 	why := ""
 	switch {
 	case prev == nil:
 		why = whyFirstSample
-	case cur.cpu.total <= prev.cpu.total || cur.cpu.busy < prev.cpu.busy || !cur.at.After(prev.at):
+	case cur.cpu.Total <= prev.cpu.Total || cur.cpu.Busy < prev.cpu.Busy || !cur.at.After(prev.at):
 		why = "no CPU time passed since the previous sample"
 	}
 	if why != "" {
-		return []Reading{notMeasured(Machine, MetricMachineBusy, Info, UnitCores, why),
-			notMeasured(Machine, MetricMachineUtil, Info, UnitFraction, why),
-			notMeasured(Machine, MetricOtherCores, Info, UnitCores, why),
-			notMeasured(Machine, MetricOtherUtil, Utilization, UnitFraction, why)}
+		return []use.Reading{notMeasured(use.Machine, use.MetricMachineBusy, use.Info, use.UnitCores, why),
+			notMeasured(use.Machine, use.MetricMachineUtil, use.Info, use.UnitFraction, why),
+			notMeasured(use.Machine, use.MetricOtherCores, use.Info, use.UnitCores, why),
+			notMeasured(use.Machine, use.MetricOtherUtil, use.Utilization, use.UnitFraction, why)}
 	}
 	// The busy share of all CPU time is exact whatever the tick rate; times
 	// the CPUs it is cores.
-	util := (cur.cpu.busy - prev.cpu.busy) / (cur.cpu.total - prev.cpu.total)
-	cpus := float64(cur.cpu.cpus)
+	util := (cur.cpu.Busy - prev.cpu.Busy) / (cur.cpu.Total - prev.cpu.Total)
+	cpus := float64(cur.cpu.CPUs)
 	cores := util * cpus
-	out := []Reading{measured(Machine, MetricMachineBusy, Info, cores, UnitCores),
-		measured(Machine, MetricMachineUtil, Info, util, UnitFraction)}
+	out := []use.Reading{measured(use.Machine, use.MetricMachineBusy, use.Info, cores, use.UnitCores),
+		measured(use.Machine, use.MetricMachineUtil, use.Info, util, use.UnitFraction)}
 	own, perProc, why := p.split(prev, cur)
 	if why != "" {
-		return append(out, notMeasured(Machine, MetricOtherCores, Info, UnitCores, why),
-			notMeasured(Machine, MetricOtherUtil, Utilization, UnitFraction, why))
+		return append(out, notMeasured(use.Machine, use.MetricOtherCores, use.Info, use.UnitCores, why),
+			notMeasured(use.Machine, use.MetricOtherUtil, use.Utilization, use.UnitFraction, why))
 	}
 	// Tick rounding can make own exceed busy by a hair: other load is never negative.
 	other := max(cores-own, 0)
-	out = append(out, measured(Machine, MetricOtherCores, Info, other, UnitCores),
-		measured(Machine, MetricOtherUtil, Utilization, other/cpus, UnitFraction))
+	out = append(out, measured(use.Machine, use.MetricOtherCores, use.Info, other, use.UnitCores),
+		measured(use.Machine, use.MetricOtherUtil, use.Utilization, other/cpus, use.UnitFraction))
 	return append(out, p.nameOthers(perProc)...)
 }
 
 // split is the test's own CPU between two samples, in cores, and every
 // other command's; why says what kept it from being read.
-func (p *MachineProbe) split(prev, cur *machineSnap) (own float64, others map[string]float64, why string) {
+func (p *Machine) split(prev, cur *machineSnap) (own float64, others map[string]float64, why string) {
 	switch {
 	case len(p.TargetPIDs) == 0:
 		return 0, nil, "no target PID given: other load would include the target"
@@ -166,7 +156,7 @@ func (p *MachineProbe) split(prev, cur *machineSnap) (own float64, others map[st
 		switch {
 		case !okA || !okB:
 			return 0, nil, fmt.Sprintf("target pid %d is gone", pid)
-		case a.cpu < b.cpu:
+		case a.CPU < b.CPU:
 			return 0, nil, "target CPU counter went backwards (restarted?)"
 		}
 	}
@@ -174,14 +164,14 @@ func (p *MachineProbe) split(prev, cur *machineSnap) (own float64, others map[st
 	others = map[string]float64{}
 	for pid, a := range cur.procs {
 		b, ok := prev.procs[pid]
-		if !ok || a.cpu < b.cpu {
+		if !ok || a.CPU < b.CPU {
 			continue // started since the last sample, or a reused PID
 		}
-		used := (a.cpu - b.cpu) / dt
+		used := (a.CPU - b.CPU) / dt
 		if mine[pid] {
 			own += used
 		} else if used > 0 {
-			others[a.comm] += used
+			others[a.Comm] += used
 		}
 	}
 	return own, others, ""
@@ -189,10 +179,10 @@ func (p *MachineProbe) split(prev, cur *machineSnap) (own float64, others map[st
 
 // nameOthers returns the other_cpu:COMM readings: the busiest commands
 // that are neither the target nor knee, and every command named before.
-func (p *MachineProbe) nameOthers(perProc map[string]float64) []Reading {
+func (p *Machine) nameOthers(perProc map[string]float64) []use.Reading {
 	comms := make([]string, 0, len(perProc))
 	for c, v := range perProc {
-		if v >= minNamedCores {
+		if v >= use.MinNamedCores {
 			comms = append(comms, c)
 		}
 	}
@@ -207,9 +197,9 @@ func (p *MachineProbe) nameOthers(perProc map[string]float64) []Reading {
 			p.named = append(p.named, c)
 		}
 	}
-	out := make([]Reading, 0, len(p.named))
+	out := make([]use.Reading, 0, len(p.named))
 	for _, c := range p.named {
-		out = append(out, measured(Machine, MetricOtherProcessPrefix+c, Info, perProc[c], UnitCores))
+		out = append(out, measured(use.Machine, use.MetricOtherProcessPrefix+c, use.Info, perProc[c], use.UnitCores))
 	}
 	return out
 }
@@ -217,9 +207,9 @@ func (p *MachineProbe) nameOthers(perProc map[string]float64) []Reading {
 // otherRunnable is the rest of the machine's runnable threads per CPU: the
 // tasks the kernel counts runnable now (procs_running) less the runnable
 // threads of the target and knee (the thread reading is one of knee's).
-func (p *MachineProbe) otherRunnable(fs procFS, cur *machineSnap) Reading {
-	nm := func(why string) Reading {
-		return notMeasured(Machine, MetricOtherRunQueuePerCPU, Saturation, UnitCount, why)
+func (p *Machine) otherRunnable(fs proc.FS, cur *machineSnap) use.Reading {
+	nm := func(why string) use.Reading {
+		return notMeasured(use.Machine, use.MetricOtherRunQueuePerCPU, use.Saturation, use.UnitCount, why)
 	}
 	switch {
 	case len(p.TargetPIDs) == 0:
@@ -233,47 +223,48 @@ func (p *MachineProbe) otherRunnable(fs procFS, cur *machineSnap) Reading {
 	}
 	ownRunnable := 0
 	for pid := range mine {
-		n, err := fs.runnableThreads(pid)
+		n, err := fs.RunnableThreads(pid)
 		switch {
 		case err == nil:
 			ownRunnable += n
-		case !errors.Is(err, errGone):
+		case !errors.Is(err, proc.ErrGone):
 			return nm(fmt.Sprintf("read threads of pid %d: %v", pid, err))
 		}
 	}
-	other := max(cur.cpu.running-ownRunnable, 0)
-	return measured(Machine, MetricOtherRunQueuePerCPU, Saturation, float64(other)/float64(cur.cpu.cpus), UnitCount)
+	other := max(cur.cpu.Running-ownRunnable, 0)
+	return measured(use.Machine, use.MetricOtherRunQueuePerCPU, use.Saturation, float64(other)/float64(cur.cpu.CPUs), use.UnitCount)
 }
 
 // loadReadings are context: the load average and run queue of the whole
 // machine, the target and knee included. running < 0 when unknown.
-func loadReadings(fs procFS, cpus, running int) []Reading {
-	load1, err := fs.load1()
-	out := []Reading{}
+func loadReadings(fs proc.FS, cpus, running int) []use.Reading {
+	la, err := fs.LoadAvg()
+	load1 := la[0]
+	out := []use.Reading{}
 	switch {
 	case err != nil:
 		why := fmt.Sprintf("read /proc/loadavg: %v", err)
-		out = append(out, notMeasured(Machine, MetricLoad1, Info, UnitCount, why),
-			notMeasured(Machine, MetricLoadPerCPU, Info, UnitCount, why))
+		out = append(out, notMeasured(use.Machine, use.MetricLoad1, use.Info, use.UnitCount, why),
+			notMeasured(use.Machine, use.MetricLoadPerCPU, use.Info, use.UnitCount, why))
 	case cpus <= 0:
-		out = append(out, measured(Machine, MetricLoad1, Info, load1, UnitCount),
-			notMeasured(Machine, MetricLoadPerCPU, Info, UnitCount, "CPU count unknown"))
+		out = append(out, measured(use.Machine, use.MetricLoad1, use.Info, load1, use.UnitCount),
+			notMeasured(use.Machine, use.MetricLoadPerCPU, use.Info, use.UnitCount, "CPU count unknown"))
 	default:
-		out = append(out, measured(Machine, MetricLoad1, Info, load1, UnitCount),
-			measured(Machine, MetricLoadPerCPU, Info, load1/float64(cpus), UnitCount))
+		out = append(out, measured(use.Machine, use.MetricLoad1, use.Info, load1, use.UnitCount),
+			measured(use.Machine, use.MetricLoadPerCPU, use.Info, load1/float64(cpus), use.UnitCount))
 	}
 	if cpus <= 0 || running < 0 {
-		return append(out, notMeasured(Machine, MetricRunQueuePerCPU, Info, UnitCount, "CPU count unknown"))
+		return append(out, notMeasured(use.Machine, use.MetricRunQueuePerCPU, use.Info, use.UnitCount, "CPU count unknown"))
 	}
 	// The runnable count includes the thread reading the file: leave it out.
-	return append(out, measured(Machine, MetricRunQueuePerCPU, Info, float64(max(running-1, 0))/float64(cpus), UnitCount))
+	return append(out, measured(use.Machine, use.MetricRunQueuePerCPU, use.Info, float64(max(running-1, 0))/float64(cpus), use.UnitCount))
 }
 
-// GeneratorProbe reads knee itself: its own CPU and the send lag the caller
+// Generator reads knee itself: its own CPU and the send lag the caller
 // measures (the caller owns the histograms and passes the last interval's
 // p99 in). A generator that is short of CPU or late sending measures itself,
 // not the target.
-type GeneratorProbe struct {
+type Generator struct {
 	Root string // roots /proc; "" is "/"
 	Self string // knee's PID; "" or "self" is this process
 	CPUs int    // 0 means runtime.NumCPU()
@@ -287,37 +278,37 @@ type GeneratorProbe struct {
 }
 
 // Name is "generator".
-func (p *GeneratorProbe) Name() string { return "generator" }
+func (p *Generator) Name() string { return "generator" }
 
 // Sample reads knee's CPU from /proc/PID/stat and calls SendLagP99.
-func (p *GeneratorProbe) Sample(_ context.Context, now time.Time) ([]Reading, error) {
-	cores := notMeasured(Generator, MetricGeneratorCores, Info, UnitCores, whyFirstSample)
-	util := notMeasured(Generator, MetricGeneratorUtil, Utilization, UnitFraction, whyFirstSample)
-	self, err := pidOf(p.Self)
-	var st pidStat
+func (p *Generator) Sample(_ context.Context, now time.Time) ([]use.Reading, error) {
+	cores := notMeasured(use.Generator, use.MetricGeneratorCores, use.Info, use.UnitCores, whyFirstSample)
+	util := notMeasured(use.Generator, use.MetricGeneratorUtil, use.Utilization, use.UnitFraction, whyFirstSample)
+	self, err := proc.PIDOf(p.Self)
+	var st proc.Stat
 	if err == nil {
-		st, err = procFS{p.Root}.pidStat(self)
+		st, err = proc.FS{Root: p.Root}.Stat(self)
 	}
 	switch {
 	case err != nil:
 		cores.NotMeasured = fmt.Sprintf("read own CPU: %v", err)
 		util.NotMeasured = cores.NotMeasured
 		p.hasPrev = false
-	case p.hasPrev && now.After(p.prevAt) && st.cpu >= p.prevCPU:
-		c := (st.cpu - p.prevCPU) / now.Sub(p.prevAt).Seconds()
-		cores = measured(Generator, MetricGeneratorCores, Info, c, UnitCores)
-		util = measured(Generator, MetricGeneratorUtil, Utilization, c/float64(cpusOr(p.CPUs)), UnitFraction)
+	case p.hasPrev && now.After(p.prevAt) && st.CPU >= p.prevCPU:
+		c := (st.CPU - p.prevCPU) / now.Sub(p.prevAt).Seconds()
+		cores = measured(use.Generator, use.MetricGeneratorCores, use.Info, c, use.UnitCores)
+		util = measured(use.Generator, use.MetricGeneratorUtil, use.Utilization, c/float64(cpusOr(p.CPUs)), use.UnitFraction)
 	}
 	if err == nil {
-		p.prevAt, p.prevCPU, p.hasPrev = now, st.cpu, true
+		p.prevAt, p.prevCPU, p.hasPrev = now, st.CPU, true
 	}
-	lag := notMeasured(Generator, MetricSendLagP99, Saturation, UnitSeconds, "no send-lag source given")
+	lag := notMeasured(use.Generator, use.MetricSendLagP99, use.Saturation, use.UnitSeconds, "no send-lag source given")
 	if p.SendLagP99 != nil {
 		if d, ok := p.SendLagP99(); ok {
-			lag = measured(Generator, MetricSendLagP99, Saturation, d.Seconds(), UnitSeconds)
+			lag = measured(use.Generator, use.MetricSendLagP99, use.Saturation, d.Seconds(), use.UnitSeconds)
 		} else {
 			lag.NotMeasured = "nothing sent in the last interval"
 		}
 	}
-	return []Reading{cores, util, lag}, nil
+	return []use.Reading{cores, util, lag}, nil
 }

@@ -1,10 +1,11 @@
-package use
+package probe
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"github.com/knee-dev/knee/use"
 	"reflect"
 	"strings"
 	"testing"
@@ -21,20 +22,20 @@ type countingProbe struct {
 
 func (p *countingProbe) Name() string { return "count" }
 
-func (p *countingProbe) Sample(_ context.Context, now time.Time) ([]Reading, error) {
+func (p *countingProbe) Sample(_ context.Context, now time.Time) ([]use.Reading, error) {
 	p.n += 10
-	r := notMeasured(HTTPServer, "hits", Info, UnitPerSec, whyFirstSample)
+	r := notMeasured(use.HTTPServer, "hits", use.Info, use.UnitPerSec, whyFirstSample)
 	if !p.prevAt.IsZero() {
-		r = measured(HTTPServer, "hits", Info, 10/now.Sub(p.prevAt).Seconds(), UnitPerSec)
+		r = measured(use.HTTPServer, "hits", use.Info, 10/now.Sub(p.prevAt).Seconds(), use.UnitPerSec)
 	}
 	p.prevAt = now
-	return []Reading{r}, nil
+	return []use.Reading{r}, nil
 }
 
 type failingProbe struct{}
 
 func (failingProbe) Name() string { return "broken" }
-func (failingProbe) Sample(context.Context, time.Time) ([]Reading, error) {
+func (failingProbe) Sample(context.Context, time.Time) ([]use.Reading, error) {
 	return nil, errors.New("no such thing")
 }
 
@@ -49,7 +50,7 @@ func TestSamplerRunWritesEveryTick(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Ticks at 0, 1, 2 and 3 s; each flushed, so the buffer holds all eight lines.
-		got, err := ReadSamples(&buf)
+		got, err := use.ReadSamples(&buf)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,13 +88,13 @@ func TestReadSamplesErrorsNameTheLine(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadSamples(strings.NewReader(tc.in))
+			_, err := use.ReadSamples(strings.NewReader(tc.in))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
 		})
 	}
-	got, err := ReadSamples(strings.NewReader(good + "\n  \n" + good + "\n"))
+	got, err := use.ReadSamples(strings.NewReader(good + "\n  \n" + good + "\n"))
 	if err != nil || len(got) != 2 || got[1].At != time.Second || got[1].Readings[0].Value != 1 {
 		t.Errorf("good file: %+v, %v", got, err)
 	}
@@ -103,18 +104,18 @@ func FuzzReadSamples(f *testing.F) {
 	f.Add(`{"t_s":1.5,"probe":"p","readings":[{"resource":"machine","metric":"m","kind":"info","value":1,"not_measured":"x"}],"error":"e"}` + "\n")
 	f.Add("{}\n\n{\"t_s\":-1e9}")
 	f.Fuzz(func(t *testing.T, in string) {
-		got, err := ReadSamples(strings.NewReader(in))
+		got, err := use.ReadSamples(strings.NewReader(in))
 		if err != nil {
 			return
 		}
 		// What reads back must write and read back the same.
 		var buf bytes.Buffer
 		for _, s := range got {
-			if err := WriteSample(&buf, s); err != nil {
+			if err := use.WriteSample(&buf, s); err != nil {
 				t.Fatalf("write %+v: %v", s, err)
 			}
 		}
-		again, err := ReadSamples(&buf)
+		again, err := use.ReadSamples(&buf)
 		if err != nil {
 			t.Fatalf("reread: %v", err)
 		}
@@ -136,7 +137,7 @@ func FuzzReadSamples(f *testing.F) {
 type hangingProbe struct{}
 
 func (hangingProbe) Name() string { return "hang" }
-func (hangingProbe) Sample(ctx context.Context, _ time.Time) ([]Reading, error) {
+func (hangingProbe) Sample(ctx context.Context, _ time.Time) ([]use.Reading, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }

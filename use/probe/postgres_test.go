@@ -1,8 +1,9 @@
-package use
+package probe
 
 import (
 	"context"
 	"fmt"
+	"github.com/knee-dev/knee/use"
 	"os"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 
 func TestPostgresProbeUnreachable(t *testing.T) {
 	// Port 1 on loopback: nothing listens, the connection is refused at once.
-	p := &PostgresProbe{DSN: "postgres://knee@127.0.0.1:1/knee?connect_timeout=2"}
+	p := &Postgres{DSN: "postgres://knee@127.0.0.1:1/knee?connect_timeout=2"}
 	defer p.Close()
 	got, err := p.Sample(context.Background(), time.Unix(1, 0))
 	if err != nil {
@@ -64,9 +65,9 @@ func TestPostgresProbeWaits(t *testing.T) {
 	go func() { _, err := waiter.Exec(ctx, "SELECT count(*) FROM "+table); done <- err }()
 	go func() { _, err := sleeper.Exec(ctx, "SELECT pg_sleep(3)"); done <- err }()
 
-	p := &PostgresProbe{DSN: dsn}
+	p := &Postgres{DSN: dsn}
 	defer p.Close()
-	var m map[string]Reading
+	var m map[string]use.Reading
 	// The two sessions need a moment to reach their waits: poll, bounded.
 	for range 50 {
 		got, err := p.Sample(ctx, time.Now())
@@ -74,7 +75,7 @@ func TestPostgresProbeWaits(t *testing.T) {
 			t.Fatal(err)
 		}
 		m = byMetric(t, got)
-		if m[MetricPGWaitPrefix+"Lock:relation"].Value >= 1 && m[MetricPGWaitPrefix+"Timeout:PgSleep"].Value >= 1 {
+		if m[use.MetricPGWaitPrefix+"Lock:relation"].Value >= 1 && m[use.MetricPGWaitPrefix+"Timeout:PgSleep"].Value >= 1 {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -87,27 +88,27 @@ func TestPostgresProbeWaits(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	for _, metric := range []string{MetricPGWaitPrefix + "Lock:relation", MetricPGWaitPrefix + "Timeout:PgSleep"} {
+	for _, metric := range []string{use.MetricPGWaitPrefix + "Lock:relation", use.MetricPGWaitPrefix + "Timeout:PgSleep"} {
 		if r := m[metric]; !r.Measured() || r.Value < 1 {
 			t.Errorf("%s = %+v, want at least 1 (readings %+v)", metric, r, m)
 		}
 	}
-	if r := m[MetricPGWaitTypePrefix+"Lock"]; r.Value < 1 {
+	if r := m[use.MetricPGWaitTypePrefix+"Lock"]; r.Value < 1 {
 		t.Errorf("Lock type = %+v, want at least 1", r)
 	}
-	if r := m[MetricPGWaitTypePrefix+"BufferPin"]; !r.Measured() {
+	if r := m[use.MetricPGWaitTypePrefix+"BufferPin"]; !r.Measured() {
 		t.Errorf("BufferPin type not written: %+v", r)
 	}
 	// Both waits count; other sessions of the shared server may add more.
-	if r := m[MetricPGWaiting]; r.Value < 2 {
+	if r := m[use.MetricPGWaiting]; r.Value < 2 {
 		t.Errorf("waiting = %v, want at least 2", r.Value)
 	}
-	if act, w := m[MetricPGActive].Value, m[MetricPGWaitingFraction].Value; act < 2 || w <= 0 || w > 1 {
+	if act, w := m[use.MetricPGActive].Value, m[use.MetricPGWaitingFraction].Value; act < 2 || w <= 0 || w > 1 {
 		t.Errorf("active %v, waiting fraction %v", act, w)
 	}
-	conns, maxConns := m[MetricPGConnections].Value, m[MetricPGMaxConnections].Value
+	conns, maxConns := m[use.MetricPGConnections].Value, m[use.MetricPGMaxConnections].Value
 	// holder, waiter, sleeper and the probe itself.
-	if conns < 4 || maxConns <= 0 || m[MetricPGConnUtilization].Value != conns/maxConns {
-		t.Errorf("connections %v of %v, utilization %v", conns, maxConns, m[MetricPGConnUtilization].Value)
+	if conns < 4 || maxConns <= 0 || m[use.MetricPGConnUtilization].Value != conns/maxConns {
+		t.Errorf("connections %v of %v, utilization %v", conns, maxConns, m[use.MetricPGConnUtilization].Value)
 	}
 }

@@ -1,8 +1,9 @@
-package use
+package probe
 
 import (
 	"context"
 	"fmt"
+	"github.com/knee-dev/knee/use"
 	"strings"
 	"testing"
 	"time"
@@ -62,12 +63,12 @@ var testItself = []fakeProc{
 	{pid: 43, ppid: 42, comm: "bookstore-worker", ticks0: 0, ticks1: 100, threads: "R"},
 }
 
-// sampleMachine samples a MachineProbe over the two fake samples, 5 s
+// sampleMachine samples a Machine over the two fake samples, 5 s
 // apart, and returns the second sample's readings.
-func sampleMachine(t *testing.T, busy1, running int, procs []fakeProc) []Reading {
+func sampleMachine(t *testing.T, busy1, running int, procs []fakeProc) []use.Reading {
 	t.Helper()
 	root := t.TempDir()
-	p := &MachineProbe{Root: root, TargetPIDs: []int{42}, Self: "50"}
+	p := &Machine{Root: root, TargetPIDs: []int{42}, Self: "50"}
 	t0 := time.Unix(1000, 0)
 	machineTree(t, root, 0, 200, 1000, running, procs)
 	if _, err := p.Sample(context.Background(), t0); err != nil {
@@ -94,21 +95,21 @@ func TestMachineProbeOnlyTheTestRuns(t *testing.T) {
 	// procs_running 4: knee's two R threads, the target's and its worker's.
 	got := sampleMachine(t, 1000, 4, procs)
 	checkReadings(t, got, map[string]want{
-		MetricMachineCPUs:         {value: 2},
-		MetricMachineBusy:         {value: 2},
-		MetricMachineUtil:         {value: 1},
-		MetricOtherCores:          {value: 0},
-		MetricOtherUtil:           {value: 0},
-		MetricOtherRunQueuePerCPU: {value: 0},
-		MetricRunQueuePerCPU:      {value: 1.5}, // the whole machine, context: (4 - the reader) / 2
-		MetricLoadPerCPU:          {value: 1.5},
+		use.MetricMachineCPUs:         {value: 2},
+		use.MetricMachineBusy:         {value: 2},
+		use.MetricMachineUtil:         {value: 1},
+		use.MetricOtherCores:          {value: 0},
+		use.MetricOtherUtil:           {value: 0},
+		use.MetricOtherRunQueuePerCPU: {value: 0},
+		use.MetricRunQueuePerCPU:      {value: 1.5}, // the whole machine, context: (4 - the reader) / 2
+		use.MetricLoadPerCPU:          {value: 1.5},
 	})
 	for _, r := range got {
-		if strings.HasPrefix(r.Metric, MetricOtherProcessPrefix) {
+		if strings.HasPrefix(r.Metric, use.MetricOtherProcessPrefix) {
 			t.Errorf("%s named as other work; only the test itself ran", r.Metric)
 		}
 	}
-	if sigs := DefaultThresholds().Signals(buildRow(Machine, statsOf(got))); len(sigs) > 0 {
+	if sigs := use.DefaultThresholds().Signals(machineRow(t, got)); len(sigs) > 0 {
 		t.Errorf("machine saturated by the test itself: %v", sigs)
 	}
 }
@@ -125,56 +126,57 @@ func TestMachineProbeThirdProcessBurnsCPU(t *testing.T) {
 	// more the kernel counted (a thread of another process).
 	got := sampleMachine(t, 1000, 5, procs)
 	checkReadings(t, got, map[string]want{
-		MetricMachineBusy:                   {value: 2},
-		MetricOtherCores:                    {value: 1},   // 2 busy - 0.5 knee - 0.5 target and worker
-		MetricOtherUtil:                     {value: 0.5}, // of 2 CPUs
-		MetricOtherRunQueuePerCPU:           {value: 1},   // (5 - 3 of the test's) / 2
-		MetricOtherProcessPrefix + "stress": {value: 1},
+		use.MetricMachineBusy:                   {value: 2},
+		use.MetricOtherCores:                    {value: 1},   // 2 busy - 0.5 knee - 0.5 target and worker
+		use.MetricOtherUtil:                     {value: 0.5}, // of 2 CPUs
+		use.MetricOtherRunQueuePerCPU:           {value: 1},   // (5 - 3 of the test's) / 2
+		use.MetricOtherProcessPrefix + "stress": {value: 1},
 	})
-	if _, named := byMetric(t, got)[MetricOtherProcessPrefix+"sshd"]; named {
+	if _, named := byMetric(t, got)[use.MetricOtherProcessPrefix+"sshd"]; named {
 		t.Error("sshd named at 0.002 cores; only commands using 0.05 cores or more are")
 	}
-	sigs := DefaultThresholds().Signals(buildRow(Machine, statsOf(got)))
-	if len(sigs) != 1 || sigs[0].Stat.Metric != MetricOtherUtil {
+	sigs := use.DefaultThresholds().Signals(machineRow(t, got))
+	if len(sigs) != 1 || sigs[0].Stat.Metric != use.MetricOtherUtil {
 		t.Errorf("signals %v, want the other processes' CPU at 50%%", sigs)
 	}
 }
 
-// statsOf folds one sample's readings into stats, as Summarize does.
-func statsOf(rs []Reading) []*Stat {
-	var st []*Stat
-	for _, r := range rs {
-		st = addReading(st, r)
+// machineRow is the machine's row of the USE table of one sample's readings.
+func machineRow(t *testing.T, rs []use.Reading) use.Row {
+	t.Helper()
+	row, ok := use.Summarize([]use.Sample{{Readings: rs}}, 0, 0).Row(use.Machine)
+	if !ok {
+		t.Fatal("no machine row")
 	}
-	return st
+	return row
 }
 
 func TestMachineProbeWithoutTarget(t *testing.T) {
 	root := t.TempDir()
 	machineTree(t, root, 0, 200, 1000, 3, testItself)
-	p := &MachineProbe{Root: root, Self: "50"}
+	p := &Machine{Root: root, Self: "50"}
 	t0 := time.Unix(1000, 0)
 	p.Sample(context.Background(), t0)
 	machineTree(t, root, 1, 400, 1800, 3, testItself)
 	got, _ := p.Sample(context.Background(), t0.Add(time.Second))
 	checkReadings(t, got, map[string]want{
-		MetricMachineUtil:         {value: 0.25}, // 200 more busy of 800 more ticks
-		MetricOtherCores:          {why: "no target PID given"},
-		MetricOtherUtil:           {why: "no target PID given"},
-		MetricOtherRunQueuePerCPU: {why: "no target PID given"},
+		use.MetricMachineUtil:         {value: 0.25}, // 200 more busy of 800 more ticks
+		use.MetricOtherCores:          {why: "no target PID given"},
+		use.MetricOtherUtil:           {why: "no target PID given"},
+		use.MetricOtherRunQueuePerCPU: {why: "no target PID given"},
 	})
 }
 
 func TestMachineProbeTargetGone(t *testing.T) {
 	root := t.TempDir()
 	machineTree(t, root, 0, 200, 1000, 3, testItself)
-	p := &MachineProbe{Root: root, TargetPIDs: []int{77}, Self: "50"}
+	p := &Machine{Root: root, TargetPIDs: []int{77}, Self: "50"}
 	t0 := time.Unix(1000, 0)
 	first, _ := p.Sample(context.Background(), t0)
-	checkReadings(t, first, map[string]want{MetricOtherUtil: {why: whyFirstSample}, MetricLoad1: {value: 3}})
+	checkReadings(t, first, map[string]want{use.MetricOtherUtil: {why: whyFirstSample}, use.MetricLoad1: {value: 3}})
 	machineTree(t, root, 1, 400, 1800, 3, testItself)
 	got, _ := p.Sample(context.Background(), t0.Add(time.Second))
-	checkReadings(t, got, map[string]want{MetricOtherUtil: {why: "target pid 77 is gone"}})
+	checkReadings(t, got, map[string]want{use.MetricOtherUtil: {why: "target pid 77 is gone"}})
 }
 
 // TestJudgeStepsOnMachineProbe runs the stepped verdict on the machine
@@ -194,22 +196,22 @@ func TestJudgeStepsOnMachineProbe(t *testing.T) {
 		{pid: 42, ppid: 1, comm: "bookstore", ticks0: 1000, ticks1: 1250, threads: "RS"},
 		{pid: 60, ppid: 1, comm: "stress", ticks0: 0, ticks1: 500, threads: "R"},
 	}
-	steps := func(machine []Reading) []Table {
-		db := func(waiting float64) Reading {
-			return measured(Database, MetricDBQueueWaiting, Saturation, waiting, UnitCount)
+	steps := func(machine []use.Reading) []use.Table {
+		db := func(waiting float64) use.Reading {
+			return measured(use.Database, use.MetricDBQueueWaiting, use.Saturation, waiting, use.UnitCount)
 		}
-		var tabs []Table
+		var tabs []use.Table
 		for i, w := range []float64{0.1, 1.6} {
-			tab := Summarize([]Sample{{At: time.Second, Probe: "p", Readings: append([]Reading{db(w)}, machine...)}}, 0, 0)
+			tab := use.Summarize([]use.Sample{{At: time.Second, Probe: "p", Readings: append([]use.Reading{db(w)}, machine...)}}, 0, 0)
 			tab.Label = fmt.Sprintf("step %d", i+1)
 			tabs = append(tabs, tab)
 		}
 		return tabs
 	}
 	t.Run("only the target and knee", func(t *testing.T) {
-		v := JudgeSteps(steps(sampleMachine(t, 1000, 4, onlyTest)), nil)
+		v := use.JudgeSteps(steps(sampleMachine(t, 1000, 4, onlyTest)), nil)
 		text := v.Summary + "\n" + strings.Join(v.RuledOut, "\n")
-		if v.Bottleneck != Database || v.Step != 1 {
+		if v.Bottleneck != use.Database || v.Step != 1 {
 			t.Errorf("verdict %s at step %d, want the database at step 2:\n%s", v.Bottleneck, v.Step+1, text)
 		}
 		for _, bad := range []string{"other work", "set aside", "machine: saturated"} {
@@ -219,9 +221,9 @@ func TestJudgeStepsOnMachineProbe(t *testing.T) {
 		}
 	})
 	t.Run("a third process burns a CPU", func(t *testing.T) {
-		v := JudgeSteps(steps(sampleMachine(t, 1000, 4, withStress)), nil)
+		v := use.JudgeSteps(steps(sampleMachine(t, 1000, 4, withStress)), nil)
 		text := v.Summary + "\n" + strings.Join(v.RuledOut, "\n")
-		if v.Bottleneck != Database || v.Step != 1 {
+		if v.Bottleneck != use.Database || v.Step != 1 {
 			t.Errorf("verdict %s at step %d, want the database at step 2:\n%s", v.Bottleneck, v.Step+1, text)
 		}
 		for _, w := range []string{"(CPU of other processes 50% (at or over 50%)), by other work: stress 1.00 cores", "set aside: the machine"} {

@@ -1,8 +1,9 @@
-package use
+package probe
 
 import (
 	"context"
 	"fmt"
+	"github.com/knee-dev/knee/use"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -47,16 +48,16 @@ func (pt *promTarget) observe(v float64, n int) {
 	}
 }
 
-func quantileMappings() []Mapping {
-	return []Mapping{
-		{Resource: HTTPServer, Metric: "p50", Kind: Saturation, Source: "lat_seconds", Op: OpQuantile, Q: 0.5, Unit: "s"},
-		{Resource: HTTPServer, Metric: "p99", Kind: Saturation, Source: "lat_seconds", Op: OpQuantile, Q: 0.99, Unit: "s"},
-		{Resource: HTTPServer, Metric: "rate", Kind: Info, Source: "lat_seconds", Op: OpRate, Unit: "req/s"},
+func quantileMappings() []use.Mapping {
+	return []use.Mapping{
+		{Resource: use.HTTPServer, Metric: "p50", Kind: use.Saturation, Source: "lat_seconds", Op: use.OpQuantile, Q: 0.5, Unit: "s"},
+		{Resource: use.HTTPServer, Metric: "p99", Kind: use.Saturation, Source: "lat_seconds", Op: use.OpQuantile, Q: 0.99, Unit: "s"},
+		{Resource: use.HTTPServer, Metric: "rate", Kind: use.Info, Source: "lat_seconds", Op: use.OpRate, Unit: "req/s"},
 	}
 }
 
 // scrapeTwice samples p, adds the observations, and samples again 2 s later.
-func scrapeTwice(t *testing.T, p *PromProbe, observe func()) map[string]Reading {
+func scrapeTwice(t *testing.T, p *Prom, observe func()) map[string]use.Reading {
 	t.Helper()
 	t0 := time.Unix(1000, 0)
 	if _, err := p.Sample(context.Background(), t0); err != nil {
@@ -67,7 +68,7 @@ func scrapeTwice(t *testing.T, p *PromProbe, observe func()) map[string]Reading 
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]Reading{}
+	out := map[string]use.Reading{}
 	for _, r := range rs {
 		out[r.Metric] = r
 	}
@@ -89,7 +90,7 @@ func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1
 // Over text the same target has no buckets: the old probe's "not a histogram".
 func TestPromProbeNativeHistogram(t *testing.T) {
 	pt := newPromTarget(t, prometheus.HistogramOpts{NativeHistogramBucketFactor: 1.1, NativeHistogramZeroThreshold: 1e-9})
-	p := &PromProbe{URL: pt.srv.URL, Mappings: quantileMappings()}
+	p := &Prom{URL: pt.srv.URL, Mappings: quantileMappings()}
 	got := scrapeTwice(t, p, func() { pt.observe(0.010, 900); pt.observe(1.0, 100) })
 	if ct, _ := pt.lastType.Load().(string); !strings.Contains(ct, "protobuf") {
 		t.Errorf("the target answered %q: the probe did not get protobuf", ct)
@@ -106,7 +107,7 @@ func TestPromProbeNativeHistogram(t *testing.T) {
 	}
 
 	// The same target asked for text only, as the probe did before.
-	text := &PromProbe{URL: pt.srv.URL, Mappings: quantileMappings(), Client: &http.Client{Transport: textOnly{}}}
+	text := &Prom{URL: pt.srv.URL, Mappings: quantileMappings(), Client: &http.Client{Transport: textOnly{}}}
 	if r := scrapeTwice(t, text, func() { pt.observe(0.010, 10) })["p99"]; r.Measured() || !strings.Contains(r.NotMeasured, "not a histogram") {
 		t.Errorf("over text a native-only histogram reads %v %q, want not a histogram", r.Value, r.NotMeasured)
 	}
@@ -127,7 +128,7 @@ func (textOnly) RoundTrip(r *http.Request) (*http.Response, error) {
 // (0.01, 0.1]: 0.01 + 0.09·0.9 = 0.091; p50 rank 50 is 50/90 into (0, 0.01]: 0.0055...
 func TestPromProbeClassicOverProtobuf(t *testing.T) {
 	pt := newPromTarget(t, prometheus.HistogramOpts{Buckets: []float64{0.01, 0.1, 1}})
-	p := &PromProbe{URL: pt.srv.URL, Mappings: quantileMappings()}
+	p := &Prom{URL: pt.srv.URL, Mappings: quantileMappings()}
 	got := scrapeTwice(t, p, func() { pt.observe(0.005, 90); pt.observe(0.05, 10) })
 	if ct, _ := pt.lastType.Load().(string); !strings.Contains(ct, "protobuf") {
 		t.Errorf("the target answered %q: the probe did not get protobuf", ct)
@@ -149,7 +150,7 @@ func TestPromProbeTextFallback(t *testing.T) {
 		fmt.Fprintf(w, "# TYPE lat_seconds histogram\nlat_seconds_bucket{le=\"0.01\"} %d\nlat_seconds_bucket{le=\"+Inf\"} %d\nlat_seconds_count %d\nlat_seconds_sum 0\n", c, c, c)
 	}))
 	defer srv.Close()
-	got := scrapeTwice(t, &PromProbe{URL: srv.URL, Mappings: quantileMappings()}, func() {})
+	got := scrapeTwice(t, &Prom{URL: srv.URL, Mappings: quantileMappings()}, func() {})
 	// rank 99 of 100 in (0, 0.01]: 0.0099.
 	if r := got["p99"]; !r.Measured() || !near(r.Value, 0.0099) {
 		t.Errorf("p99 = %v (%s), want 0.0099", r.Value, r.NotMeasured)

@@ -1,9 +1,10 @@
-package use
+package probe
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/use"
 	"io"
 	"slices"
 	"sync"
@@ -24,11 +25,8 @@ import (
 // may implement io.Closer; Sampler.Close closes it.
 type Probe interface {
 	Name() string
-	Sample(ctx context.Context, now time.Time) ([]Reading, error)
+	Sample(ctx context.Context, now time.Time) ([]use.Reading, error)
 }
-
-// DefaultInterval is how often a Sampler samples when Interval is zero.
-const DefaultInterval = time.Second
 
 // Sampler samples every probe each Interval, writes each probe's sample as
 // one line to Out (resources.jsonl), flushed per tick, and keeps them for
@@ -43,7 +41,7 @@ type Sampler struct {
 	T0       time.Time     // sample times count from here
 
 	mu      sync.Mutex
-	samples []Sample
+	samples []use.Sample
 }
 
 // flusher is a writer that buffers, like *bufio.Writer.
@@ -55,7 +53,7 @@ type flusher interface{ Flush() error }
 func (s *Sampler) Run(ctx context.Context) error {
 	every := s.Interval
 	if every <= 0 {
-		every = DefaultInterval
+		every = use.DefaultInterval
 	}
 	// The first tick primes the counters, so rates exist from the second.
 	if err := s.tick(ctx, every, time.Now()); err != nil {
@@ -93,8 +91,8 @@ func (s *Sampler) Tick(ctx context.Context, now time.Time) error {
 	return s.record(s.sampleAll(ctx, now))
 }
 
-func (s *Sampler) sampleAll(ctx context.Context, now time.Time) []Sample {
-	out := make([]Sample, len(s.Probes))
+func (s *Sampler) sampleAll(ctx context.Context, now time.Time) []use.Sample {
+	out := make([]use.Sample, len(s.Probes))
 	var wg sync.WaitGroup
 	for i, p := range s.Probes {
 		wg.Go(func() { out[i] = s.sampleOne(ctx, p, now) })
@@ -104,7 +102,7 @@ func (s *Sampler) sampleAll(ctx context.Context, now time.Time) []Sample {
 }
 
 // record keeps the samples and writes them to Out.
-func (s *Sampler) record(out []Sample) error {
+func (s *Sampler) record(out []use.Sample) error {
 	s.mu.Lock()
 	s.samples = append(s.samples, out...)
 	s.mu.Unlock()
@@ -112,7 +110,7 @@ func (s *Sampler) record(out []Sample) error {
 		return nil
 	}
 	for _, smp := range out {
-		if err := WriteSample(s.Out, smp); err != nil {
+		if err := use.WriteSample(s.Out, smp); err != nil {
 			return err
 		}
 	}
@@ -124,22 +122,22 @@ func (s *Sampler) record(out []Sample) error {
 	return nil
 }
 
-func (s *Sampler) sampleOne(ctx context.Context, p Probe, now time.Time) Sample {
-	smp := Sample{At: now.Sub(s.T0), Probe: p.Name()}
+func (s *Sampler) sampleOne(ctx context.Context, p Probe, now time.Time) use.Sample {
+	smp := use.Sample{At: now.Sub(s.T0), Probe: p.Name()}
 	rs, err := p.Sample(ctx, now)
 	if err != nil {
 		smp.Error = err.Error()
 		return smp
 	}
-	smp.Readings = make([]Reading, len(rs))
+	smp.Readings = make([]use.Reading, len(rs))
 	for i, r := range rs {
-		smp.Readings[i] = finite(r)
+		smp.Readings[i] = r.Finite()
 	}
 	return smp
 }
 
 // Samples returns a copy of every sample taken so far, in tick order.
-func (s *Sampler) Samples() []Sample {
+func (s *Sampler) Samples() []use.Sample {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.samples)

@@ -1,9 +1,10 @@
-package use
+package probe
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/internal/proc"
 	"io"
 	"net/http"
 	"time"
@@ -45,25 +46,25 @@ func (t Target) Probes(ctx context.Context) ([]Probe, error) {
 	var out []Probe
 	switch {
 	case t.PID != 0:
-		if err := (procFS{root: t.Root}).exists(t.PID); err != nil {
+		if err := (proc.FS{Root: t.Root}).Exists(t.PID); err != nil {
 			return nil, fmt.Errorf("--target-pid %d: %w", t.PID, err)
 		}
-		out = append(out, &CPUProbe{Root: t.Root, PID: t.PID, Hierarchy: h})
+		out = append(out, &CPU{Root: t.Root, PID: t.PID, Hierarchy: h})
 	case t.Cgroup != "":
 		g, err := cgroup.Open(h, t.Cgroup)
 		if err != nil {
 			return nil, fmt.Errorf("--target-cgroup: %w", err)
 		}
-		out = append(out, &CPUProbe{Root: t.Root, Cgroup: g.Dir(), Hierarchy: h})
+		out = append(out, &CPU{Root: t.Root, Cgroup: g.Dir(), Hierarchy: h})
 	}
 	if t.Metrics != "" {
 		if err := checkMetrics(ctx, t.Metrics); err != nil {
 			return nil, fmt.Errorf("--metrics %s: %w", t.Metrics, err)
 		}
-		out = append(out, &PromProbe{URL: t.Metrics})
+		out = append(out, &Prom{URL: t.Metrics})
 	}
 	if t.Postgres != "" {
-		out = append(out, &PostgresProbe{DSN: t.Postgres})
+		out = append(out, &Postgres{DSN: t.Postgres})
 	}
 	return out, nil
 }

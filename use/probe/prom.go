@@ -1,9 +1,10 @@
-package use
+package probe
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/use"
 	"io"
 	"maps"
 	"math"
@@ -19,15 +20,15 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// PromProbe scrapes a Prometheus /metrics endpoint (protobuf exposition
+// Prom scrapes a Prometheus /metrics endpoint (protobuf exposition
 // format first, for native histograms; text when the target offers no
 // protobuf) and turns the families its Mappings name into readings: levels as they
 // are, counters into rates and histograms into quantiles of what was
 // observed between two scrapes.
-type PromProbe struct {
+type Prom struct {
 	URL      string
-	Mappings []Mapping    // nil means DefaultMappings()
-	Client   *http.Client // nil means http.DefaultClient; the context bounds each scrape
+	Mappings []use.Mapping // nil means DefaultMappings()
+	Client   *http.Client  // nil means http.DefaultClient; the context bounds each scrape
 
 	prev   map[string]*dto.MetricFamily
 	prevAt time.Time
@@ -40,12 +41,12 @@ type PromProbe struct {
 const maxScrape = 32 << 20
 
 // Name is "metrics".
-func (p *PromProbe) Name() string { return "metrics" }
+func (p *Prom) Name() string { return "metrics" }
 
 // Sample scrapes URL once. An unreachable endpoint makes every mapping not
 // measured, with the reason; the previous scrape is kept, so rates resume
 // over the gap when it comes back.
-func (p *PromProbe) Sample(ctx context.Context, now time.Time) ([]Reading, error) {
+func (p *Prom) Sample(ctx context.Context, now time.Time) ([]use.Reading, error) {
 	mappings := p.mappings()
 	if p.matchers == nil {
 		ms, err := compileMatchers(mappings)
@@ -56,7 +57,7 @@ func (p *PromProbe) Sample(ctx context.Context, now time.Time) ([]Reading, error
 	}
 	fams, err := p.scrape(ctx)
 	if err != nil {
-		out := make([]Reading, len(mappings))
+		out := make([]use.Reading, len(mappings))
 		for i, m := range mappings {
 			out[i] = notMeasured(m.Resource, m.Metric, m.Kind, m.Unit, "metrics endpoint unreachable: "+err.Error())
 		}
@@ -66,7 +67,7 @@ func (p *PromProbe) Sample(ctx context.Context, now time.Time) ([]Reading, error
 	if p.prev != nil {
 		dt = now.Sub(p.prevAt).Seconds()
 	}
-	out := make([]Reading, len(mappings))
+	out := make([]use.Reading, len(mappings))
 	for i, m := range mappings {
 		out[i] = evaluate(m, p.matchers[i], fams, p.prev, dt)
 	}
@@ -74,14 +75,14 @@ func (p *PromProbe) Sample(ctx context.Context, now time.Time) ([]Reading, error
 	return out, nil
 }
 
-func (p *PromProbe) mappings() []Mapping {
+func (p *Prom) mappings() []use.Mapping {
 	if p.Mappings == nil {
-		p.Mappings = DefaultMappings()
+		p.Mappings = use.DefaultMappings()
 	}
 	return p.Mappings
 }
 
-func (p *PromProbe) scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+func (p *Prom) scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL, nil)
 	if err != nil {
 		return nil, err
@@ -160,7 +161,7 @@ type labelMatcher struct {
 }
 
 // compileMatchers validates the mappings and compiles their label matchers.
-func compileMatchers(mappings []Mapping) ([][]labelMatcher, error) {
+func compileMatchers(mappings []use.Mapping) ([][]labelMatcher, error) {
 	out := make([][]labelMatcher, len(mappings))
 	for i, m := range mappings {
 		if errs := m.Validate(); len(errs) > 0 {
@@ -243,20 +244,20 @@ func histCount(h *dto.Histogram) float64 {
 
 // evaluate computes one mapping from this scrape and the previous one (nil
 // on the first), dt seconds apart.
-func evaluate(m Mapping, ms []labelMatcher, cur, prev map[string]*dto.MetricFamily, dt float64) Reading {
-	nm := func(why string) Reading { return notMeasured(m.Resource, m.Metric, m.Kind, m.Unit, why) }
+func evaluate(m use.Mapping, ms []labelMatcher, cur, prev map[string]*dto.MetricFamily, dt float64) use.Reading {
+	nm := func(why string) use.Reading { return notMeasured(m.Resource, m.Metric, m.Kind, m.Unit, why) }
 	now, why := series(cur, m.Source, ms)
 	// A family the target exports with no series matching the labels yet
 	// (no 5xx so far, say) counts zero for a gauge or a rate; a quantile or
 	// a ratio of nothing stays unmeasured.
-	zeroOK := cur[m.Source] != nil && (m.Op == OpGauge || m.Op == OpRate)
+	zeroOK := cur[m.Source] != nil && (m.Op == use.OpGauge || m.Op == use.OpRate)
 	if why != "" && !zeroOK {
 		return nm(why)
 	}
 	switch m.Op {
-	case OpGauge:
+	case use.OpGauge:
 		return measured(m.Resource, m.Metric, m.Kind, sumValue(now), m.Unit)
-	case OpRatio:
+	case use.OpRatio:
 		per, why := series(cur, m.Per, ms)
 		if why != "" {
 			return nm(why)
@@ -275,15 +276,15 @@ func evaluate(m Mapping, ms []labelMatcher, cur, prev map[string]*dto.MetricFami
 	}
 	before, _ := series(prev, m.Source, ms)
 	switch m.Op {
-	case OpRate:
+	case use.OpRate:
 		d := sumValue(now) - sumValue(before)
 		if d < 0 {
 			// The target restarted and its counters began again from zero.
 			d = sumValue(now)
 		}
 		return measured(m.Resource, m.Metric, m.Kind, d/dt, m.Unit)
-	case OpQuantile:
-		q, why := quantileDelta(now, before, m.q())
+	case use.OpQuantile:
+		q, why := quantileDelta(now, before, m.Quantile())
 		if why != "" {
 			return nm(fmt.Sprintf("%s: %s", m.Source, why))
 		}

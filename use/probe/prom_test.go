@@ -1,8 +1,9 @@
-package use
+package probe
 
 import (
 	"context"
 	"fmt"
+	"github.com/knee-dev/knee/use"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -68,42 +69,42 @@ func TestPromProbeBookstore(t *testing.T) {
 		fmt.Fprint(w, bookstoreMetrics(int(n.Add(1))))
 	}))
 	defer srv.Close()
-	p := &PromProbe{URL: srv.URL}
+	p := &Prom{URL: srv.URL}
 	t0 := time.Unix(1000, 0)
 	first, err := p.Sample(context.Background(), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkReadings(t, first, map[string]want{
-		MetricGoroutines:     {value: 40},
-		MetricPoolUtil:       {value: 0.8}, // 8 of 10
-		MetricPoolInUse:      {value: 8},
-		MetricInFlight:       {value: 3},
-		MetricPoolWaits:      {why: whyFirstSample},
-		MetricSchedP99:       {why: whyFirstSample},
-		MetricCacheHits:      {why: "bookstore_cache_hits_total not exported"},
-		MetricDBQueueWaiting: {why: "not exported"},
+		use.MetricGoroutines:     {value: 40},
+		use.MetricPoolUtil:       {value: 0.8}, // 8 of 10
+		use.MetricPoolInUse:      {value: 8},
+		use.MetricInFlight:       {value: 3},
+		use.MetricPoolWaits:      {why: whyFirstSample},
+		use.MetricSchedP99:       {why: whyFirstSample},
+		use.MetricCacheHits:      {why: "bookstore_cache_hits_total not exported"},
+		use.MetricDBQueueWaiting: {why: "not exported"},
 	})
 	second, err := p.Sample(context.Background(), t0.Add(2*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkReadings(t, second, map[string]want{
-		MetricGoroutines:   {value: 250},
-		MetricPoolUtil:     {value: 1},
-		MetricPoolWaits:    {value: 15},  // (40-10)/2 s
-		MetricPoolWaitTime: {value: 0.5}, // (2-1)/2 s
-		MetricPoolTimeouts: {value: 2},   // 4/2 s
-		MetricRequestRate:  {value: 102}, // (306-102)/2 s, both statuses
-		MetricErrors5xx:    {value: 2},   // (6-2)/2 s, status 503 only
-		MetricProcessCores: {value: 0.25},
+		use.MetricGoroutines:   {value: 250},
+		use.MetricPoolUtil:     {value: 1},
+		use.MetricPoolWaits:    {value: 15},  // (40-10)/2 s
+		use.MetricPoolWaitTime: {value: 0.5}, // (2-1)/2 s
+		use.MetricPoolTimeouts: {value: 2},   // 4/2 s
+		use.MetricRequestRate:  {value: 102}, // (306-102)/2 s, both statuses
+		use.MetricErrors5xx:    {value: 2},   // (6-2)/2 s, status 503 only
+		use.MetricProcessCores: {value: 0.25},
 		// Bucket deltas 50, 150, 180, 200 (+Inf 200): rank 0.99*200 = 198
 		// falls in (1e-4, 1e-3] holding 20, 18 of them below it:
 		// 1e-4 + 9e-4*18/20 = 9.1e-4.
-		MetricSchedP99: {value: 9.1e-4},
+		use.MetricSchedP99: {value: 9.1e-4},
 		// All 204 new requests are in the first bucket (0, 0.01]:
 		// 0.01 * 201.96/204 = 0.0099.
-		MetricHandlerP99: {value: 0.0099},
+		use.MetricHandlerP99: {value: 0.0099},
 	})
 }
 
@@ -119,13 +120,13 @@ func TestPromProbeUnreachable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &PromProbe{URL: tc.url}
+			p := &Prom{URL: tc.url}
 			got, err := p.Sample(context.Background(), time.Unix(1, 0))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(DefaultMappings()) {
-				t.Fatalf("%d readings, want one per mapping (%d)", len(got), len(DefaultMappings()))
+			if len(got) != len(use.DefaultMappings()) {
+				t.Fatalf("%d readings, want one per mapping (%d)", len(got), len(use.DefaultMappings()))
 			}
 			for _, r := range got {
 				if r.Measured() || !strings.HasPrefix(r.NotMeasured, tc.why) {
@@ -136,7 +137,7 @@ func TestPromProbeUnreachable(t *testing.T) {
 	}
 	notFound := httptest.NewServer(http.NotFoundHandler())
 	defer notFound.Close()
-	got, _ := (&PromProbe{URL: notFound.URL}).Sample(context.Background(), time.Unix(1, 0))
+	got, _ := (&Prom{URL: notFound.URL}).Sample(context.Background(), time.Unix(1, 0))
 	if !strings.Contains(got[0].NotMeasured, "404") {
 		t.Errorf("404: %q", got[0].NotMeasured)
 	}
@@ -168,7 +169,7 @@ func TestQuantileDeltaEdges(t *testing.T) {
 		{"nothing new", hist(5, 5, 5), hist(5, 5, 5), 0, "no observations"},
 		{"restarted", hist(5, 5, 5), hist(1, 1, 1), 0, "went backwards"},
 	}
-	m := Mapping{Resource: Scheduler, Metric: "h_p99", Kind: Info, Source: "h", Op: OpQuantile}
+	m := use.Mapping{Resource: use.Scheduler, Metric: "h_p99", Kind: use.Info, Source: "h", Op: use.OpQuantile}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before, err1 := ParseMetrics(strings.NewReader(tc.before))
@@ -177,7 +178,7 @@ func TestQuantileDeltaEdges(t *testing.T) {
 				t.Fatal(err1, err2)
 			}
 			r := evaluate(m, nil, now, before, 1)
-			checkReadings(t, []Reading{r}, map[string]want{"h_p99": {value: tc.want, why: tc.why}})
+			checkReadings(t, []use.Reading{r}, map[string]want{"h_p99": {value: tc.want, why: tc.why}})
 		})
 	}
 }
@@ -193,26 +194,26 @@ mappings:
     saturated_above: 0
   - {resource: http_server, metric: slow, kind: info, source: h, op: quantile, q: 0.5, labels: {route: "GET .*"}}
 `
-	ms, err := LoadMappings(strings.NewReader(good))
+	ms, err := use.LoadMappings(strings.NewReader(good))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 2 || ms[0].Source != "hikaricp_connections_pending" || ms[1].q() != 0.5 || ms[1].Labels["route"] != "GET .*" {
+	if len(ms) != 2 || ms[0].Source != "hikaricp_connections_pending" || ms[1].Quantile() != 0.5 || ms[1].Labels["route"] != "GET .*" {
 		t.Errorf("mappings = %+v", ms)
 	}
-	th := DefaultThresholds().WithMappings(ms)
+	th := use.DefaultThresholds().WithMappings(ms)
 	if lvl, ok := th["hikari_pending"]; !ok || lvl != 0 {
 		t.Errorf("threshold of hikari_pending = %v, %v; want 0, true", lvl, ok)
 	}
 	bad := `{"mappings": [{"resource": "x", "metric": "m", "kind": "hot", "source": "s", "op": "ratio"},
 	{"resource": "x", "metric": "n", "kind": "info", "source": "s", "op": "gauge", "labels": {"a": "("}}]}`
-	_, err = LoadMappings(strings.NewReader(bad))
+	_, err = use.LoadMappings(strings.NewReader(bad))
 	for _, part := range []string{`mapping 1 (m): kind "hot"`, "mapping 1 (m): op ratio needs per", "mapping 2 (n): label a"} {
 		if err == nil || !strings.Contains(err.Error(), part) {
 			t.Errorf("error %v, want it to contain %q", err, part)
 		}
 	}
-	if _, err := LoadMappings(strings.NewReader("mappings: [{resource: x, colour: red}]")); err == nil {
+	if _, err := use.LoadMappings(strings.NewReader("mappings: [{resource: x, colour: red}]")); err == nil {
 		t.Error("unknown field accepted")
 	}
 }
@@ -231,13 +232,13 @@ func FuzzPromEvaluate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		ms := DefaultMappings()
+		ms := use.DefaultMappings()
 		matchers, err := compileMatchers(ms)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, m := range ms {
-			r := finite(evaluate(m, matchers[i], now, before, 1))
+			r := evaluate(m, matchers[i], now, before, 1).Finite()
 			if r.Measured() && (math.IsNaN(r.Value) || math.IsInf(r.Value, 0)) {
 				t.Fatalf("%s: %v measured", m.Metric, r.Value)
 			}
