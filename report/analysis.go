@@ -13,7 +13,7 @@ import (
 // the article's one-line comparison of averaged and merged p99 for it and
 // for each tag, and the warning when they differ.
 func WindowTable(w io.Writer, wr analyze.WindowReport) error {
-	p := &printer{w: w}
+	p := newPrinter(w)
 	p.f("per %gs window (throughput over time and each window's own percentiles)\n", wr.WindowS)
 	t := table{indent: "  ", header: []string{"start_s", "requests", "achieved/s", "offered/s", "dropped", "p50", "p95", "p99", "max"},
 		right: []bool{true, true, true, true, true, true, true, true, true}}
@@ -47,7 +47,7 @@ func tagLabel(s analyze.WindowSeries) string {
 
 // COSignals prints the coordinated-omission verdict with each signal's numbers.
 func COSignals(w io.Writer, c analyze.COSignals) error {
-	p := &printer{w: w}
+	p := newPrinter(w)
 	p.f("coordinated omission: %s\n", strings.ToUpper(c.Verdict))
 	for _, sc := range c.Scenarios {
 		name := sc.Scenario
@@ -89,7 +89,7 @@ func coSignalLines(p *printer, sigs []analyze.COSignal, scenario string) {
 
 // Correction prints raw and corrected percentiles side by side, labelled.
 func Correction(w io.Writer, c analyze.Correction) error {
-	p := &printer{w: w}
+	p := newPrinter(w)
 	p.f("coordinated-omission correction (HdrHistogram's expected-interval method)\n")
 	for _, sc := range c.Scenarios {
 		p.f("  scenario %s: expected interval %s (%s)\n", sc.Scenario, Ms(sc.IntervalMS), sc.Source)

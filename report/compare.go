@@ -9,7 +9,7 @@ import (
 
 // Repetitions prints each metric's median and range over repeated runs.
 func Repetitions(w io.Writer, r analyze.RepetitionReport) error {
-	p := &printer{w: w}
+	p := newPrinter(w)
 	p.f("over %d repetitions: median [min – max]\n", r.Runs)
 	t := table{indent: "  ", right: []bool{false, true, false}}
 	for _, m := range r.Metrics {
@@ -27,7 +27,7 @@ func Repetitions(w io.Writer, r analyze.RepetitionReport) error {
 // Comparison prints baseline vs candidate per metric: both ranges, the ratio
 // of medians and whether the difference exceeds the run-to-run spread.
 func Comparison(w io.Writer, c analyze.Comparison) error {
-	p := &printer{w: w}
+	p := newPrinter(w)
 	p.f("baseline: %d runs, candidate: %d runs\n", c.BaseRuns, c.CandidateRuns)
 	t := table{indent: "  ", header: []string{"metric", "baseline median [range]", "candidate median [range]", "ratio", "verdict"},
 		right: []bool{false, false, false, true, false}}

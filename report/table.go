@@ -177,3 +177,82 @@ func wrapCell(s string, width int) []string {
 	}
 	return out
 }
+
+// newPrinter is a printer of text lines for w: fitted to w's width (see
+// Fit), a line longer than it wraps at spaces, its continuation indented to
+// the value column of "  label      value" lines (valueColumn) or under the
+// text after "WARNING: ", never cut mid-word.
+func newPrinter(w io.Writer) *printer {
+	if width := widthOf(w); width > 0 {
+		return &printer{w: &lineWrapper{w: w, width: width}}
+	}
+	return &printer{w: w}
+}
+
+// valueColumn is where the values of the summary's "  label   value" lines start.
+const valueColumn = 22
+
+// lineWrapper wraps each whole line written to it at width columns; a
+// partial line waits for its newline.
+type lineWrapper struct {
+	w       io.Writer
+	width   int
+	pending []byte
+}
+
+func (l *lineWrapper) Write(b []byte) (int, error) {
+	l.pending = append(l.pending, b...)
+	for {
+		i := bytes.IndexByte(l.pending, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(l.pending[:i])
+		l.pending = l.pending[i+1:]
+		if _, err := io.WriteString(l.w, wrapLine(line, l.width)+"\n"); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// wrapLine breaks line into rows of at most width columns at spaces.
+func wrapLine(line string, width int) string {
+	if utf8.RuneCountInString(line) <= width {
+		return line
+	}
+	indent := continuationIndent(line)
+	var rows []string
+	rest := line
+	for utf8.RuneCountInString(rest) > width {
+		r := []rune(rest)
+		cut := -1
+		for i := width; i > indent; i-- {
+			if r[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		if cut < 0 { // one word longer than the row: break it rather than overflow
+			cut = width
+		}
+		rows = append(rows, strings.TrimRight(string(r[:cut]), " "))
+		rest = strings.Repeat(" ", indent) + strings.TrimLeft(string(r[cut:]), " ")
+	}
+	return strings.Join(append(rows, rest), "\n")
+}
+
+// continuationIndent is where a wrapped line's next rows start: under the
+// value of a "  label   value" line, under the text of a warning, else two
+// columns in from the line's own indent.
+func continuationIndent(line string) int {
+	trimmed := strings.TrimLeft(line, " ")
+	lead := len(line) - len(trimmed)
+	if k := strings.Index(trimmed, "WARNING: "); k == 0 {
+		return lead + len("WARNING: ")
+	}
+	if r := []rune(line); len(r) > valueColumn && lead == 2 && r[valueColumn-1] == ' ' && r[valueColumn] != ' ' &&
+		strings.Contains(string(r[2:valueColumn]), "  ") {
+		return valueColumn
+	}
+	return lead + 2
+}

@@ -15,7 +15,7 @@ import (
 // first, because every number below means something different in each, and
 // puts percentiles before the mean, because the mean describes no request.
 func Summary(w io.Writer, s rundir.Summary) error {
-	p := &printer{w: w}
+	p := newPrinter(w)
 	if h := analyze.FailureHeadline(s); h != "" {
 		p.f("%s\n", h)
 	}

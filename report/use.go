@@ -28,7 +28,7 @@ func CurveTable(w io.Writer, steps []analyze.Step) error {
 // opinion), the collapse or its absence, the USL fit or why there is none,
 // and the capacity line.
 func CurveFindings(w io.Writer, s analyze.CurveSummary) error {
-	p := &printer{w: w}
+	p := newPrinter(w)
 	switch k := s.Knee; {
 	case k.LastHealthyRate > 0 && k.FirstUnhealthyRate > 0:
 		p.f("knee:      %s\n", kneeText(k))
@@ -53,7 +53,7 @@ func CurveFindings(w io.Writer, s analyze.CurveSummary) error {
 // USE prints a USE table: one row per resource, utilization, saturation
 // and errors in words, then the probes that failed.
 func USE(w io.Writer, t use.Table) error {
-	p := &printer{w: w}
+	p := newPrinter(w)
 	title := t.Label
 	if title == "" {
 		title = "USE table"
@@ -77,7 +77,7 @@ func USE(w io.Writer, t use.Table) error {
 // headline and, after a slash, the saturation headline ("-" when not
 // measured). This is where the resource that saturates first shows.
 func StepUSE(w io.Writer, steps []use.Table) error {
-	p := &printer{w: w}
+	p := newPrinter(w)
 	if len(steps) == 0 {
 		p.f("USE per step: no steps\n")
 		return p.err
@@ -133,7 +133,7 @@ func headline(c use.Cell) string {
 // what else saturated at the same step, and why every other resource is
 // not the bottleneck.
 func Verdict(w io.Writer, v use.Verdict) error {
-	p := &printer{w: w}
+	p := newPrinter(w)
 	p.f("verdict: %s\n", orDash(v.Summary))
 	if v.Bottleneck != "" {
 		for _, s := range v.Evidence {

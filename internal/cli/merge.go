@@ -84,7 +84,7 @@ func (a *app) doMerge(args []string, f mergeFlags) error {
 	ts = append(own, ts...)
 	w := a.env.Stdout
 	fmt.Fprintf(w, "merged %d parts into run directory: %s\n", len(dirs), out)
-	if err := report.Summary(w, res.Run.Meta.Summary); err != nil {
+	if err := report.Summary(a.tables(), res.Run.Meta.Summary); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "per runner")

@@ -385,7 +385,7 @@ func (a *app) finishRun(res *runner.Result, export string, ts []analyze.Threshol
 		fmt.Fprintln(a.env.Stdout, n) // first: what the figures below leave out
 	}
 	fmt.Fprintf(a.env.Stdout, "run directory: %s\n", res.Dir)
-	if err := report.Summary(a.env.Stdout, res.Summary); err != nil {
+	if err := report.Summary(a.tables(), res.Summary); err != nil {
 		return err
 	}
 	if export != "" {
