@@ -50,11 +50,18 @@ const maxJumpIntervals = 10
 // FitJump returns the jump (0, one interval, two, ... up to ten, and never
 // as long as the hold) under which the run's achieved rates match p's
 // offered rates best: the mean squared relative difference over the
-// intervals that lie wholly inside a hold. A stepped run that jumps at once
+// intervals that lie wholly inside a hold, its first interval left out. A
+// stepped run that jumps at once
 // (a 0 s stage) and one that ramps for a second to each rate differ in
 // where every later step begins; a wrong jump shifts the steps by one jump
-// more at every step. countSteps: p.Steps is unknown and taken from the data
-// for every candidate. Ties (a flat plan) keep DefaultJump.
+// more at every step. The first interval of a hold is left out because an
+// imported run's interval grid starts at its first timestamp's whole
+// second, not when the steps began: a k6 run that started 0.9 s into that
+// second begins every step 0.9 s into an interval, which then holds 90 % of
+// the step before (and a request's timestamp is when it ended, later
+// still). Counting that interval made a 0 s jump look worse than a 1 s one.
+// countSteps: p.Steps is unknown and taken from the data for every
+// candidate. Ties (a flat plan) keep DefaultJump.
 func FitJump(r *rundir.Dir, p StepPlan, countSteps bool) time.Duration {
 	grain := typicalInterval(r)
 	best, bestErr := DefaultJump, math.Inf(1)
@@ -64,7 +71,7 @@ func FitJump(r *rundir.Dir, p StepPlan, countSteps bool) time.Duration {
 		if countSteps {
 			q.Steps = StepsIn(r, q)
 		}
-		e, n := rateMismatch(r, q)
+		e, n := rateMismatch(r, q, grain)
 		if n == 0 {
 			return
 		}
@@ -82,8 +89,9 @@ func FitJump(r *rundir.Dir, p StepPlan, countSteps bool) time.Duration {
 }
 
 // rateMismatch is the mean squared relative difference between achieved and
-// offered rate over the intervals wholly inside a hold of p, and their count.
-func rateMismatch(r *rundir.Dir, p StepPlan) (float64, int) {
+// offered rate over the intervals wholly inside a hold of p but for its
+// first grain, and their count.
+func rateMismatch(r *rundir.Dir, p StepPlan, grain time.Duration) (float64, int) {
 	const slack = 5 * time.Millisecond // interval bounds read back from an hlog are rounded
 	var sum float64
 	n := 0
@@ -97,7 +105,7 @@ func rateMismatch(r *rundir.Dir, p StepPlan) (float64, int) {
 			continue
 		}
 		begin := p.Offset + time.Duration(i)*p.Period()
-		if iv.Start < begin+p.Jump-slack || iv.End > begin+p.Period()+slack {
+		if iv.Start < begin+p.Jump+grain-slack || iv.End > begin+p.Period()+slack {
 			continue
 		}
 		offered := p.Rate(i)

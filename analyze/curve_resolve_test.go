@@ -29,6 +29,10 @@ func TestResolvePlanFitsTheJump(t *testing.T) {
 	instant := countsRun(100, 100, 100, 200, 200, 200, 300, 300, 300)
 	// The ramp second completes about halfway between the two rates.
 	ramped := countsRun(100, 100, 100, 100, 150, 200, 200, 200, 250, 300, 300, 300, 20)
+	// The instant run begun 0.9 s into its first interval (an import's grid
+	// starts at the first timestamp's whole second): the interval each step
+	// begins in holds 90 % of the step before.
+	late := countsRun(10, 100, 100, 90+20, 200, 200, 180+30, 300, 300, 270)
 	given := StepPlan{Start: 100, Step: 100, StepDuration: 3 * time.Second, Warmup: time.Second}
 	for _, tc := range []struct {
 		name  string
@@ -37,6 +41,7 @@ func TestResolvePlanFitsTheJump(t *testing.T) {
 		steps int
 	}{
 		{"instant", instant, 0, 3},
+		{"instant, begun late in a second", late, 0, 3},
 		// 13 s of data, a 4 s period: three whole steps, the straggler second left out.
 		{"ramped", ramped, time.Second, 3},
 	} {
