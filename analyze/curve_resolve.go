@@ -138,8 +138,9 @@ const maxJumpIntervals = 10
 
 // FitJump returns the jump (0, one interval, two, ... up to ten, and never
 // as long as the hold) under which the run's achieved rates match p's
-// offered rates best: the mean squared relative difference over the
-// intervals that lie wholly inside a hold, its first interval left out. A
+// offered rates best: the mean squared relative difference (capped, see
+// mismatchCap) over the intervals that lie wholly inside a hold, its first
+// interval left out. A
 // stepped run that jumps at once
 // (a 0 s stage) and one that ramps for a second to each rate differ in
 // where every later step begins; a wrong jump shifts the steps by one jump
@@ -177,9 +178,17 @@ func FitJump(r *rundir.Dir, p StepPlan, countSteps bool) time.Duration {
 	return best
 }
 
+// mismatchCap is the most an interval's relative difference counts for in
+// rateMismatch. A step the target could not keep up with (a collapse:
+// 40 req/s of 300) is far off under every jump, and most under the right
+// one, whose holds lie wholly in it; uncapped, it outweighed every healthy
+// step and a run with 1 s ramps fitted a 0 s jump. Capped, each interval
+// votes for the jumps under which it is within 10 % of its offered rate.
+const mismatchCap = 0.1
+
 // rateMismatch is the mean squared relative difference between achieved and
-// offered rate over the intervals wholly inside a hold of p but for its
-// first grain, and their count.
+// offered rate, each capped at mismatchCap², over the intervals wholly
+// inside a hold of p but for its first grain, and their count.
 func rateMismatch(r *rundir.Dir, p StepPlan, grain time.Duration) (float64, int) {
 	const slack = 5 * time.Millisecond // interval bounds read back from an hlog are rounded
 	var sum float64
@@ -208,7 +217,7 @@ func rateMismatch(r *rundir.Dir, p StepPlan, grain time.Duration) (float64, int)
 			}
 		}
 		d := (float64(requests)/length.Seconds() - offered) / offered
-		sum += d * d
+		sum += min(d*d, mismatchCap*mismatchCap)
 		n++
 	}
 	if n == 0 {

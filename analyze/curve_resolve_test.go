@@ -34,17 +34,24 @@ func TestResolvePlanFitsTheJump(t *testing.T) {
 	// starts at the first timestamp's whole second): the interval each step
 	// begins in holds 90 % of the step before.
 	late := countsRun(10, 100, 100, 90+20, 200, 200, 180+30, 300, 300, 270)
+	// The ramped run of a target that collapses at its third step (a
+	// capacity of about 210 req/s, as knee run steps.js measured one):
+	// offered 300, achieved 30 to 40.
+	collapsed := countsRun(100, 100, 100, 100, 150, 200, 200, 200, 210, 40, 30, 40, 30)
 	given := StepPlan{Start: 100, Step: 100, StepDuration: 3 * time.Second, Warmup: time.Second}
 	for _, tc := range []struct {
 		name  string
 		r     *rundir.Dir
 		jump  time.Duration
 		steps int
+		rates []float64 // nil: 100, 200, 300
 	}{
-		{"instant", instant, 0, 3},
-		{"instant, begun late in a second", late, 0, 3},
+		{"instant", instant, 0, 3, nil},
+		{"instant, begun late in a second", late, 0, 3, nil},
 		// 13 s of data, a 4 s period: three whole steps, the straggler second left out.
-		{"ramped", ramped, time.Second, 3},
+		{"ramped", ramped, time.Second, 3, nil},
+		// The third step's measured part: (40 + 30 + 40) / 3 s.
+		{"ramped, collapsed at the third step", collapsed, time.Second, 3, []float64{100, 200, 110.0 / 3}},
 	} {
 		if got := FitJump(tc.r, given, true); got != tc.jump {
 			t.Errorf("%s: jump %v, want %v", tc.name, got, tc.jump)
@@ -58,7 +65,11 @@ func TestResolvePlanFitsTheJump(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, s := range steps {
-			if want := float64(100 * (i + 1)); s.Rate != want {
+			want := float64(100 * (i + 1))
+			if tc.rates != nil {
+				want = tc.rates[i]
+			}
+			if s.Rate != want {
 				t.Errorf("%s: step %d at %g req/s, want %g", tc.name, i+1, s.Rate, want)
 			}
 		}
