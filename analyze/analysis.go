@@ -30,10 +30,13 @@ type Options struct {
 	Thresholds []Threshold
 
 	// Plan makes the run a stepped one: nil is no curve; one given in part
-	// is completed by ResolvePlan (FitJump: its jump is read from the data).
-	Plan    *StepPlan
-	FitJump bool
-	Health  Health
+	// is completed by ResolvePlan. Given names the fields of Plan its user
+	// gave (knee curve's flags): the run's own plan then replaces the
+	// others and the jump is read from the data unless given; nil: Plan is
+	// taken as its caller made it (knee steps' own, whole).
+	Plan   *StepPlan
+	Given  *PlanGiven
+	Health Health
 	// Samples are the USE samples of a stepped run (resources.jsonl), judged
 	// per step with USEThresholds (nil: use's defaults).
 	Samples       []use.Sample
@@ -92,7 +95,7 @@ func Analyze(r *rundir.Dir, opt Options) (*Analysis, error) {
 		}
 	}
 	if opt.Plan != nil {
-		plan, err := ResolvePlan(r, *opt.Plan, opt.FitJump)
+		plan, err := ResolvePlan(r, *opt.Plan, opt.Given)
 		if err == nil {
 			a.Steps, err = AnalyzeSteps(r, opt.Samples, plan, opt.Health, opt.USEThresholds)
 		}

@@ -3,6 +3,7 @@ package analyze
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/knee-dev/knee/rundir"
@@ -12,6 +13,9 @@ import (
 const (
 	VerdictRealDifference = "real difference"
 	VerdictWithinSpread   = "within run-to-run spread"
+	// VerdictNoise: a side has fewer than MinRepetitions runs, too few to
+	// tell any difference from run-to-run noise.
+	VerdictNoise = "cannot be told from noise"
 )
 
 // MinRepetitions is the number of runs below which a range proves little.
@@ -126,10 +130,16 @@ type MetricComparison struct {
 	Metric      string       `json:"metric"`
 	Base        Spread       `json:"base"`
 	Candidate   Spread       `json:"candidate"`
-	Ratio       float64      `json:"ratio"` // candidate median / base median; 0 when base is 0
+	Ratio       float64      `json:"ratio"` // candidate median / base median; 0 when base is 0 (no ratio)
 	Overlap     bool         `json:"ranges_overlap"`
 	MannWhitney *MannWhitney `json:"mann_whitney,omitempty"`
 	Verdict     string       `json:"verdict"`
+	// RunsNeeded is, for VerdictNoise, about how many runs a side would
+	// tell the difference of the medians from the spread the runs show
+	// (RunsNeeded); 0 when the runs show no spread or no difference.
+	RunsNeeded int `json:"runs_needed,omitempty"`
+	// Noise says, for VerdictNoise, what RunsNeeded is or why there is none.
+	Noise string `json:"noise,omitempty"`
 }
 
 // Comparison is Compare's answer.
@@ -141,9 +151,12 @@ type Comparison struct {
 }
 
 // Compare sets repeated runs of a candidate against repeated runs of a base.
-// A metric is a "real difference" only when the two ranges do not overlap
-// and, when both sides have MannWhitneyMinRuns runs or more, the two-sided
-// Mann-Whitney U test gives p < 0.05; otherwise it is "within run-to-run
+// With fewer than MinRepetitions runs on a side every metric "cannot be
+// told from noise" (one run is an anecdote; two give a range that says
+// little), with the runs a side RunsNeeded estimates. Otherwise a metric is
+// a "real difference" only when the two ranges do not overlap and, when
+// both sides have MannWhitneyMinRuns runs or more, the two-sided
+// Mann-Whitney U test gives p < 0.05; else it is "within run-to-run
 // spread". Runs of different scenarios are an error (ErrDifferentScenarios);
 // different environments are warnings.
 func Compare(base, cand []*rundir.Dir) (Comparison, error) {
@@ -160,6 +173,11 @@ func Compare(base, cand []*rundir.Dir) (Comparison, error) {
 	_, ccols := metricColumns(summaries(cand))
 	for i, n := range names {
 		out.Metrics = append(out.Metrics, compareMetric(n, bcols[i], ccols[i]))
+	}
+	if len(base) < MinRepetitions || len(cand) < MinRepetitions {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("fewer than %d runs a side: no difference can be told from noise; "+
+			"the runs a side a metric would need are 2·(1.96 + 0.84)²·s²/d², d the difference of its medians, s the "+
+			"standard deviation of its runs within a side (pooled), at least %d", MinRepetitions, MinRepetitions))
 	}
 	if len(base) < MinRepetitions {
 		out.Warnings = append(out.Warnings, fewRunsWarning("base", len(base)))
@@ -196,7 +214,63 @@ func compareMetric(name string, b, c []float64) MetricComparison {
 	if differs {
 		m.Verdict = VerdictRealDifference
 	}
+	if len(b) < MinRepetitions || len(c) < MinRepetitions {
+		m.Verdict = VerdictNoise
+		m.RunsNeeded, m.Noise = RunsNeeded(b, c)
+	}
 	return m
+}
+
+// zTwoSided5 and zPower80 are the standard normal quantiles of a two-sided
+// 5 % test (0.975) and of 80 % power (0.80).
+const (
+	zTwoSided5 = 1.959964
+	zPower80   = 0.841621
+	// maxRunsNeeded bounds RunsNeeded: a difference that needs more is
+	// none worth telling.
+	maxRunsNeeded = 1_000_000
+)
+
+// RunsNeeded estimates how many runs a side would tell the difference of
+// two sides' medians from their run-to-run spread, by the two-sample rule
+// for a difference of means (normal approximation, 5 % two-sided, 80 %
+// power): n = 2·(z₀.₉₇₅ + z₀.₈)²·s²/d², d the difference of the medians and
+// s the standard deviation of the runs within a side, pooled over the sides
+// with two runs or more; never fewer than MinRepetitions. With one run a
+// side there is no spread to size from, and with equal medians no
+// difference to tell: n is then 0 and why says so.
+func RunsNeeded(b, c []float64) (n int, why string) {
+	var ss float64
+	df := 0
+	for _, xs := range [][]float64{b, c} {
+		if len(xs) < 2 {
+			continue
+		}
+		mean := 0.0
+		for _, x := range xs {
+			mean += x
+		}
+		mean /= float64(len(xs))
+		for _, x := range xs {
+			ss += (x - mean) * (x - mean)
+		}
+		df += len(xs) - 1
+	}
+	d := math.Abs(medianOf(c) - medianOf(b))
+	switch {
+	case df == 0:
+		return 0, "one run a side: no spread to size repetitions from"
+	case d == 0:
+		return 0, "equal medians: no difference to tell"
+	}
+	s := math.Sqrt(ss / float64(df))
+	z := zTwoSided5 + zPower80
+	need := 2 * z * z * s * s / (d * d)
+	if need > maxRunsNeeded {
+		return maxRunsNeeded, fmt.Sprintf("a difference of %.4g against a run-to-run standard deviation of %.4g needs over %d runs a side: as good as none", d, s, maxRunsNeeded)
+	}
+	n = max(MinRepetitions, int(math.Ceil(need)))
+	return n, fmt.Sprintf("a difference of %.4g against a run-to-run standard deviation of %.4g needs about %d runs a side", d, s, n)
 }
 
 // sameScenarios checks that every run ran what the first one ran.

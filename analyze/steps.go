@@ -78,12 +78,39 @@ func ValidatePartialPlan(p StepPlan) []error {
 	return ValidatePlan(p)
 }
 
+// ValidateGivenPlan is ValidatePlan for the fields of p its user gave
+// alone, for a run directory that may hold the plan it was made by
+// (ResolvePlan completes and checks the rest): the fields not given are
+// set to values ValidatePlan accepts, so only the given ones can fail;
+// the warmup is checked against the step duration when both are given.
+func ValidateGivenPlan(p StepPlan, g PlanGiven) []error {
+	if !g.Start {
+		p.Start = 1
+	}
+	if !g.Steps || p.Steps == 0 {
+		p.Steps = 1 // 0: counted from the data
+	}
+	if !g.Step {
+		p.Step = 0
+	}
+	if !g.Jump {
+		p.Jump = 0
+	}
+	if !g.Warmup {
+		p.Warmup = 0
+	}
+	if !g.StepDuration {
+		p.StepDuration = max(p.Warmup, 0) + time.Second
+	}
+	return ValidatePlan(p)
+}
+
 // AnalyzeSteps reads a stepped run: the curve by plan (resolved by
 // ResolvePlan when given in part), then, when samples are given, the USE
 // table of the whole run and of each step's measured part, and the verdict
 // over them (use.JudgeSteps; nil thresholds are use's defaults).
 func AnalyzeSteps(r *rundir.Dir, samples []use.Sample, plan StepPlan, h Health, t use.Thresholds) (*StepsResult, error) {
-	plan, err := ResolvePlan(r, plan, false)
+	plan, err := ResolvePlan(r, plan, nil)
 	if err != nil {
 		return nil, err
 	}

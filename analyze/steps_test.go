@@ -165,3 +165,36 @@ func FuzzPlanFromMeta(f *testing.F) {
 		}
 	})
 }
+
+// Only the flags given are checked: a run directory's own plan fills in
+// the rest.
+func TestValidateGivenPlan(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		p     analyze.StepPlan
+		given analyze.PlanGiven
+		want  string // "" for valid
+	}{
+		{"nothing given", analyze.StepPlan{Warmup: 6 * time.Second}, analyze.PlanGiven{}, ""},
+		{"--start alone", analyze.StepPlan{Start: 100, Warmup: 6 * time.Second}, analyze.PlanGiven{Start: true}, ""},
+		{"--start 0", analyze.StepPlan{Warmup: 6 * time.Second}, analyze.PlanGiven{Start: true}, "--start 0"},
+		{"--step-duration alone, shorter than the default warmup", analyze.StepPlan{StepDuration: 5 * time.Second, Warmup: 6 * time.Second},
+			analyze.PlanGiven{StepDuration: true}, ""},
+		{"--warmup alone", analyze.StepPlan{Warmup: 10 * time.Second}, analyze.PlanGiven{Warmup: true}, ""},
+		{"--warmup as long as --step-duration", analyze.StepPlan{StepDuration: 10 * time.Second, Warmup: 10 * time.Second},
+			analyze.PlanGiven{StepDuration: true, Warmup: true}, "--warmup 10s"},
+		{"negative --warmup", analyze.StepPlan{Warmup: -time.Second}, analyze.PlanGiven{Warmup: true}, "--warmup -1s"},
+		{"--steps 0: from the data", analyze.StepPlan{Warmup: 6 * time.Second}, analyze.PlanGiven{Steps: true}, ""},
+		{"--steps -1", analyze.StepPlan{Steps: -1, Warmup: 6 * time.Second}, analyze.PlanGiven{Steps: true}, "--steps -1"},
+		{"--jump -1s", analyze.StepPlan{Jump: -time.Second, Warmup: 6 * time.Second}, analyze.PlanGiven{Jump: true}, "--jump -1s"},
+		{"--step -5", analyze.StepPlan{Step: -5, Warmup: 6 * time.Second}, analyze.PlanGiven{Step: true}, "--step -5"},
+	} {
+		errs := analyze.ValidateGivenPlan(tc.p, tc.given)
+		switch {
+		case tc.want == "" && len(errs) > 0:
+			t.Errorf("%s: %v, want valid", tc.name, errs)
+		case tc.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want)):
+			t.Errorf("%s: %v, want one error naming %q", tc.name, errs, tc.want)
+		}
+	}
+}

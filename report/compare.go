@@ -36,7 +36,13 @@ func Comparison(w io.Writer, c analyze.Comparison) error {
 		if m.MannWhitney != nil {
 			verdict += fmtP(m.MannWhitney.P)
 		}
-		t.add(m.Metric, spread(m.Base), spread(m.Candidate), fmt.Sprintf("%.2f×", m.Ratio), verdict)
+		switch {
+		case m.RunsNeeded > 0:
+			verdict += fmt.Sprintf(" (about %d runs a side would tell)", m.RunsNeeded)
+		case m.Noise != "":
+			verdict += " (" + m.Noise + ")"
+		}
+		t.add(m.Metric, spread(m.Base), spread(m.Candidate), Ratio(m.Ratio, m.Base.Median, 2), verdict)
 	}
 	if p.err == nil {
 		p.err = t.write(w)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -45,8 +46,15 @@ func thousands(n int64) string {
 	return s
 }
 
-// Ratio formats a ratio such as 615×.
-func Ratio(x float64) string { return fmt.Sprintf("%.0f×", x) }
+// Ratio formats x, a ratio whose denominator was den, such as 615× with
+// decimals decimals; a ratio with a zero denominator (0/0, x/0) or no
+// finite value has none and prints "-".
+func Ratio(x, den float64, decimals int) string {
+	if den == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return "-"
+	}
+	return strconv.FormatFloat(x, 'f', decimals, 64) + "×"
+}
 
 func trimFloat(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 

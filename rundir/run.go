@@ -49,6 +49,23 @@ type Meta struct {
 	NoTimestamps  bool            `json:"no_timestamps,omitempty"` // imported latencies without times: no rate, no duration
 	Part          *Part           `json:"part,omitempty"`          // a runner's part of a split test
 	Parts         []MergedPart    `json:"parts,omitempty"`         // Source "merge": the parts merged
+	// StepPlan is the plan a stepped run (knee steps, knee lab curve) was
+	// made and measured by, warmup included, so that knee curve measures
+	// the run again as it was measured; nil for any other run.
+	StepPlan *StepPlan `json:"step_plan,omitempty"`
+}
+
+// StepPlan is a stepped run's plan: step i offers Start + i·Step req/s,
+// reached in Jump, then held for StepDuration; Warmup is dropped from the
+// start of every step before it is measured. JSON names are analyze's.
+type StepPlan struct {
+	Scenario     string        `json:"scenario,omitempty"` // "": the run's every scenario
+	Start        float64       `json:"start"`
+	Step         float64       `json:"step"`
+	Steps        int           `json:"steps"`
+	StepDuration time.Duration `json:"step_duration_ns"`
+	Jump         time.Duration `json:"jump_ns"`
+	Warmup       time.Duration `json:"warmup_ns"`
 }
 
 // Scenario is what was asked of one scenario.

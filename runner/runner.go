@@ -50,6 +50,7 @@ type Options struct {
 	TargetPID    int    // the target's PID, for its cgroup limits in the environment note
 	TargetCommit string
 	Notes        []string
+	StepPlan     *rundir.StepPlan    // a stepped run's plan, for run.json (Steps sets it)
 	Getenv       func(string) string // for the default fault state directory; nil means none
 	// Resources turns on USE sampling every second into resources.jsonl:
 	// Probes (the target's CPU, /metrics, PostgreSQL) plus the machine and
@@ -152,6 +153,7 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 		}
 	}
 	meta.Part = part
+	meta.StepPlan = opt.StepPlan
 	scaleTargets(&meta, opt.Split.Share)
 	hostOpts := hostinfo.Options{KneeVersion: version.String(), TargetPID: opt.TargetPID, TargetCommit: opt.TargetCommit}
 	if !opt.SkipEnvironment {

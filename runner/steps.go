@@ -23,7 +23,7 @@ type StepsOptions struct {
 }
 
 // Steps runs cfg, whose stepped scenario follows opt.Plan, with USE
-// sampling, then measures it (analyze.Analyze): the curve, its knee and
+// sampling (opt.Plan goes into run.json, for knee curve), then measures it (analyze.Analyze): the curve, its knee and
 // collapse, the USE tables and the bottleneck. The result carries the run
 // directory and its summary; an interrupted run is measured as far as it
 // went, and says so in its notes. run is the directory read back, for the
@@ -37,6 +37,9 @@ func Steps(ctx context.Context, cfg *scenario.Config, opt StepsOptions) (steps *
 	}
 	o := opt.Options
 	o.Resources = true
+	p := opt.Plan
+	o.StepPlan = &rundir.StepPlan{Scenario: p.Scenario, Start: p.Start, Step: p.Step, Steps: p.Steps,
+		StepDuration: p.StepDuration, Jump: p.Jump, Warmup: p.Warmup}
 	res, err := Execute(ctx, cfg, o)
 	if res == nil {
 		return nil, nil, err

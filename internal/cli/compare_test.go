@@ -167,3 +167,36 @@ func FuzzCompareGroups(f *testing.F) {
 		}
 	})
 }
+
+// One run a side, p99 1.916 against 1.909 ms (1.00×): knee compare says no
+// difference can be told from noise, for every metric, and a ratio whose
+// baseline is 0 (error rate 0/0, dropped iterations 0/0) prints "-", not
+// 0.00×.
+func TestCompareOneRunASideIsNoise(t *testing.T) {
+	dir := t.TempDir()
+	base := writeRun(t, dir, testRun{id: "a", model: "open", latency: 1916 * time.Microsecond})
+	cand := writeRun(t, dir, testRun{id: "b", model: "open", latency: 1909 * time.Microsecond})
+	code, stdout, stderr := runKnee(t, "compare", base, "--vs", cand)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "real difference") || strings.Contains(stdout, "within run-to-run spread") || strings.Contains(stdout, "0.00×") {
+		t.Errorf("stdout has a verdict or a 0/0 ratio:\n%s", stdout)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			rows[f[0]] = f
+		}
+	}
+	for metric, ratio := range map[string]string{"p99_ms": "1.00×", "rate": "1.00×", "error_rate": "-", "dropped_iterations": "-"} {
+		f := rows[metric]
+		// metric, two "median [min – max]" cells of four fields each, the ratio
+		if len(f) < 10 || f[9] != ratio || !strings.Contains(strings.Join(f[10:], " "), "cannot be told from noise (one run a side") {
+			t.Errorf("%s row %q: want ratio %s and no verdict but noise", metric, f, ratio)
+		}
+	}
+	if !strings.Contains(stdout, "no difference can be told from noise") {
+		t.Errorf("stdout lacks the rule for the runs needed:\n%s", stdout)
+	}
+}

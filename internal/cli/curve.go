@@ -32,8 +32,12 @@ func (a *app) curveCommand() *cobra.Command {
 		Long: `knee curve reads a stepped run (a knee run directory, a k6 CSV/JSON output or
 any other import) and prints the per-step table, the knee, the collapse, the
 USL fit and the capacity line, and writes curve.png/.svg and
-timeline.png/.svg. Without --start the plan is read from the run (run.json,
-or the offered rate it recorded). With --start, --step and --step-duration
+timeline.png/.svg. A run of knee steps is measured by the plan it was made
+by, stored in its run.json, warmup included: --warmup replaces the run's,
+--steps may ask for fewer steps, and any other plan flag must agree with
+the run. Otherwise, without --start the plan is read from the run (its
+stages in run.json, or the offered rate it recorded), the warmup from
+--warmup. With --start, --step and --step-duration
 the number of steps follows from the data unless --steps is given, and the
 jump before each hold (1 s in the article's script, 0 s in a k6 script whose
 rate changes at once) is read from the achieved rates unless --jump is
@@ -59,8 +63,18 @@ table and the bottleneck verdict are printed too.`,
 func (a *app) doCurve(c *cobra.Command, path string, f curveFlags) error {
 	plan := f.plan.plan()
 	plan.Scenario = f.scenario
-	if errs := analyze.ValidatePartialPlan(plan); len(errs) > 0 {
-		return usageErr(errors.Join(errs...))
+	fl := c.Flags()
+	given := &analyze.PlanGiven{Start: fl.Changed("start"), Step: fl.Changed("step"), Steps: fl.Changed("steps"),
+		StepDuration: fl.Changed("step-duration"), Jump: fl.Changed("jump"), Warmup: fl.Changed("warmup")}
+	// Flags are checked before a run is read: all of the plan for an import,
+	// which stores none; those given for a run directory, whose own plan
+	// may complete them (ResolvePlan checks the rest).
+	check := analyze.ValidatePartialPlan(plan)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		check = analyze.ValidateGivenPlan(plan, *given)
+	}
+	if len(check) > 0 {
+		return usageErr(errors.Join(check...))
 	}
 	r, cleanup, err := a.openOrImport(path, f.imp, f.keep)
 	if err != nil {
@@ -72,7 +86,7 @@ func (a *app) doCurve(c *cobra.Command, path string, f curveFlags) error {
 		return usageErr(err)
 	}
 	an, err := analyze.Analyze(r, analyze.Options{
-		Plan: &plan, FitJump: !c.Flags().Changed("jump"), Health: f.plan.health(), Samples: samples,
+		Plan: &plan, Given: given, Health: f.plan.health(), Samples: samples,
 	})
 	if err == nil && an.Steps == nil {
 		err = an.NoSteps

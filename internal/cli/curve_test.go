@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ type curveExport struct {
 		Steps        int           `json:"steps"`
 		StepDuration time.Duration `json:"step_duration_ns"`
 		Jump         time.Duration `json:"jump_ns"`
+		Warmup       time.Duration `json:"warmup_ns"`
 	} `json:"plan"`
 	Steps []struct {
 		OfferedRate float64 `json:"offered_rate"`
@@ -86,16 +88,33 @@ func TestStepsThenCurveFindTheKnee(t *testing.T) {
 		}
 	}
 
-	// knee curve infers the plan (--steps 0) from the offered rate the run recorded.
+	// run.json holds the plan knee steps was given, and knee curve measures
+	// the run by it, its 1 s warmup included (knee curve's default is 6 s,
+	// longer than these steps).
+	b, err := os.ReadFile(filepath.Join(runs[0], "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		StepPlan map[string]float64 `json:"step_plan"`
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	wantPlan := map[string]float64{"start": 100, "step": 100, "steps": 4, "step_duration_ns": 3e9, "jump_ns": 1e9, "warmup_ns": 1e9}
+	if !maps.Equal(meta.StepPlan, wantPlan) {
+		t.Errorf("run.json step_plan %v, want %v", meta.StepPlan, wantPlan)
+	}
 	plots := filepath.Join(out, "plots")
 	export2 := filepath.Join(out, "curve.json")
-	code, stdout, stderr = runKnee(t, "curve", runs[0], "--warmup", "1s", "--max-p95", "1s", "--plots", plots, "--summary-export", export2)
+	code, stdout, stderr = runKnee(t, "curve", runs[0], "--max-p95", "1s", "--plots", plots, "--summary-export", export2)
 	if code != 0 {
 		t.Fatalf("knee curve: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	e := readCurveExport(t, export2)
-	if e.Plan.Start != 100 || e.Plan.Step != 100 || e.Plan.Steps != 4 || e.Plan.StepDuration != 3*time.Second {
-		t.Errorf("inferred plan %+v, want 100 by 100, 4 steps of 3s", e.Plan)
+	if e.Plan.Start != 100 || e.Plan.Step != 100 || e.Plan.Steps != 4 || e.Plan.StepDuration != 3*time.Second ||
+		e.Plan.Jump != time.Second || e.Plan.Warmup != time.Second {
+		t.Errorf("plan %+v, want the run's: 100 by 100, 4 steps of a 1 s jump and a 3 s hold, 1 s warmup", e.Plan)
 	}
 	checkKnee(t, "knee curve", e)
 	if e.USE == nil || e.Bottleneck == nil {
@@ -104,6 +123,22 @@ func TestStepsThenCurveFindTheKnee(t *testing.T) {
 	for _, f := range []string{"curve.png", "curve.svg", "timeline.png", "timeline.svg"} {
 		if _, err := os.Stat(filepath.Join(plots, f)); err != nil {
 			t.Errorf("--plots: %v", err)
+		}
+	}
+
+	// Flags that contradict the run's plan exit 2 naming the run's value;
+	// --warmup replaces the run's, checked against the run's steps.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--step-duration", "8s"}, "--step-duration 8s conflicts with the plan this run was made by (--step-duration 3s)"},
+		{[]string{"--steps", "5"}, "--steps 5: the run made only 4 steps"},
+		{[]string{"--warmup", "3s"}, "--warmup 3s leaves nothing of a 3s step"},
+	} {
+		code, _, stderr := runKnee(t, append([]string{"curve", runs[0], "--plots", plots}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("knee curve %v: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
 }

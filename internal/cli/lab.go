@@ -133,9 +133,9 @@ func (a *app) printCO(res *lab.COResult) {
 	s := res.Signals
 	fmt.Fprintf(w, "\nsigns of coordinated omission in the closed run:\n")
 	fmt.Fprintf(w, "  throughput: closed %.1f req/s vs open %.1f req/s: the difference is the requests the closed model never sent\n", s.ClosedRate, s.OpenRate)
-	fmt.Fprintf(w, "  max/p99 gap: max %s next to p99 %s: %s\n", report.Ms(s.ClosedMaxMS), report.Ms(s.ClosedP99MS), report.Ratio(s.MaxP99Ratio))
+	fmt.Fprintf(w, "  max/p99 gap: max %s next to p99 %s: %s\n", report.Ms(s.ClosedMaxMS), report.Ms(s.ClosedP99MS), report.Ratio(s.MaxP99Ratio, s.ClosedP99MS, 0))
 	fmt.Fprintf(w, "  verdict on the closed run: %s; on the open run: %s\n", s.Closed.Verdict, s.Open.Verdict)
-	fmt.Fprintf(w, "  corrected closed p99 / open p99 = %.2f\n", s.CorrectedToOpen)
+	fmt.Fprintf(w, "  corrected closed p99 / open p99 = %s\n", report.Ratio(s.CorrectedToOpen, res.Open.LatencyMS.P99, 2))
 	if res.Open.DroppedIterations > 0 {
 		fmt.Fprintf(w, "  open model dropped %d iterations: every one of its maxVUs was busy\n", res.Open.DroppedIterations)
 	}
