@@ -136,56 +136,69 @@ func TestEveryExampleParses(t *testing.T) {
 		}
 		cmds, _ := exampleCommands(t, c.Example)
 		for _, words := range cmds {
-			var vars []string
-			for len(words) > 0 && strings.Contains(words[0], "=") && strings.HasPrefix(words[0], EnvPrefix) {
-				vars, words = append(vars, words[0]), words[1:]
+			if checkKneeCommand(t, env, path, words) {
+				n++
 			}
-			line := strings.Join(words, " ")
-			if len(words) > 0 && otherTools[words[0]] {
-				continue // a step outside knee (applying manifests), shown for completeness
-			}
-			if len(words) == 0 || words[0] != "knee" {
-				t.Errorf("%s: example %q does not start with knee", path, line)
-				continue
-			}
-			root := Command(env)
-			found, rest, err := root.Find(words[1:])
-			if err != nil {
-				t.Errorf("%s: example %q: %v", path, line, err)
-				continue
-			}
-			if !strings.HasPrefix(strings.Join(words, " ")+" ", found.CommandPath()+" ") {
-				t.Errorf("%s: example %q runs %q instead", path, line, found.CommandPath())
-				continue
-			}
-			if err := found.ParseFlags(rest); err != nil {
-				t.Errorf("%s: example %q: %v", path, line, err)
-				continue
-			}
-			if err := found.ValidateArgs(found.Flags().Args()); err != nil {
-				t.Errorf("%s: example %q: arguments: %v", path, line, err)
-			}
-			for _, v := range vars {
-				name, value, _ := strings.Cut(v, "=")
-				if err := applyEnv(found, func(k string) string {
-					if k == name {
-						return value
-					}
-					return ""
-				}); err != nil {
-					t.Errorf("%s: example %q: %v", path, line, err)
-				}
-				flag := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, EnvPrefix), "_", "-"))
-				if f := found.Flags().Lookup(flag); f == nil || !f.Changed {
-					t.Errorf("%s: example %q: %s names no flag of %s", path, line, name, found.CommandPath())
-				}
-			}
-			n++
 		}
 	}
 	if n < 25 {
 		t.Errorf("only %d example commands parsed", n)
 	}
+}
+
+// checkKneeCommand parses one example command (KNEE_ variables first, then
+// knee and its words) on a fresh command tree, as a new process would: its
+// command exists, its flags and values are accepted by that command's own
+// flag set, its arguments by its own argument check, and its KNEE_ variables
+// name flags of the command. where names the example in errors. It reports
+// whether the command was knee's (another tool's step is skipped).
+func checkKneeCommand(t *testing.T, env Env, where string, words []string) bool {
+	t.Helper()
+	var vars []string
+	for len(words) > 0 && strings.Contains(words[0], "=") && strings.HasPrefix(words[0], EnvPrefix) {
+		vars, words = append(vars, words[0]), words[1:]
+	}
+	line := strings.Join(words, " ")
+	if len(words) > 0 && otherTools[words[0]] {
+		return false // a step outside knee (applying manifests), shown for completeness
+	}
+	if len(words) == 0 || words[0] != "knee" {
+		t.Errorf("%s: example %q does not start with knee", where, line)
+		return false
+	}
+	root := Command(env)
+	found, rest, err := root.Find(words[1:])
+	if err != nil {
+		t.Errorf("%s: example %q: %v", where, line, err)
+		return false
+	}
+	if !strings.HasPrefix(strings.Join(words, " ")+" ", found.CommandPath()+" ") {
+		t.Errorf("%s: example %q runs %q instead", where, line, found.CommandPath())
+		return false
+	}
+	if err := found.ParseFlags(rest); err != nil {
+		t.Errorf("%s: example %q: %v", where, line, err)
+		return false
+	}
+	if err := found.ValidateArgs(found.Flags().Args()); err != nil {
+		t.Errorf("%s: example %q: arguments: %v", where, line, err)
+	}
+	for _, v := range vars {
+		name, value, _ := strings.Cut(v, "=")
+		if err := applyEnv(found, func(k string) string {
+			if k == name {
+				return value
+			}
+			return ""
+		}); err != nil {
+			t.Errorf("%s: example %q: %v", where, line, err)
+		}
+		flag := strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(name, EnvPrefix), "_", "-"))
+		if f := found.Flags().Lookup(flag); f == nil || !f.Changed {
+			t.Errorf("%s: example %q: %s names no flag of %s", where, line, name, found.CommandPath())
+		}
+	}
+	return true
 }
 
 // The examples that need no target, no network and no files run as written,
