@@ -94,7 +94,8 @@ type Step struct {
 	Errors            int64            `json:"errors"`
 	ErrorRate         float64          `json:"error_rate"` // errors / requests
 	ErrorsByClass     map[string]int64 `json:"errors_by_class"`
-	BusyVUs           int              `json:"busy_vus"` // max over the measured intervals
+	BusyVUs           int              `json:"busy_vus"`         // max over the measured intervals
+	NoVUs             bool             `json:"no_vus,omitempty"` // the data carries no VU counts (an import): BusyVUs is not a measurement
 	LatencyMS         record.Latencies `json:"latency_ms"`
 	// Latency is the merge of the step's measured interval histograms.
 	Latency *record.Histogram `json:"-"`
@@ -128,7 +129,7 @@ func Curve(r *rundir.Dir, plan StepPlan) ([]Step, error) {
 func measureStep(r *rundir.Dir, plan StepPlan, i int) (Step, bool) {
 	begin, from, to := plan.Window(i)
 	var length time.Duration
-	busyVUs := 0
+	busyVUs, vusSeen := 0, false
 	for _, iv := range r.Intervals {
 		if !inWindow(iv.Start, from, to) {
 			continue
@@ -138,6 +139,7 @@ func measureStep(r *rundir.Dir, plan StepPlan, i int) (Step, bool) {
 		for name, c := range iv.Counters {
 			if inScenario(plan.Scenario, name) {
 				busy += c.BusyVUs
+				vusSeen = vusSeen || c.VUs > 0 || c.BusyVUs > 0
 			}
 		}
 		busyVUs = max(busyVUs, busy)
@@ -155,6 +157,7 @@ func measureStep(r *rundir.Dir, plan StepPlan, i int) (Step, bool) {
 		Errors:            total.Errors,
 		ErrorsByClass:     map[string]int64{},
 		BusyVUs:           busyVUs,
+		NoVUs:             !vusSeen,
 		Latency:           r.Merged(Selector{Scenario: plan.Scenario}.Of(record.Latency), from, to),
 	}
 	s.Rate = float64(s.Requests) / s.Seconds

@@ -326,3 +326,32 @@ func TestSummarizeCurveRejectsPoorUSLFit(t *testing.T) {
 		t.Error("no fit and no note saying why")
 	}
 }
+
+// An import counts no VUs: its steps say so (NoVUs), where a run of knee's
+// own, whose intervals count them, never does.
+func TestCurveNoVUsInImports(t *testing.T) {
+	plan := StepPlan{Start: 100, Step: 100, Steps: 2, StepDuration: 3 * time.Second, Jump: time.Second, Warmup: 2 * time.Second}
+	run := warmupRun()
+	steps, err := Curve(run, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range steps {
+		if s.NoVUs {
+			t.Errorf("knee's own run, step %d: NoVUs with %d busy VUs counted", i, s.BusyVUs)
+		}
+	}
+	for _, iv := range run.Intervals {
+		c := iv.Counters["s"]
+		c.BusyVUs, c.VUs = 0, 0
+		iv.Counters["s"] = c
+	}
+	if steps, err = Curve(run, plan); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range steps {
+		if !s.NoVUs {
+			t.Errorf("an import's step %d: NoVUs false, busy %d", i, s.BusyVUs)
+		}
+	}
+}

@@ -17,9 +17,13 @@ func CurveTable(w io.Writer, steps []analyze.Step) error {
 		right: []bool{true, true, true, true, true, true, true, true, true, false}}
 	for _, s := range steps {
 		cls := strings.TrimSpace(strings.Trim(strings.TrimSpace(classes(s.ErrorsByClass)), "[]"))
+		busy := fmt.Sprint(s.BusyVUs)
+		if s.NoVUs {
+			busy = "-" // an import: no VU was counted, which is not 0 busy
+		}
 		t.add(fmt.Sprintf("%.4g", s.OfferedRate), fmt.Sprintf("%.1f", s.Rate),
 			Ms(s.LatencyMS.P50), Ms(s.LatencyMS.P95), Ms(s.LatencyMS.P99), Ms(s.LatencyMS.Max),
-			fmt.Sprint(s.DroppedIterations), fmt.Sprint(s.Errors), fmt.Sprint(s.BusyVUs), orDash(cls))
+			fmt.Sprint(s.DroppedIterations), fmt.Sprint(s.Errors), busy, orDash(cls))
 	}
 	return t.write(w)
 }

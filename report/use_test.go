@@ -162,3 +162,23 @@ func TestStepUSE(t *testing.T) {
 		t.Errorf("step 2 %q", f)
 	}
 }
+
+// A step of an import counted no VUs: its busy VUs print as "-", not 0.
+func TestCurveTableBusyVUsOfImports(t *testing.T) {
+	var b strings.Builder
+	steps := []analyze.Step{{OfferedRate: 100, BusyVUs: 0, NoVUs: true}, {OfferedRate: 200, BusyVUs: 3}}
+	if err := CurveTable(&b, steps); err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(rows) != 3 {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	busyCol := func(row string) string { return strings.Fields(row)[8] }
+	if got := busyCol(rows[1]); got != "-" {
+		t.Errorf("import step's busy VUs %q, want -", got)
+	}
+	if got := busyCol(rows[2]); got != "3" {
+		t.Errorf("knee step's busy VUs %q, want 3", got)
+	}
+}
