@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -103,7 +102,7 @@ func Analyze(r *rundir.Dir, opt Options) (*Analysis, error) {
 		case errors.Is(err, ErrNoSteps):
 			a.NoSteps = err
 		case err != nil:
-			return nil, fmt.Errorf("analyze: %w", err)
+			return nil, err // already says "analyze: "
 		}
 	}
 	return a, nil
