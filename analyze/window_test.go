@@ -3,6 +3,7 @@ package analyze_test
 import (
 	"encoding/json"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -186,5 +187,29 @@ func TestWindowsCountScenariosWithoutRequests(t *testing.T) {
 	w := analyze.Windows(f.r, 10*time.Second, nil).All.Windows[0]
 	if w.Requests != 100 || w.Dropped != 50 || w.Target != 15 {
 		t.Errorf("window 0 = %+v; want 100 requests, 50 dropped (all b's), target 15", w)
+	}
+}
+
+// TestWindowsSparse: two intervals a year apart make two windows, not one
+// per 10 s of the year between them, and each window holds its own request
+// (hand-made: 1 request of 4 ms, then 3 of 8 ms). Before windows were sparse
+// this built 3,153,601 windows, each scanning every interval.
+func TestWindowsSparse(t *testing.T) {
+	const year = 365 * 24 * time.Hour
+	k := lat("s", "GET /")
+	f := newFakeRun("open", 2, rundir.Scenario{Name: "s"})
+	f.r.Intervals[1].Start, f.r.Intervals[1].End = year, year+time.Second
+	f.add(0, k, 4*time.Millisecond, 1).add(1, k, 8*time.Millisecond, 3)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep := analyze.Windows(f.r, 0, nil)
+	runtime.ReadMemStats(&after)
+	w := rep.All.Windows
+	if len(w) != 2 || w[0].Requests != 1 || w[1].Requests != 3 || w[1].StartS != year.Seconds() || w[1].EndS != year.Seconds()+1 {
+		t.Fatalf("windows %+v, want 2: 1 request at 0 s, 3 at %v s", w, year.Seconds())
+	}
+	// Generous: two windows and their merged histograms take well under 8 MB.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("Windows allocated %d bytes for 2 intervals, want < 8 MiB", alloc)
 	}
 }
