@@ -111,6 +111,9 @@ var (
 	ErrNoData        = errors.New("no latency in input")
 	ErrBadRow        = errors.New("bad row")
 	ErrOutDir        = errors.New("output directory not empty")
+	// ErrWrite: writing the run directory failed (a full disk): the work
+	// failed, the input was not at fault.
+	ErrWrite = errors.New("writing the run directory failed")
 )
 
 // Result is what Import did.
