@@ -287,3 +287,20 @@ func TestSparseIntervals(t *testing.T) {
 		t.Errorf("import allocated %d bytes for 5 rows, want < 16 MiB", alloc)
 	}
 }
+
+// TestLineLimit: a line past limits.Line (1 MiB) stops the import at that
+// line, having read little more than the limit (a 16 MiB line of commas took
+// 1.8 GB before).
+func TestLineLimit(t *testing.T) {
+	in := k6Header + strings.Repeat(",", 16<<20) + "\n"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err := importString(t, "commas.csv", in, Options{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "commas.csv:2: line longer than 1 MiB") || !errors.Is(err, ErrBadRow) {
+		t.Errorf("error %v, want line 2 longer than 1 MiB", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("import allocated %d bytes before refusing the line, want < 64 MiB", alloc)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/internal/limits"
 	"io"
 	"math"
 	"strconv"
@@ -194,7 +195,7 @@ func (lr *LogReader) fail(msg, fix string, err error) error {
 }
 
 // maxLine bounds one log line; a V2 payload of a wide histogram is a few KB.
-const maxLine = 16 << 20
+const maxLine = limits.HlogLine
 
 // Next returns the next interval, or io.EOF.
 func (lr *LogReader) Next() (LogInterval, error) {
@@ -237,7 +238,7 @@ func (lr *LogReader) readLine() (string, error) {
 		sb = append(sb, chunk...)
 		if len(sb) > maxLine {
 			lr.line++
-			return "", lr.fail("line longer than 16 MiB", "is this an hlog file?", nil)
+			return "", lr.fail("line longer than "+limits.MiB(maxLine), "is this an hlog file?", nil)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue

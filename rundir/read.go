@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/internal/limits"
 	"io"
 	"io/fs"
 	"math"
@@ -69,8 +70,11 @@ func readMeta(dir string) (Meta, error) {
 	} else if !st.IsDir() {
 		return Meta{}, fmt.Errorf("open run directory: %s is not a directory", dir)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	data, err := limits.ReadFile(filepath.Join(dir, MetaFile), limits.RunMeta, "run.json", "knee writes a few KB here: restore run.json or re-run")
 	if err != nil {
+		if errors.Is(err, limits.ErrTooLarge) {
+			return Meta{}, fmt.Errorf("open run directory %s: %w", dir, err)
+		}
 		return Meta{}, fmt.Errorf("open run directory %s: %w (fix: is this a knee run directory?)", dir, err)
 	}
 	return parseMeta(filepath.Join(dir, MetaFile), data)

@@ -154,3 +154,20 @@ func TestWriteFileAtomicKeepsOldFile(t *testing.T) {
 		t.Errorf("%d files left in the directory, want 1 (no temporary file)", len(entries))
 	}
 }
+
+// TestOpenMetaLimit: a run.json that never ends (/dev/zero) is read up to
+// limits.RunMeta and refused, naming the file and the limit (it read 2 GB
+// in 57 s before).
+func TestOpenMetaLimit(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skipf("SKIP: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, MetaFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(dir)
+	if err == nil || !strings.Contains(err.Error(), "run.json: too large: a run.json is read up to 16 MiB (fix: ") {
+		t.Errorf("error %v, want run.json too large at 16 MiB", err)
+	}
+}

@@ -2,7 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"os"
+	"github.com/knee-dev/knee/internal/limits"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,7 +65,7 @@ apply them soon after, and write them anew for every test.`,
 }
 
 func (a *app) doK8sJob(file string, f k8sJobFlags) error {
-	data, err := os.ReadFile(file)
+	data, err := limits.ReadFile(file, limits.Scenario, "scenario file", "is this a scenario file? a scenario's YAML is a few KB")
 	if err != nil {
 		return usageErr(err)
 	}
