@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -227,7 +228,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("%w: window %d must be at least 1", ErrOption, o.Window)
 	}
 	if o.MaxSeries == 0 {
-		o.MaxSeries = 200
+		o.MaxSeries = record.DefaultMaxSeries
 	}
 	if o.Duration <= 0 {
 		o.Duration, o.untimedDuration = o.Interval, true

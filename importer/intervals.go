@@ -15,7 +15,7 @@ import (
 const maxJump = 6 * time.Hour
 
 // otherName is the name series beyond Options.MaxSeries are folded into.
-const otherName = "(other)"
+const otherName = record.OtherName
 
 // defaultScenario is k6's name for the scenario of a script without scenarios.
 const defaultScenario = "default"
@@ -295,8 +295,8 @@ func (b *builder) finish(bad *badRows, rows int64) (Result, error) {
 	if b.late > 0 {
 		b.notes = append(b.notes, fmt.Sprintf("%d rows came later than the %d-interval window and were counted in its oldest interval", b.late, b.opt.Window))
 	}
-	if b.series.folded > 0 {
-		b.notes = append(b.notes, fmt.Sprintf("more than %d request names: %d latencies folded into %q", b.opt.MaxSeries, b.series.folded, otherName))
+	if n := b.series.cap.Note(); n != "" {
+		b.notes = append(b.notes, n)
 	}
 	if b.totals.Clamped > 0 {
 		b.notes = append(b.notes, fmt.Sprintf("%d latencies outside 1µs..1h were clamped", b.totals.Clamped))
