@@ -213,3 +213,33 @@ func TestWindowsSparse(t *testing.T) {
 		t.Errorf("Windows allocated %d bytes for 2 intervals, want < 8 MiB", alloc)
 	}
 }
+
+// FuzzWindows: whatever the intervals' starts (gaps of years included), the
+// windows are no more than the intervals, in time order, and hold every
+// request once.
+func FuzzWindows(f *testing.F) {
+	f.Add(int64(0), int64(1e9), int64(365*24*3600e9), uint16(3))
+	f.Add(int64(5e9), int64(5e9), int64(7), uint16(1))
+	f.Fuzz(func(t *testing.T, a, b, c int64, n uint16) {
+		k := lat("s", "x")
+		f := newFakeRun("open", 3, rundir.Scenario{Name: "s"})
+		var want int64
+		for i, s := range []int64{a, b, c} {
+			s = max(s, 0) % (100 * 365 * 24 * 3600e9) // within a century
+			f.r.Intervals[i].Start, f.r.Intervals[i].End = time.Duration(s), time.Duration(s)+time.Second
+			f.add(i, k, time.Millisecond, int64(n%100)+1)
+			want += int64(n%100) + 1
+		}
+		rep := analyze.Windows(f.r, 0, nil)
+		var got int64
+		for i, w := range rep.All.Windows {
+			got += w.Requests
+			if i > 0 && w.StartS <= rep.All.Windows[i-1].StartS {
+				t.Fatalf("windows out of order: %+v", rep.All.Windows)
+			}
+		}
+		if len(rep.All.Windows) > 3 || got != want {
+			t.Fatalf("%d windows with %d requests, want at most 3 with %d", len(rep.All.Windows), got, want)
+		}
+	})
+}
