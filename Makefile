@@ -1,4 +1,4 @@
-.PHONY: test check build man schema lab bench fuzz
+.PHONY: test check build man schema lab bench fuzz fault
 
 # Installs what is missing (Go modules, PostgreSQL, Chromium, tmux), starts
 # PostgreSQL on loopback and runs every test. CI calls exactly this.
@@ -29,6 +29,11 @@ schema:
 FUZZTIME ?= 10
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+# knee on hostile inputs (year-long spans, torn files, /dev/zero, a full
+# disk), each asserted to end right within a time and a memory bound.
+fault:
+	./scripts/fault-inputs.sh
 
 # The main job: the article's coordinated-omission experiment on the Bookstore lab.
 lab:

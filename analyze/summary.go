@@ -123,7 +123,7 @@ func Summarize(r *rundir.Dir, opt SummaryOptions) rundir.Summary {
 		s.SendLagMS = &l
 	}
 	s.WakeFloor = r.Meta.Env.WakeFloor
-	s.Warnings = summaryWarnings(s, lag, lat, opt)
+	s.Warnings = append(summaryWarnings(s, lag, lat, opt), r.Torn...)
 	return s
 }
 

@@ -1,8 +1,10 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -151,7 +153,8 @@ func windowSeries(r *rundir.Dir, window time.Duration, keep func(record.Key) boo
 	if len(r.Intervals) == 0 {
 		return s
 	}
-	first, end := r.Intervals[0].Start, r.Intervals[len(r.Intervals)-1].End
+	ivs := sortedIntervals(r.Intervals)
+	first, end := ivs[0].Start, ivs[len(ivs)-1].End
 	var p99Sum float64
 	var withData int
 	from := first
@@ -163,11 +166,22 @@ func windowSeries(r *rundir.Dir, window time.Duration, keep func(record.Key) boo
 				withData++
 			}
 		}
-		from += time.Duration(len(s.Windows)) * window
+		// Windows are sparse: start again at the last kept window's successor.
+		last := s.Windows[len(s.Windows)-1]
+		from = first + time.Duration(math.Round(last.StartS/window.Seconds())+1)*window
 	}
-	for ; from < end; from += window {
+	// Sparse: only windows that some interval starts in, so time without
+	// data costs nothing, and each interval is visited once per series (a
+	// view of the window's intervals, not a scan of the run, per window).
+	view := rundir.Dir{Dir: r.Dir, Meta: r.Meta}
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].Start >= from })
+	for i < len(ivs) {
+		from = first + (ivs[i].Start-first)/window*window
 		to := min(from+window, end)
-		h := r.Merged(keep, from, to)
+		j := i + sort.Search(len(ivs)-i, func(k int) bool { return ivs[i+k].Start >= from+window })
+		view.Intervals = ivs[i:j]
+		i = j
+		h := view.Merged(keep, from, to)
 		w := Window{
 			StartS:   (from - first).Seconds(),
 			EndS:     (to - first).Seconds(),
@@ -183,8 +197,8 @@ func windowSeries(r *rundir.Dir, window time.Duration, keep func(record.Key) boo
 			w.Rate = float64(w.Requests) / (to - from).Seconds()
 		}
 		for _, sc := range scenarios {
-			w.Target += targetRateOf(r, sc, from, to)
-			w.Dropped += countersOf(r, sc, from, to).DroppedIterations
+			w.Target += targetRateOf(&view, sc, from, to)
+			w.Dropped += countersOf(&view, sc, from, to).DroppedIterations
 		}
 		if w.Requests > 0 {
 			p99Sum += w.LatencyMS.P99
@@ -244,6 +258,17 @@ func windowLabel(d time.Duration) string {
 		return fmt.Sprintf("%ds", d/time.Second)
 	}
 	return d.String()
+}
+
+// sortedIntervals is ivs in order of start (a copy only when it is not).
+func sortedIntervals(ivs []rundir.Interval) []rundir.Interval {
+	less := func(a, b rundir.Interval) int { return cmp.Compare(a.Start, b.Start) }
+	if slices.IsSortedFunc(ivs, less) {
+		return ivs
+	}
+	out := slices.Clone(ivs)
+	slices.SortFunc(out, less)
+	return out
 }
 
 // latencyTags lists the (scenario, name) pairs of the latency series keep

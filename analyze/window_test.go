@@ -3,6 +3,7 @@ package analyze_test
 import (
 	"encoding/json"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -187,4 +188,58 @@ func TestWindowsCountScenariosWithoutRequests(t *testing.T) {
 	if w.Requests != 100 || w.Dropped != 50 || w.Target != 15 {
 		t.Errorf("window 0 = %+v; want 100 requests, 50 dropped (all b's), target 15", w)
 	}
+}
+
+// TestWindowsSparse: two intervals a year apart make two windows, not one
+// per 10 s of the year between them, and each window holds its own request
+// (hand-made: 1 request of 4 ms, then 3 of 8 ms). Before windows were sparse
+// this built 3,153,601 windows, each scanning every interval.
+func TestWindowsSparse(t *testing.T) {
+	const year = 365 * 24 * time.Hour
+	k := lat("s", "GET /")
+	f := newFakeRun("open", 2, rundir.Scenario{Name: "s"})
+	f.r.Intervals[1].Start, f.r.Intervals[1].End = year, year+time.Second
+	f.add(0, k, 4*time.Millisecond, 1).add(1, k, 8*time.Millisecond, 3)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep := analyze.Windows(f.r, 0, nil)
+	runtime.ReadMemStats(&after)
+	w := rep.All.Windows
+	if len(w) != 2 || w[0].Requests != 1 || w[1].Requests != 3 || w[1].StartS != year.Seconds() || w[1].EndS != year.Seconds()+1 {
+		t.Fatalf("windows %+v, want 2: 1 request at 0 s, 3 at %v s", w, year.Seconds())
+	}
+	// Generous: two windows and their merged histograms take well under 8 MB.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("Windows allocated %d bytes for 2 intervals, want < 8 MiB", alloc)
+	}
+}
+
+// FuzzWindows: whatever the intervals' starts (gaps of years included), the
+// windows are no more than the intervals, in time order, and hold every
+// request once.
+func FuzzWindows(f *testing.F) {
+	f.Add(int64(0), int64(1e9), int64(365*24*3600e9), uint16(3))
+	f.Add(int64(5e9), int64(5e9), int64(7), uint16(1))
+	f.Fuzz(func(t *testing.T, a, b, c int64, n uint16) {
+		k := lat("s", "x")
+		f := newFakeRun("open", 3, rundir.Scenario{Name: "s"})
+		var want int64
+		for i, s := range []int64{a, b, c} {
+			s = max(s, 0) % (100 * 365 * 24 * 3600e9) // within a century
+			f.r.Intervals[i].Start, f.r.Intervals[i].End = time.Duration(s), time.Duration(s)+time.Second
+			f.add(i, k, time.Millisecond, int64(n%100)+1)
+			want += int64(n%100) + 1
+		}
+		rep := analyze.Windows(f.r, 0, nil)
+		var got int64
+		for i, w := range rep.All.Windows {
+			got += w.Requests
+			if i > 0 && w.StartS <= rep.All.Windows[i-1].StartS {
+				t.Fatalf("windows out of order: %+v", rep.All.Windows)
+			}
+		}
+		if len(rep.All.Windows) > 3 || got != want {
+			t.Fatalf("%d windows with %d requests, want at most 3 with %d", len(rep.All.Windows), got, want)
+		}
+	})
 }

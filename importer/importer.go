@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -111,6 +112,9 @@ var (
 	ErrNoData        = errors.New("no latency in input")
 	ErrBadRow        = errors.New("bad row")
 	ErrOutDir        = errors.New("output directory not empty")
+	// ErrWrite: writing the run directory failed (a full disk): the work
+	// failed, the input was not at fault.
+	ErrWrite = errors.New("writing the run directory failed")
 )
 
 // Result is what Import did.
@@ -224,7 +228,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("%w: window %d must be at least 1", ErrOption, o.Window)
 	}
 	if o.MaxSeries == 0 {
-		o.MaxSeries = 200
+		o.MaxSeries = record.DefaultMaxSeries
 	}
 	if o.Duration <= 0 {
 		o.Duration, o.untimedDuration = o.Interval, true

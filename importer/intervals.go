@@ -15,7 +15,7 @@ import (
 const maxJump = 6 * time.Hour
 
 // otherName is the name series beyond Options.MaxSeries are folded into.
-const otherName = "(other)"
+const otherName = record.OtherName
 
 // defaultScenario is k6's name for the scenario of a script without scenarios.
 const defaultScenario = "default"
@@ -88,6 +88,16 @@ func (b *builder) at(t int64) (bk *bucket, ok bool, err error) {
 		if t-b.lastAt > int64(maxJump) {
 			return nil, false, nil
 		}
+		if idx-last > int64(b.opt.Window) {
+			// A gap longer than the window: flush what is open and jump, so
+			// that time without rows costs nothing.
+			for len(b.open) > 0 {
+				if err := b.flushOldest(); err != nil {
+					return nil, true, err
+				}
+			}
+			b.first, last = idx, idx-1
+		}
 		for last < idx {
 			last++
 			b.open = append(b.open, b.newBucket(last))
@@ -117,6 +127,19 @@ func (b *builder) at(t int64) (bk *bucket, ok bool, err error) {
 
 func (b *builder) newBucket(idx int64) *bucket {
 	return &bucket{idx: idx, byScen: map[string]*record.Counters{}}
+}
+
+// empty reports whether no row fell in the bucket.
+func (bk *bucket) empty() bool {
+	if bk.hasVUs || len(bk.byScen) > 0 {
+		return false
+	}
+	for _, h := range bk.hists {
+		if h != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func (bk *bucket) counters(scenario string) *record.Counters {
@@ -196,7 +219,11 @@ func (b *builder) flushOldest() error {
 }
 
 // flush writes one interval, creating the run directory first if needed.
+// An interval no row fell in is not written: the run directory is sparse.
 func (b *builder) flush(bk *bucket) error {
+	if bk.empty() {
+		return nil
+	}
 	if !b.flushed {
 		b.base = bk.idx
 		b.flushed = true
@@ -268,8 +295,8 @@ func (b *builder) finish(bad *badRows, rows int64) (Result, error) {
 	if b.late > 0 {
 		b.notes = append(b.notes, fmt.Sprintf("%d rows came later than the %d-interval window and were counted in its oldest interval", b.late, b.opt.Window))
 	}
-	if b.series.folded > 0 {
-		b.notes = append(b.notes, fmt.Sprintf("more than %d request names: %d latencies folded into %q", b.opt.MaxSeries, b.series.folded, otherName))
+	if n := b.series.cap.Note(); n != "" {
+		b.notes = append(b.notes, n)
 	}
 	if b.totals.Clamped > 0 {
 		b.notes = append(b.notes, fmt.Sprintf("%d latencies outside 1µs..1h were clamped", b.totals.Clamped))

@@ -173,7 +173,7 @@ func splitSpanning(lr *lineReader, sp *csvSplitter, first []byte) ([][]byte, err
 			return fields, nil
 		}
 	}
-	return nil, fmt.Errorf("import: %s:%d: quoted field longer than %d MiB: %w", lr.name, lr.n, maxLine>>20, ErrBadRow)
+	return nil, fmt.Errorf("import: %s:%d: quoted field longer than %d MiB: %w (fix: a quote is left open; is this a k6 CSV output?)", lr.name, lr.n, maxLine>>20, ErrBadRow)
 }
 
 // firstField is line up to its first comma.

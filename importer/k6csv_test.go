@@ -2,6 +2,8 @@ package importer
 
 import (
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -247,7 +249,58 @@ func TestEarlyRowsGrowWindowBackwards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sink.snaps) != 3 || !sink.final.Started.Equal(time.Unix(1700000000, 0)) {
-		t.Errorf("%d intervals from %v, want 3 from 1700000000", len(sink.snaps), sink.final.Started)
+	// Seconds 0 and 2 are written; second 1 saw no row and is not (sparse).
+	if len(sink.snaps) != 2 || !sink.final.Started.Equal(time.Unix(1700000000, 0)) || sink.snaps[1].Start != 2*time.Second {
+		t.Errorf("%d intervals from %v, want 2 from 1700000000", len(sink.snaps), sink.final.Started)
+	}
+}
+
+// TestSparseIntervals: 5 rows 6 h apart (the longest pause taken as a pause)
+// write 5 intervals, not one per second of the 24 h between the first and the
+// last, so the import costs what its rows do, not what its span does.
+func TestSparseIntervals(t *testing.T) {
+	var in strings.Builder
+	in.WriteString(k6Header)
+	for i := range 5 {
+		fmt.Fprintf(&in, "http_req_duration,%d,12,200,a\n", 1700000000+i*6*3600)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, sink, err := importString(t, "span.csv", in.String(), Options{})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.snaps) != 5 || res.Meta.Summary.Requests != 5 {
+		t.Fatalf("%d intervals, %d requests; want 5 and 5", len(sink.snaps), res.Meta.Summary.Requests)
+	}
+	for i, s := range sink.snaps {
+		if want := time.Duration(i) * 6 * time.Hour; s.Start != want || s.End != want+time.Second {
+			t.Errorf("interval %d: %v..%v, want %v..%v", i, s.Start, s.End, want, want+time.Second)
+		}
+	}
+	if got := res.Meta.Summary.DurationS; got != 24*3600+1 {
+		t.Errorf("duration %v s, want %d (first start to last end)", got, 24*3600+1)
+	}
+	// Generous: five intervals take well under 16 MiB (86,401 took hundreds).
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("import allocated %d bytes for 5 rows, want < 16 MiB", alloc)
+	}
+}
+
+// TestLineLimit: a line past limits.Line (1 MiB) stops the import at that
+// line, having read little more than the limit (a 16 MiB line of commas took
+// 1.8 GB before).
+func TestLineLimit(t *testing.T) {
+	in := k6Header + strings.Repeat(",", 16<<20) + "\n"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err := importString(t, "commas.csv", in, Options{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "commas.csv:2: line longer than 1 MiB") || !errors.Is(err, ErrBadRow) {
+		t.Errorf("error %v, want line 2 longer than 1 MiB", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("import allocated %d bytes before refusing the line, want < 64 MiB", alloc)
 	}
 }

@@ -6,11 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/internal/limits"
 	"io"
 )
 
 // maxLine bounds one line (or one quoted CSV record spanning lines).
-const maxLine = 16 << 20
+const maxLine = limits.Line
 
 // lineReader reads lines without copying when they fit the buffer.
 type lineReader struct {
@@ -33,7 +34,7 @@ func (l *lineReader) next() ([]byte, error) {
 		l.long = append(l.long[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			if len(l.long) > maxLine {
-				return nil, fmt.Errorf("%s:%d: line longer than %d MiB: %w", l.name, l.n+1, maxLine>>20, ErrBadRow)
+				return nil, fmt.Errorf("%s:%d: line longer than %s: %w (fix: is this a k6 CSV/JSON output, an hlog or a latency list? their lines are short)", l.name, l.n+1, limits.MiB(maxLine), ErrBadRow)
 			}
 			line, err = l.r.ReadSlice('\n')
 			l.long = append(l.long, line...)

@@ -10,20 +10,19 @@ import (
 // keep their histograms in slices and the hot path looks names up without
 // allocating (map lookups keyed by string(bytes) do not copy).
 type seriesTable struct {
-	max       int
+	cap       *record.SeriesCap         // the rule live runs fold names by, too
 	latency   map[string]map[string]int // scenario -> name -> id of its Latency series
 	index     map[record.Key]int
 	keys      []record.Key
 	scenarios []string          // in order of appearance
 	interned  map[string]string // scenario names
 	names     map[string][]string
-	folded    int64 // latencies whose name was folded into otherName
 	red       *redact.Redactor
 }
 
 func newSeriesTable(max int, red *redact.Redactor) seriesTable {
 	return seriesTable{
-		max:      max,
+		cap:      record.NewSeriesCap(max),
 		red:      red,
 		latency:  map[string]map[string]int{},
 		index:    map[record.Key]int{},
@@ -48,10 +47,9 @@ func (t *seriesTable) latencyID(scenario, name []byte) int {
 		t.latency[sc][raw] = id
 		return id
 	}
-	if t.max > 0 && len(t.keys) >= t.max {
-		// Count this latency as folded; the (other) series itself is cached below
-		// only under its own name, so every folded row passes here.
-		t.folded++
+	if t.cap.Name(record.Key{Scenario: sc, Name: nm}) == otherName {
+		// Folded (counted by the cap); the (other) series itself is cached
+		// below only under its own name, so every folded row passes here.
 		nm = otherName
 		if id, ok := t.index[record.Key{Metric: record.Latency, Scenario: sc, Name: nm}]; ok {
 			return id

@@ -39,7 +39,7 @@ func (s *dirSink) open(meta rundir.Meta) error {
 	meta.ID = s.id(meta.ID)
 	w, err := rundir.Create(s.dir, meta)
 	if err != nil {
-		return fmt.Errorf("import: %w", err)
+		return fmt.Errorf("import: %w: %w", ErrWrite, err)
 	}
 	s.w = w
 	return nil
@@ -50,7 +50,7 @@ func (s *dirSink) write(snap record.IntervalSnapshot, extra map[string]rundir.In
 		return errors.New("import: internal error: interval written before the run directory was created")
 	}
 	if err := s.w.WriteInterval(snap, extra); err != nil {
-		return fmt.Errorf("import: %w", err)
+		return fmt.Errorf("import: %w: %w", ErrWrite, err)
 	}
 	return nil
 }
@@ -65,7 +65,7 @@ func (s *dirSink) close(meta rundir.Meta) error {
 	s.w = nil
 	meta.ID = s.id(meta.ID)
 	if err := w.Close(meta); err != nil {
-		return fmt.Errorf("import: %w", err)
+		return fmt.Errorf("import: %w: %w", ErrWrite, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package k6script
 
 import (
 	"fmt"
+	"github.com/knee-dev/knee/internal/limits"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -42,6 +43,13 @@ func bundle(entry string) (*bundled, error) {
 				}
 				b.imports[a.Path] = a.Importer
 				return api.OnResolveResult{Path: a.Path, External: true}, nil
+			})
+			// esbuild reads the script and its modules itself: each must be
+			// a regular file within limits.Script first (not /dev/zero).
+			// No contents returned: esbuild then loads the file as usual.
+			pb.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "file"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+				return api.OnLoadResult{}, limits.CheckFile(a.Path, limits.Script, "k6 script or module",
+					"a script is code, not data: read data with open() or k6/data's SharedArray")
 			})
 			pb.OnResolve(api.OnResolveOptions{Filter: `^(https?:)?//`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
 				return api.OnResolveResult{}, fmt.Errorf("remote import %q: knee does not download scripts; save the file beside the script and import it by a relative path (./name.js)", a.Path)

@@ -399,3 +399,42 @@ export default function () { http.get(__ENV.BASE + '/'); }`}), Config{Env: map[s
 		t.Errorf("%d connections still open after Close, want 0", n)
 	}
 }
+
+// TestLoadLimits: what a script reads is bounded: open() of a file past
+// limits.ScriptOpen (64 MiB, a sparse file here) or of /dev/zero, and an
+// import of a device, fail naming the file and the limit, before reading it
+// all (open('/dev/zero', 'b') took over 1.2 GB before).
+func TestLoadLimits(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skipf("SKIP: %v", err)
+	}
+	for _, c := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"open a big file", "const d = open('./big.bin', 'b');\nexport default function () {}\n", []string{"s.js:1:", "big.bin: too large: a file a script open()s is read up to 64 MiB (fix: "}},
+		{"open a device", "const d = open('/dev/zero', 'b');\nexport default function () {}\n", []string{"s.js:1:", "/dev/zero: too large"}},
+		{"import a device", "import x from './zero.js';\nexport default function () {}\n", []string{"s.js:1:15", "/dev/zero: not a regular file"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeScript(t, "s.js", map[string]string{"s.js": c.src})
+			dir := filepath.Dir(path)
+			if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.js")); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Create(filepath.Join(dir, "big.bin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := errors.Join(f.Truncate(64<<20+1), f.Close()); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Load(path, Config{})
+			for _, w := range c.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("error %v lacks %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/knee-dev/knee/internal/limits"
 	"path/filepath"
 	"strings"
 	"time"
@@ -317,7 +317,7 @@ func (v *vu) open(name string, mode goja.Value) goja.Value {
 		b = c.([]byte)
 	} else {
 		var err error
-		if b, err = os.ReadFile(p); err != nil {
+		if b, err = limits.ReadFile(p, limits.ScriptOpen, "file a script open()s", "split the data into smaller files, or read only what the test needs"); err != nil {
 			panic(v.rt.NewGoError(fmt.Errorf("open(%q): %w", name, unwrapPath(err))))
 		}
 		v.s.files.Store(p, b)

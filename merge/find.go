@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/knee-dev/knee/internal/limits"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -84,7 +85,7 @@ func WaitForParts(ctx context.Context, args []string, out string, n int, timeout
 }
 
 func finished(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, rundir.MetaFile))
+	b, err := limits.ReadFile(filepath.Join(dir, rundir.MetaFile), limits.RunMeta, "run.json", "restore run.json or re-run the part")
 	if err != nil {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/internal/limits"
 	"io"
 	"math"
 	"strconv"
@@ -157,6 +158,9 @@ type LogReader struct {
 	startSec, baseSec           float64
 	observedStart, observedBase bool
 	err                         error // sticky: after an error or EOF, Next repeats it
+	// unterminated: the line read last ended at the end of input, without a
+	// newline; torn: that line did not parse and was dropped.
+	unterminated, torn bool
 }
 
 // NewLogReader reads the header lazily. unitNanos is the size of one raw
@@ -177,6 +181,11 @@ func NewLogReader(r io.Reader, name string, unitNanos float64) *LogReader {
 // Header is valid after the first Next call.
 func (lr *LogReader) Header() LogHeader { return lr.hdr }
 
+// Torn reports whether the log's last line was cut short (no newline, and
+// not a whole interval: a writer killed or out of disk mid-line) and was
+// dropped rather than failing the read. Valid once Next returned io.EOF.
+func (lr *LogReader) Torn() bool { return lr.torn }
+
 // Line is the line number of the interval Next returned last.
 func (lr *LogReader) Line() int { return lr.line }
 
@@ -186,7 +195,7 @@ func (lr *LogReader) fail(msg, fix string, err error) error {
 }
 
 // maxLine bounds one log line; a V2 payload of a wide histogram is a few KB.
-const maxLine = 16 << 20
+const maxLine = limits.HlogLine
 
 // Next returns the next interval, or io.EOF.
 func (lr *LogReader) Next() (LogInterval, error) {
@@ -213,7 +222,12 @@ func (lr *LogReader) Next() (LogInterval, error) {
 		case strings.HasPrefix(line, `"StartTimestamp"`):
 			continue // legend
 		}
-		return lr.intervalLine(line)
+		iv, err := lr.intervalLine(line)
+		if err != nil && lr.unterminated {
+			lr.torn, lr.err = true, io.EOF
+			return LogInterval{}, io.EOF
+		}
+		return iv, err
 	}
 }
 
@@ -224,7 +238,7 @@ func (lr *LogReader) readLine() (string, error) {
 		sb = append(sb, chunk...)
 		if len(sb) > maxLine {
 			lr.line++
-			return "", lr.fail("line longer than 16 MiB", "is this an hlog file?", nil)
+			return "", lr.fail("line longer than "+limits.MiB(maxLine), "is this an hlog file?", nil)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
@@ -236,6 +250,7 @@ func (lr *LogReader) readLine() (string, error) {
 			return "", io.EOF
 		}
 		lr.line++
+		lr.unterminated = err != nil && sb[len(sb)-1] != '\n'
 		return strings.TrimRight(string(sb), "\r\n"), nil
 	}
 }

@@ -209,10 +209,11 @@ func TestLogReaderErrors(t *testing.T) {
 	tests := []struct {
 		name, log, want string
 	}{
-		{"truncated line", good + "0.000,1.000", "t.hlog:3: interval line has 2 fields"},
-		{"bad base64", good + "0.000,1.000,1.0,HIST!!!!", "t.hlog:3: bad base64 payload"},
-		{"truncated payload", good + "\n\n0.000,1.000,1.0,HISTFAAAAEV42pNpmSzMwMCgyAABTBDKT4GBgdnNYMcCBvsPEBEJISEuATEZ", "t.hlog:5: bad base64 payload"},
-		{"bad timestamp", good + "x,1.000,1.0,HISTFAAA", "t.hlog:3: bad start timestamp"},
+		// Each ends in a newline: a whole line that is wrong, not a torn last one.
+		{"truncated line", good + "0.000,1.000\n", "t.hlog:3: interval line has 2 fields"},
+		{"bad base64", good + "0.000,1.000,1.0,HIST!!!!\n", "t.hlog:3: bad base64 payload"},
+		{"truncated payload", good + "\n\n0.000,1.000,1.0,HISTFAAAAEV42pNpmSzMwMCgyAABTBDKT4GBgdnNYMcCBvsPEBEJISEuATEZ\n", "t.hlog:5: bad base64 payload"},
+		{"bad timestamp", good + "x,1.000,1.0,HISTFAAA\n", "t.hlog:3: bad start timestamp"},
 		{"bad start time", "#[StartTime: soon]\n", "t.hlog:1: bad StartTime"},
 		{"tag only", "Tag=abc\n", "t.hlog:1: tag without fields"},
 	}
@@ -226,6 +227,55 @@ func TestLogReaderErrors(t *testing.T) {
 		if _, again := lr.Next(); again != err {
 			t.Errorf("%s: second Next returned %v, want the same error", tt.name, again)
 		}
+	}
+}
+
+// TestLogReaderTornLastLine: a last line cut short without its newline (a
+// full disk, a killed writer) is dropped and reported by Torn; the intervals
+// before it are read (a whole bad line stays an error: TestLogReaderErrors).
+func TestLogReaderTornLastLine(t *testing.T) {
+	var buf bytes.Buffer
+	lw, err := NewLogWriter(&buf, time.Unix(1000, 0), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := NewHistogram()
+	h.Record(3 * time.Millisecond)
+	for i := range 2 {
+		if err := lw.WriteInterval("", time.Duration(i)*time.Second, time.Second, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole := buf.String()
+	last := strings.LastIndex(strings.TrimSuffix(whole, "\n"), "\n") + 1
+	for _, cut := range []int{last + 1, last + 8, len(whole) - 10} {
+		lr := NewLogReader(strings.NewReader(whole[:cut]), "t.hlog", 1000)
+		var n int
+		for {
+			iv, err := lr.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("cut at %d of %d: %v, want the torn line dropped", cut, len(whole), err)
+			}
+			if iv.Start != 0 || iv.Histogram.Count() != 1 {
+				t.Errorf("cut at %d: interval at %v with %d values, want 0 s with 1", cut, iv.Start, iv.Histogram.Count())
+			}
+			n++
+		}
+		if n != 1 || !lr.Torn() {
+			t.Errorf("cut at %d: %d intervals, torn %v; want 1 and true", cut, n, lr.Torn())
+		}
+	}
+	lr := NewLogReader(strings.NewReader(whole), "t.hlog", 1000)
+	for {
+		if _, err := lr.Next(); err != nil {
+			break
+		}
+	}
+	if lr.Torn() {
+		t.Error("a whole log reported torn")
 	}
 }
 

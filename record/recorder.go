@@ -295,8 +295,16 @@ const (
 type series struct {
 	key   Key // Metric unset
 	hists [len(metrics)]*Histogram
+	// few are a metric's first values in an interval, before it has a
+	// histogram: most names (one URL each) never need one, which keeps a
+	// series at about a KB instead of a histogram per metric and stripe.
+	few   [len(metrics)][]time.Duration
 	tally *tally
 }
+
+// fewValues is how many values a series keeps before its histogram is
+// made: 64 durations are 512 bytes, a histogram ~190 KB.
+const fewValues = 64
 
 // seriesOf returns k's series, creating it on first use.
 func (iv *interval) seriesOf(k Key) *series {
@@ -318,9 +326,21 @@ func (iv *interval) seriesOf(k Key) *series {
 func (iv *interval) record(sr *series, slot int, d time.Duration) (clamped bool) {
 	h := sr.hists[slot]
 	if h == nil {
+		if f := sr.few[slot]; len(f) < fewValues {
+			if f == nil {
+				f = make([]time.Duration, 0, fewValues)
+			}
+			sr.few[slot] = append(f, d)
+			_, clamped = micros(d)
+			return clamped
+		}
 		k := sr.key
 		k.Metric = metrics[slot]
 		h = NewHistogram()
+		for _, v := range sr.few[slot] {
+			h.Record(v)
+		}
+		sr.few[slot] = nil
 		iv.hists[k] = h
 		sr.hists[slot] = h
 	}
@@ -330,6 +350,11 @@ func (iv *interval) record(sr *series, slot int, d time.Duration) (clamped bool)
 }
 
 func (iv *interval) reset() {
+	for _, sr := range iv.series {
+		for i := range sr.few {
+			sr.few[i] = sr.few[i][:0]
+		}
+	}
 	for _, h := range iv.hists {
 		if h.Count() != 0 || h.clamped != 0 {
 			h.Reset()
@@ -358,6 +383,8 @@ type Recorder struct {
 	// to fill instead of allocating; guarded by rotateMu.
 	free []*Histogram
 
+	cap *SeriesCap // names past DefaultMaxSeries fold into OtherName
+
 	mu      sync.Mutex // guards the fields below
 	stripes []*stripe
 	next    int
@@ -384,8 +411,11 @@ func stripeCount(gomaxprocs int) int { return min(max(MinStripes, 2*gomaxprocs),
 // NewRecorder returns a Recorder whose first interval starts at t0.
 func NewRecorder(t0 time.Time) *Recorder {
 	n := stripeCount(runtime.GOMAXPROCS(0))
-	return &Recorder{t0: t0, last: t0, stripes: make([]*stripe, n), dropped: map[string]int64{}}
+	return &Recorder{t0: t0, last: t0, stripes: make([]*stripe, n), dropped: map[string]int64{}, cap: NewSeriesCap(DefaultMaxSeries)}
 }
+
+// FoldNote is the warning when names were folded into OtherName ("" if none).
+func (r *Recorder) FoldNote() string { return r.cap.Note() }
 
 // Shard returns a new shard; give one to each recording goroutine. Shards
 // are spread round-robin over the stripes, each with its own mutex, so
@@ -398,7 +428,7 @@ func (r *Recorder) Shard() *Shard {
 	if r.stripes[i] == nil {
 		r.stripes[i] = &stripe{cur: newInterval(), spare: newInterval()}
 	}
-	return &Shard{st: r.stripes[i]}
+	return &Shard{st: r.stripes[i], cap: r.cap}
 }
 
 // Dropped counts n dropped iterations of a scenario in the current interval.
@@ -437,6 +467,8 @@ func (r *Recorder) Rotate(now time.Time) IntervalSnapshot {
 	stripes := append([]*stripe(nil), r.stripes...)
 	r.mu.Unlock()
 
+	few := map[Key][]time.Duration{} // the stripes' few values, by series
+
 	for _, st := range stripes {
 		if st == nil {
 			continue
@@ -446,13 +478,14 @@ func (r *Recorder) Rotate(now time.Time) IntervalSnapshot {
 		st.cur, st.spare = st.spare, nil
 		st.mu.Unlock()
 
-		r.collect(&snap, old)
+		r.collect(&snap, old, few)
 		old.reset()
 
 		st.mu.Lock()
 		st.spare = old
 		st.mu.Unlock()
 	}
+	r.addFew(&snap, few)
 	for sc, n := range dropped {
 		c := snap.Counters[sc]
 		c.DroppedIterations += n
@@ -495,8 +528,32 @@ func (r *Recorder) copyOf(h *Histogram) *Histogram {
 	return c
 }
 
+// addFew adds the series' few values to the snapshot: into the series'
+// histogram when a stripe had one, else into a packed histogram of their
+// own (a few hundred bytes: a snapshot of thousands of names seen once each
+// holds no full histogram for them). rotateMu held.
+func (r *Recorder) addFew(snap *IntervalSnapshot, few map[Key][]time.Duration) {
+	var scratch *Histogram
+	for k, vals := range few {
+		if h, ok := snap.Histograms[k]; ok {
+			for _, v := range vals {
+				h.Record(v)
+			}
+			continue
+		}
+		if scratch == nil {
+			scratch = NewHistogram()
+		}
+		scratch.Reset()
+		for _, v := range vals {
+			scratch.Record(v)
+		}
+		snap.Histograms[k] = scratch.Packed()
+	}
+}
+
 // collect merges one stripe's interval into the snapshot. rotateMu held.
-func (r *Recorder) collect(snap *IntervalSnapshot, iv *interval) {
+func (r *Recorder) collect(snap *IntervalSnapshot, iv *interval, few map[Key][]time.Duration) {
 	for k, h := range iv.hists {
 		if h.Count() == 0 && h.clamped == 0 {
 			continue
@@ -505,6 +562,15 @@ func (r *Recorder) collect(snap *IntervalSnapshot, iv *interval) {
 			have.Merge(h)
 		} else {
 			snap.Histograms[k] = r.copyOf(h)
+		}
+	}
+	for _, sr := range iv.series {
+		for slot, v := range sr.few {
+			if len(v) > 0 {
+				k := sr.key
+				k.Metric = metrics[slot]
+				few[k] = append(few[k], v...)
+			}
 		}
 	}
 	for sc, t := range iv.tallys {
@@ -517,7 +583,8 @@ func (r *Recorder) collect(snap *IntervalSnapshot, iv *interval) {
 // Shard records for one goroutine. Its methods may be called concurrently
 // with Recorder.Rotate but not with each other.
 type Shard struct {
-	st *stripe
+	st  *stripe
+	cap *SeriesCap
 	// The series this shard recorded into last, and the interval it belongs
 	// to: a VU records the same request name over and over, so this spares
 	// the map lookups. Guarded by st.mu.
@@ -537,8 +604,14 @@ func (s *Shard) Record(smp Sample) {
 	k := smp.Key
 	sr := s.last
 	if iv != s.lastIv || k.Scenario != s.lastKey.Scenario || k.Name != s.lastKey.Name {
-		sr = iv.seriesOf(k)
-		s.lastIv, s.lastKey, s.last = iv, Key{Scenario: k.Scenario, Name: k.Name}, sr
+		s.lastKey = Key{Scenario: k.Scenario, Name: k.Name}
+		var ok bool
+		if sr, ok = iv.series[s.lastKey]; !ok {
+			// A name new to this interval: within the cap, or folded.
+			k.Name = s.cap.Name(s.lastKey)
+			sr = iv.seriesOf(k)
+		}
+		s.lastIv, s.last = iv, sr
 	}
 	var clamped int64
 	count := func(c bool) {

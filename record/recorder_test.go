@@ -208,15 +208,20 @@ func TestRecycleReusesHistograms(t *testing.T) {
 	r := NewRecorder(t0)
 	get := Key{Scenario: "open", Name: "get"}
 	s := r.Shard()
-	for _, ms := range []int{7, 9, 11, 2000} {
-		s.Record(Sample{Key: get, Latency: time.Duration(ms) * time.Millisecond, Service: time.Millisecond, Status: 200})
+	// 20 of each: past fewValues, so each interval's series has histograms.
+	for range 20 {
+		for _, ms := range []int{7, 9, 11, 2000} {
+			s.Record(Sample{Key: get, Latency: time.Duration(ms) * time.Millisecond, Service: time.Millisecond, Status: 200})
+		}
 	}
 	first := r.Rotate(t0.Add(time.Second))
 	old := first.Histograms[Key{Latency, "open", "get"}]
 	r.Recycle(first)
 
-	for _, us := range []int{100, 200, 300} {
-		s.Record(Sample{Key: get, Latency: time.Duration(us) * time.Microsecond, Service: time.Duration(us) * time.Microsecond, Status: 200})
+	for range 30 {
+		for _, us := range []int{100, 200, 300} {
+			s.Record(Sample{Key: get, Latency: time.Duration(us) * time.Microsecond, Service: time.Duration(us) * time.Microsecond, Status: 200})
+		}
 	}
 	second := r.Rotate(t0.Add(2 * time.Second))
 	lat := second.Histograms[Key{Latency, "open", "get"}]
@@ -227,15 +232,15 @@ func TestRecycleReusesHistograms(t *testing.T) {
 	if !reused {
 		t.Error("no histogram of the recycled snapshot was reused")
 	}
-	if lat.Count() != 3 || lat.Max() != 300*time.Microsecond || lat.Min() != 100*time.Microsecond {
-		t.Errorf("second interval's latency: count %d, min %v, max %v; want 3, 100µs, 300µs (nothing of the first)",
+	if lat.Count() != 90 || lat.Max() != 300*time.Microsecond || lat.Min() != 100*time.Microsecond {
+		t.Errorf("second interval's latency: count %d, min %v, max %v; want 90, 100µs, 300µs (nothing of the first)",
 			lat.Count(), lat.Min(), lat.Max())
 	}
 	if got := lat.Percentile(50); got != 200*time.Microsecond {
 		t.Errorf("p50 = %v, want 200µs", got)
 	}
-	if svc := second.Histograms[Key{Service, "open", "get"}]; svc.Count() != 3 || svc.Percentile(100) != 300*time.Microsecond {
-		t.Errorf("service: count %d, max %v; want 3 and 300µs", svc.Count(), svc.Percentile(100))
+	if svc := second.Histograms[Key{Service, "open", "get"}]; svc.Count() != 90 || svc.Percentile(100) != 300*time.Microsecond {
+		t.Errorf("service: count %d, max %v; want 90 and 300µs", svc.Count(), svc.Percentile(100))
 	}
 	if len(second.Histograms) != 2 {
 		t.Errorf("%d histograms, want 2 (latency and service)", len(second.Histograms))

@@ -17,6 +17,10 @@ func (s *Shard) RecordTrend(scenario, name string, d time.Duration) {
 	k := Key{Metric: Trend, Scenario: scenario, Name: name}
 	h := st.cur.hists[k]
 	if h == nil {
+		k.Name = s.cap.Name(k) // a name new to this interval: within the cap, or folded
+		h = st.cur.hists[k]
+	}
+	if h == nil {
 		h = NewHistogram()
 		st.cur.hists[k] = h
 	}

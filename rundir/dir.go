@@ -1,11 +1,11 @@
 package rundir
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"maps"
 	"os"
@@ -46,6 +46,9 @@ type Dir struct {
 	Dir       string
 	Meta      Meta
 	Intervals []Interval // in time order
+	// Torn says which files ended in a line cut short (a full disk, a
+	// killed writer): the line was dropped, the rest read.
+	Torn []string
 }
 
 // Writer writes a run directory as the run goes: every interval is appended
@@ -54,10 +57,10 @@ type Dir struct {
 type Writer struct {
 	dir      string
 	hlogFile *os.File
-	hlogBuf  *bufio.Writer
+	hlogBuf  *LineFile
 	hlog     *record.LogWriter
 	cntFile  *os.File
-	cntBuf   *bufio.Writer
+	cntBuf   *LineFile
 	closed   bool
 }
 
@@ -80,12 +83,18 @@ func Create(dir string, meta Meta) (*Writer, error) {
 		w.hlogFile.Close()
 		return nil, fmt.Errorf("create %s: %w", CountersFile, err)
 	}
-	w.hlogBuf = bufio.NewWriterSize(w.hlogFile, 64<<10)
-	w.cntBuf = bufio.NewWriter(w.cntFile)
+	// Each interval lands whole or not at all (see LineFile).
+	if w.hlogBuf, err = NewLineFile(w.hlogFile); err == nil {
+		w.cntBuf, err = NewLineFile(w.cntFile)
+	}
+	if err != nil {
+		w.closeFiles()
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
 	comment := fmt.Sprintf("[Logged with knee %s, run %s; values in microseconds, tags metric|scenario|name]", meta.KneeVersion, meta.ID)
-	// The LogWriter would flush the bufio.Writer after every line; give it
-	// the buffer through a plain io.Writer so WriteInterval flushes once.
-	if w.hlog, err = record.NewLogWriter(plainWriter{w.hlogBuf}, meta.Started, comment); err != nil {
+	// The LogWriter would flush after every line; give it the buffer as a
+	// plain io.Writer so that WriteInterval writes each interval at once.
+	if w.hlog, err = record.NewLogWriter(struct{ io.Writer }{w.hlogBuf}, meta.Started, comment); err != nil {
 		w.closeFiles()
 		return nil, fmt.Errorf("%s: %w", LatencyFile, err)
 	}
@@ -95,11 +104,6 @@ func Create(dir string, meta Meta) (*Writer, error) {
 	}
 	return w, nil
 }
-
-// plainWriter hides Flush from record.LogWriter.
-type plainWriter struct{ w *bufio.Writer }
-
-func (p plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
 
 // WriteInterval appends one interval to latency.hlog and counters.jsonl and flushes both.
 // extra carries per-scenario TargetRate/BusyVUs/VUs for counters.jsonl (may be nil).
@@ -141,22 +145,33 @@ func (w *Writer) WriteMeta(meta Meta) error {
 		return fmt.Errorf("encode %s: %w", MetaFile, err)
 	}
 	data = append(data, '\n')
-	tmp, err := os.CreateTemp(w.dir, MetaFile+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", MetaFile, err)
-	}
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", MetaFile, err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(w.dir, MetaFile)); err != nil {
-		os.Remove(tmp.Name())
+	if err := WriteFileAtomic(filepath.Join(w.dir, MetaFile), data, 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", MetaFile, err)
 	}
 	return nil
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory, synced and renamed over path: a reader (or a full disk) sees the
+// old file or the whole new one, never a part. A path that is not a regular
+// file (/dev/stdout, a pipe) is written in place: it cannot be renamed over.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return os.WriteFile(path, data, perm)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	err = errors.Join(werr, tmp.Chmod(perm), tmp.Sync(), tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 func (w *Writer) closeFiles() error {

@@ -176,14 +176,14 @@ func FuzzParsers(f *testing.F) {
 			t.Fatalf("accepted format version %d", m.FormatVersion)
 		}
 		byStart := map[int64]*Interval{}
-		if err := readCounters("counters.jsonl", strings.NewReader(string(counters)), byStart); err == nil {
+		if _, err := readCounters("counters.jsonl", strings.NewReader(string(counters)), byStart); err == nil {
 			for _, iv := range byStart {
 				if iv.End < iv.Start {
 					t.Fatalf("interval ends before it starts: %+v", iv)
 				}
 			}
 		}
-		_ = readLatency("latency.hlog", strings.NewReader(string(counters)), byStart)
+		_, _ = readLatency("latency.hlog", strings.NewReader(string(counters)), byStart)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/internal/limits"
 	"io"
 	"io/fs"
 	"math"
@@ -37,9 +38,11 @@ func Open(dir string) (*Dir, error) {
 		return nil, fmt.Errorf("open run directory %s: %w", dir, err)
 	}
 	defer hf.Close()
-	if err := readLatency(filepath.Join(dir, LatencyFile), hf, byStart); err != nil {
+	torn, err := readLatency(filepath.Join(dir, LatencyFile), hf, byStart)
+	if err != nil {
 		return nil, err
 	}
+	r.noteTorn(LatencyFile, torn)
 	cf, err := os.Open(filepath.Join(dir, CountersFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -47,9 +50,11 @@ func Open(dir string) (*Dir, error) {
 		return nil, fmt.Errorf("open run directory %s: %w", dir, err)
 	default:
 		defer cf.Close()
-		if err := readCounters(filepath.Join(dir, CountersFile), cf, byStart); err != nil {
+		torn, err := readCounters(filepath.Join(dir, CountersFile), cf, byStart)
+		if err != nil {
 			return nil, err
 		}
+		r.noteTorn(CountersFile, torn)
 	}
 	for _, iv := range byStart {
 		r.Intervals = append(r.Intervals, *iv)
@@ -65,8 +70,11 @@ func readMeta(dir string) (Meta, error) {
 	} else if !st.IsDir() {
 		return Meta{}, fmt.Errorf("open run directory: %s is not a directory", dir)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	data, err := limits.ReadFile(filepath.Join(dir, MetaFile), limits.RunMeta, "run.json", "knee writes a few KB here: restore run.json or re-run")
 	if err != nil {
+		if errors.Is(err, limits.ErrTooLarge) {
+			return Meta{}, fmt.Errorf("open run directory %s: %w", dir, err)
+		}
 		return Meta{}, fmt.Errorf("open run directory %s: %w (fix: is this a knee run directory?)", dir, err)
 	}
 	return parseMeta(filepath.Join(dir, MetaFile), data)
@@ -119,16 +127,29 @@ func intervalAt(byStart map[int64]*Interval, start time.Duration) *Interval {
 	return iv
 }
 
-// readLatency adds every interval histogram of an hlog to byStart.
-func readLatency(name string, r io.Reader, byStart map[int64]*Interval) error {
+// noteTorn records that file's last line was cut short and dropped.
+func (r *Dir) noteTorn(file string, torn bool) {
+	if torn {
+		r.Torn = append(r.Torn, TornNote(file))
+	}
+}
+
+// TornNote is what a reader says of a file whose last line was cut short.
+func TornNote(file string) string {
+	return fmt.Sprintf("%s: its last line was cut short (a full disk or a killed writer?) and was ignored; the rest was read", file)
+}
+
+// readLatency adds every interval histogram of an hlog to byStart; torn
+// reports a last line cut short, dropped.
+func readLatency(name string, r io.Reader, byStart map[int64]*Interval) (torn bool, err error) {
 	lr := record.NewLogReader(r, filepath.Base(name), 1000)
 	for {
 		li, err := lr.Next()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return lr.Torn(), nil
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		addLatency(intervalAt(byStart, li.Start), li)
 	}
@@ -154,24 +175,45 @@ func secondsDuration(s float64) (time.Duration, bool) {
 }
 
 // readCounters adds every counters.jsonl line to byStart. Lines of the same
-// scenario and interval add up.
-func readCounters(name string, r io.Reader, byStart map[int64]*Interval) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+// scenario and interval add up. A last line cut short is dropped (torn).
+func readCounters(name string, r io.Reader, byStart map[int64]*Interval) (torn bool, err error) {
+	sc, unterminated := NewLineScanner(r)
 	base := filepath.Base(name)
 	for n := 1; sc.Scan(); n++ {
 		ic, start, end, ok, err := parseCounters(base, n, sc.Bytes())
+		if err != nil && *unterminated && !json.Valid(sc.Bytes()) {
+			return true, nil // cut short: not even JSON
+		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		if ok {
 			addCounters(intervalAt(byStart, start), ic, end)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read %s: %w", base, err)
+		return false, fmt.Errorf("read %s: %w (fix: a line of this file is longer than %d MiB; is it a knee file?)", base, err, MaxLine>>20)
 	}
-	return nil
+	return false, nil
+}
+
+// MaxLine bounds one line of a JSON-lines file knee reads (counters,
+// resources): knee writes lines of a few hundred bytes.
+const MaxLine = 1 << 20
+
+// NewLineScanner scans lines of at most MaxLine bytes; *unterminated is
+// true while the line scanned last ended at the end of input without a
+// newline (a torn last line, when it does not parse).
+func NewLineScanner(r io.Reader) (sc *bufio.Scanner, unterminated *bool) {
+	sc = bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	u := new(bool)
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		*u = tok != nil && atEOF && adv == len(data) && (len(data) == 0 || data[len(data)-1] != '\n')
+		return adv, tok, err
+	})
+	return sc, u
 }
 
 // parseCounters decodes line n of counters.jsonl; ok is false for a blank line.

@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,10 +32,16 @@ type Stream struct {
 	latKey int64
 
 	cs     *bufio.Scanner // nil without counters.jsonl
+	csEnd  *bool          // its last line ended without a newline
 	cn     int            // its line number
 	cnt    *countersLine  // the next counters line; nil at the end
 	primed bool
+	torn   []string
 }
+
+// Torn is Dir.Torn: the files whose last line was cut short and dropped,
+// known once Next has returned io.EOF.
+func (s *Stream) Torn() []string { return s.torn }
 
 type countersLine struct {
 	ic         IntervalCounters
@@ -62,8 +69,7 @@ func OpenStream(dir string) (*Stream, error) {
 		s.hf.Close()
 		return nil, fmt.Errorf("open run directory %s: %w", dir, err)
 	default:
-		s.cs = bufio.NewScanner(s.cf)
-		s.cs.Buffer(make([]byte, 64<<10), 16<<20)
+		s.cs, s.csEnd = NewLineScanner(s.cf)
 	}
 	return s, nil
 }
@@ -121,6 +127,9 @@ func (s *Stream) Next() (Interval, error) {
 func (s *Stream) nextLatency() error {
 	li, err := s.lr.Next()
 	if errors.Is(err, io.EOF) {
+		if s.lr.Torn() { // reached once: Next stops calling at the end
+			s.torn = append(s.torn, TornNote(LatencyFile))
+		}
 		s.lat = nil
 		return nil
 	}
@@ -144,6 +153,10 @@ func (s *Stream) nextCounters() error {
 	for s.cs.Scan() {
 		s.cn++
 		ic, start, end, ok, err := parseCounters(CountersFile, s.cn, s.cs.Bytes())
+		if err != nil && *s.csEnd && !json.Valid(s.cs.Bytes()) {
+			s.torn = append(s.torn, TornNote(CountersFile))
+			break
+		}
 		if err != nil {
 			return err
 		}
@@ -160,7 +173,7 @@ func (s *Stream) nextCounters() error {
 	}
 	s.cnt = nil
 	if err := s.cs.Err(); err != nil {
-		return fmt.Errorf("read %s: %w", filepath.Join(s.Dir, CountersFile), err)
+		return fmt.Errorf("read %s: %w (fix: a line of this file is longer than %d MiB; is it a knee file?)", filepath.Join(s.Dir, CountersFile), err, MaxLine>>20)
 	}
 	return nil
 }

@@ -246,6 +246,9 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	e.meta.FirstError = e.fail.get()
 	e.meta.Env.Generator.CPUSeconds = e.cpu
 	notices := e.dropNotices()
+	if n := e.rec.FoldNote(); n != "" {
+		notices = append(notices, n)
+	}
 	e.meta.Notes = append(e.meta.Notes, notices...)
 	filesErr := e.werr
 	if err := e.w.Close(redactMeta(&e.meta, e.red)); err != nil && filesErr == nil {

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -27,7 +26,12 @@ func (e *engine) startResources(t0 time.Time) (stop func() []use.Sample) {
 		e.resourcesFailed(err)
 		return func() []use.Sample { return nil }
 	}
-	bw := bufio.NewWriter(f)
+	bw, err := rundir.NewLineFile(f) // whole lines only, even on a full disk
+	if err != nil {
+		f.Close()
+		e.resourcesFailed(err)
+		return func() []use.Sample { return nil }
+	}
 	probes := append([]probe.Probe{}, e.opt.Probes...)
 	probes = append(probes,
 		&probe.Machine{TargetPIDs: targetPIDs(e.opt.TargetPID)},

@@ -31,8 +31,10 @@ func (t *totals) add(snap record.IntervalSnapshot, extra map[string]rundir.Inter
 	for k, h := range snap.Histograms {
 		have, ok := t.hist[k]
 		if !ok {
-			have = record.NewHistogram()
-			t.hist[k] = have
+			// Packed until a second interval adds to it: a name seen once
+			// (a unique URL) keeps a few hundred bytes, not ~190 KB.
+			t.hist[k] = h.Packed()
+			continue
 		}
 		have.Merge(h)
 	}

@@ -14,11 +14,31 @@ func (s shard) RecordTrend(scenario, name string, d time.Duration) {
 
 // trendOf gives a script's Trend from the run directory: its series merged
 // over every interval and scenario, as every latency merges.
+// Every Trend is merged in one pass, on the first call: a script with
+// thousands of group names asks for each, and a pass per name made the end
+// of such a run cost names × intervals (minutes).
 func trendOf(res *Result) func(name string) *record.Histogram {
+	var byName map[string]*record.Histogram
 	return func(name string) *record.Histogram {
 		if res.Run == nil {
 			return nil
 		}
-		return res.Run.Merged(func(k record.Key) bool { return k.Metric == record.Trend && k.Name == name }, 0, 0)
+		if byName == nil {
+			byName = map[string]*record.Histogram{}
+			for _, iv := range res.Run.Intervals {
+				for k, h := range iv.Histograms {
+					if k.Metric != record.Trend {
+						continue
+					}
+					have := byName[k.Name]
+					if have == nil {
+						have = record.NewHistogram()
+						byName[k.Name] = have
+					}
+					have.Merge(h)
+				}
+			}
+		}
+		return byName[name] // nil: no value of it was recorded
 	}
 }

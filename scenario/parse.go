@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/internal/limits"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,12 +40,20 @@ const maxErrors = 50
 
 // ReadFile reads and parses the scenario file at path in fsys.
 func ReadFile(fsys fs.FS, path string) (*Config, error) {
-	data, err := fs.ReadFile(fsys, path)
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read scenario file: %w", err)
+	}
+	defer f.Close()
+	data, err := limits.ReadAll(f, limits.Scenario, path, "scenario file", scenarioFix)
 	if err != nil {
 		return nil, fmt.Errorf("read scenario file: %w", err)
 	}
 	return Parse(path, data)
 }
+
+// scenarioFix is what to do with a scenario file past limits.Scenario.
+const scenarioFix = "is this a scenario file? a scenario's YAML is a few KB"
 
 // Stdin is the path that names standard input, as shells and most tools spell it.
 const Stdin = "-"
@@ -63,9 +71,12 @@ func ReadPath(path string, stdin io.Reader) (*Config, error) {
 		return nil, errors.New("read scenario file: - names standard input, but there is none")
 	case path == Stdin:
 		name = "<stdin>"
-		data, err = io.ReadAll(stdin)
+		data, err = limits.ReadAll(stdin, limits.Scenario, name, "scenario file", scenarioFix)
 	default:
-		data, err = os.ReadFile(path)
+		data, err = limits.ReadFile(path, limits.Scenario, "scenario file", scenarioFix)
+	}
+	if errors.Is(err, limits.ErrTooLarge) {
+		return nil, err // it names the file
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read scenario file %s: %w", name, err)

@@ -3,6 +3,8 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -232,4 +234,30 @@ func TestParseBoundsTheErrorList(t *testing.T) {
 	if len(where) != maxErrors+1 || !strings.HasSuffix(msg, "s.yaml: and 10 more problems") {
 		t.Errorf("%d problems, ending %q", len(where), msg[max(len(msg)-40, 0):])
 	}
+}
+
+// TestReadPathLimit: a scenario file or stdin past limits.Scenario (4 MiB)
+// stops there with an error naming it, the limit and the fix, however long
+// the input (yes "a: b" | knee run - read 1.2 GB before).
+func TestReadPathLimit(t *testing.T) {
+	endless := io.LimitReader(neverEnding('a'), 1<<40) // 1 TiB: never read to its end
+	_, err := ReadPath(Stdin, endless)
+	if err == nil || !strings.Contains(err.Error(), "<stdin>: too large: a scenario file is read up to 4 MiB (fix: ") {
+		t.Errorf("error %v, want stdin too large at 4 MiB", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skipf("SKIP the /dev/zero case: %v", err)
+	}
+	if _, err := ReadPath("/dev/zero", nil); err == nil || !strings.Contains(err.Error(), "/dev/zero: too large") {
+		t.Errorf("/dev/zero: %v, want too large", err)
+	}
+}
+
+type neverEnding byte
+
+func (b neverEnding) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
 }

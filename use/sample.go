@@ -1,11 +1,11 @@
 package use
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/rundir"
 	"io"
 	"math"
 	"time"
@@ -162,29 +162,39 @@ func WriteSample(w io.Writer, s Sample) error {
 }
 
 // ReadSamples reads resources.jsonl. Blank lines are skipped; any other line
-// that is not a valid sample is an error naming its line number.
+// that is not a valid sample is an error naming its line number, except a
+// last line cut short (no newline: a full disk, a killed writer), which is
+// dropped (ReadSamplesFile says so).
 func ReadSamples(r io.Reader) ([]Sample, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	var out []Sample
+	s, _, err := ReadSamplesTorn(r)
+	return s, err
+}
+
+// ReadSamplesTorn is ReadSamples that also reports a torn last line.
+func ReadSamplesTorn(r io.Reader) (out []Sample, torn bool, err error) {
+	sc, unterminated := rundir.NewLineScanner(r)
 	for line := 1; sc.Scan(); line++ {
 		b := sc.Bytes()
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
 		var s Sample
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("resources.jsonl:%d: %w", line, err)
+		err := json.Unmarshal(b, &s)
+		if err == nil {
+			err = s.validate()
 		}
-		if err := s.validate(); err != nil {
-			return nil, fmt.Errorf("resources.jsonl:%d: %w", line, err)
+		if err != nil && *unterminated && !json.Valid(b) {
+			return out, true, nil // cut short: not even JSON
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("resources.jsonl:%d: %w", line, err)
 		}
 		out = append(out, s)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read resources.jsonl: %w", err)
+		return nil, false, fmt.Errorf("read resources.jsonl: %w (fix: a line is longer than %d MiB; is it a knee file?)", err, rundir.MaxLine>>20)
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // Finite is r with NaN and ±Inf (which JSON cannot carry) turned into not measured.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -164,7 +165,7 @@ func (a *app) openOrImport(path string, f importFlags, keep string) (*rundir.Dir
 	res, err := importer.Import(a.ctx, path, dir, f.options())
 	if err != nil {
 		cleanup()
-		return nil, none, usageErr(err)
+		return nil, none, importErr(err)
 	}
 	a.importNotes(res)
 	r, err := rundir.Open(dir)
@@ -173,6 +174,15 @@ func (a *app) openOrImport(path string, f importFlags, keep string) (*rundir.Dir
 		return nil, none, err
 	}
 	return r, cleanup, nil
+}
+
+// importErr is bad input (exit 2) unless writing the run directory failed
+// (a full disk: exit 1).
+func importErr(err error) error {
+	if errors.Is(err, importer.ErrWrite) {
+		return err
+	}
+	return usageErr(err)
 }
 
 func (a *app) importNotes(res *importer.Result) {
@@ -200,7 +210,7 @@ func (a *app) importCommand() *cobra.Command {
 			dir := filepath.Join(out, base)
 			res, err := importer.Import(a.ctx, args[0], dir, f.options())
 			if err != nil {
-				return usageErr(err)
+				return importErr(err)
 			}
 			a.importNotes(res)
 			fmt.Fprintf(a.env.Stdout, "run directory: %s\n", res.Dir)

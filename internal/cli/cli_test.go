@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,5 +60,38 @@ func TestPageTail(t *testing.T) {
 	code, out, _ := runKnee(t, "tail", "--p", "0.01", "--calls", "20")
 	if code != 0 || !strings.Contains(out, "18.2 %") {
 		t.Errorf("knee tail: exit %d, %q", code, out)
+	}
+}
+
+// An import that cannot write its run directory (the file size limit of
+// `ulimit -f`, which fails a write as a full disk does) failed: exit 1; its
+// input was fine, so it is not bad input (exit 2). The import runs in a
+// child process, which alone has the limit; a real full disk is tried in
+// scripts/fault-inputs.sh.
+func TestImportWriteFailureExitsOne(t *testing.T) {
+	if args := os.Getenv("KNEE_CLI_CHILD_ARGS"); args != "" {
+		code, _, stderr := runKnee(t, strings.Split(args, "\n")...)
+		os.Stderr.WriteString(stderr)
+		os.Exit(code)
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("SKIP: no bash to run the child under ulimit -f")
+	}
+	dir := t.TempDir()
+	var in strings.Builder
+	in.WriteString("metric_name,timestamp,metric_value,status,name\n")
+	for i := range 2000 { // 2,000 intervals of 5 names: far more than 8 KiB of hlog
+		fmt.Fprintf(&in, "http_req_duration,%d,%d,200,n%d\n", 1700000000+i, 1+i%97, i%5)
+	}
+	csv := filepath.Join(dir, "r.csv")
+	if err := os.WriteFile(csv, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bash, "-c", `ulimit -f 8 && exec "$0" -test.run '^TestImportWriteFailureExitsOne$'`, os.Args[0])
+	cmd.Env = append(os.Environ(), "KNEE_CLI_CHILD_ARGS="+strings.Join([]string{"import", csv, "--out", filepath.Join(dir, "runs")}, "\n"))
+	out, _ := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != ExitFailure || !strings.Contains(string(out), "writing the run directory failed") {
+		t.Errorf("exit %d, output %q; want 1 and the write failure", code, out)
 	}
 }

@@ -81,9 +81,12 @@ func (a *app) doCurve(c *cobra.Command, path string, f curveFlags) error {
 		return err
 	}
 	defer cleanup()
-	samples, err := probe.ReadSamplesFile(filepath.Join(r.Dir, rundir.ResourcesFile))
+	samples, torn, err := probe.ReadSamplesFile(filepath.Join(r.Dir, rundir.ResourcesFile))
 	if err != nil {
 		return usageErr(err)
+	}
+	if torn {
+		r.Torn = append(r.Torn, rundir.TornNote(rundir.ResourcesFile))
 	}
 	an, err := analyze.Analyze(r, analyze.Options{
 		Plan: &plan, Given: given, Health: f.plan.health(), Samples: samples,

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
@@ -78,5 +77,5 @@ func writeRunReport(r *rundir.Dir, file string, ts []analyze.Threshold) error {
 	if err := report.HTML(&buf, in); err != nil {
 		return err
 	}
-	return os.WriteFile(file, buf.Bytes(), 0o644)
+	return rundir.WriteFileAtomic(file, buf.Bytes(), 0o644)
 }

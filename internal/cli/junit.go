@@ -3,11 +3,11 @@ package cli
 import (
 	"encoding/xml"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
 )
 
@@ -103,7 +103,7 @@ func (j *junitReport) write() error {
 	out.WriteString(xml.Header)
 	out.Write(b)
 	out.WriteString("\n")
-	if err := os.WriteFile(j.path, []byte(out.String()), 0o644); err != nil {
+	if err := rundir.WriteFileAtomic(j.path, []byte(out.String()), 0o644); err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}
 	return nil

@@ -2,12 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"os"
+	"github.com/knee-dev/knee/internal/limits"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/knee-dev/knee/k8s"
+	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/scenario"
 )
 
@@ -64,7 +65,7 @@ apply them soon after, and write them anew for every test.`,
 }
 
 func (a *app) doK8sJob(file string, f k8sJobFlags) error {
-	data, err := os.ReadFile(file)
+	data, err := limits.ReadFile(file, limits.Scenario, "scenario file", "is this a scenario file? a scenario's YAML is a few KB")
 	if err != nil {
 		return usageErr(err)
 	}
@@ -94,7 +95,7 @@ func (a *app) doK8sJob(file string, f k8sJobFlags) error {
 		_, err = a.env.Stdout.Write(out)
 		return err
 	}
-	if err := os.WriteFile(f.out, out, 0o644); err != nil {
+	if err := rundir.WriteFileAtomic(f.out, out, 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.env.Stderr, "wrote %s: %d runners start at %s; kubectl apply -f %s\n", f.out, f.o.Runners, f.o.StartAt.UTC().Format(time.RFC3339), f.out)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -228,7 +227,7 @@ func (a *app) output(path string, b []byte) error {
 		_, err := a.env.Stdout.Write(b)
 		return err
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := rundir.WriteFileAtomic(path, b, 0o644); err != nil { // a full disk leaves no half a report
 		return err
 	}
 	fmt.Fprintf(a.env.Stderr, "wrote %s\n", path)

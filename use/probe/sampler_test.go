@@ -80,7 +80,7 @@ func TestReadSamplesErrorsNameTheLine(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"bad json", good + "\n\n{\"t_s\":", "resources.jsonl:3:"},
+		{"bad json", good + "\n\n{\"t_s\":\n", "resources.jsonl:3:"}, // a newline: whole, not torn
 		{"no probe", good + "\n" + `{"t_s":2,"readings":[]}`, `resources.jsonl:2: missing "probe"`},
 		{"bad kind", `{"t_s":1,"probe":"p","readings":[{"resource":"r","metric":"m","kind":"hot"}]}`, `resources.jsonl:1: reading 1 (m): kind "hot"`},
 		{"no metric", `{"t_s":1,"probe":"p","readings":[{"resource":"r","kind":"info"}]}`, `resources.jsonl:1: reading 1: missing "metric"`},

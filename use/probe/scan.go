@@ -71,18 +71,19 @@ func (o ScanOptions) interval() time.Duration {
 
 // ReadSamplesFile reads a resources.jsonl; a file that does not exist
 // holds no samples, which is not an error (a run made without sampling).
-func ReadSamplesFile(path string) ([]use.Sample, error) {
+// torn reports a last line cut short, dropped (rundir.TornNote says so).
+func ReadSamplesFile(path string) (s []use.Sample, torn bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer f.Close()
-	s, err := use.ReadSamples(f)
+	s, torn, err = use.ReadSamplesTorn(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+		return nil, false, fmt.Errorf("%s: %w", f.Name(), err)
 	}
-	return s, nil
+	return s, torn, nil
 }

@@ -91,7 +91,7 @@ func TestScanRefusesTooShort(t *testing.T) {
 // line is an error naming the file.
 func TestReadSamplesFile(t *testing.T) {
 	dir := t.TempDir()
-	if s, err := ReadSamplesFile(filepath.Join(dir, "resources.jsonl")); s != nil || err != nil {
+	if s, _, err := ReadSamplesFile(filepath.Join(dir, "resources.jsonl")); s != nil || err != nil {
 		t.Errorf("missing file: %v, %v; want no samples and no error", s, err)
 	}
 	want := use.Sample{At: time.Second, Probe: "count", Readings: []use.Reading{measured(use.HTTPServer, "hits", use.Info, 10, use.UnitPerSec)}}
@@ -103,15 +103,23 @@ func TestReadSamplesFile(t *testing.T) {
 	if err := os.WriteFile(good, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadSamplesFile(good)
-	if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], want) {
-		t.Errorf("read back %+v, %v; want %+v", got, err, want)
+	got, torn, err := ReadSamplesFile(good)
+	if err != nil || torn || len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+		t.Errorf("read back %+v, torn %v, %v; want %+v", got, torn, err, want)
+	}
+	// A last line cut short (a full disk) is dropped and reported, not an error.
+	cut := filepath.Join(dir, "cut.jsonl")
+	if err := os.WriteFile(cut, append(bytes.Repeat(buf.Bytes(), 2), buf.Bytes()[:buf.Len()/2]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, torn, err := ReadSamplesFile(cut); err != nil || !torn || len(got) != 2 {
+		t.Errorf("torn last line: %d samples, torn %v, %v; want 2, true, nil", len(got), torn, err)
 	}
 	bad := filepath.Join(dir, "bad.jsonl")
 	if err := os.WriteFile(bad, append(buf.Bytes(), "{not json\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadSamplesFile(bad); err == nil || !strings.Contains(err.Error(), bad) {
+	if _, _, err := ReadSamplesFile(bad); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("bad line: %v; want an error naming %s", err, bad)
 	}
 }

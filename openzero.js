@@ -1,0 +1,2 @@
+const d = open("/dev/zero", "b");
+export default function() {}
