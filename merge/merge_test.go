@@ -3,8 +3,8 @@ package merge
 import (
 	"errors"
 	"math"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"

@@ -148,4 +148,3 @@ func fitLine(fields []progressField, width int) string {
 	}
 	return line
 }
-

@@ -21,7 +21,7 @@ func TestTrendOfMergesEveryInterval(t *testing.T) {
 	}
 	run := &rundir.Dir{Intervals: []rundir.Interval{
 		{Start: 0, End: time.Second, Histograms: map[record.Key]*record.Histogram{
-			{Metric: record.Trend, Scenario: "s1", Name: "g"}: h(time.Millisecond),
+			{Metric: record.Trend, Scenario: "s1", Name: "g"}:   h(time.Millisecond),
 			{Metric: record.Latency, Scenario: "s1", Name: "g"}: h(time.Hour),
 		}},
 		{Start: time.Second, End: 2 * time.Second, Histograms: map[record.Key]*record.Histogram{
