@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,10 @@ const (
 	ExitThresholds  = 99  // k6's ThresholdsHaveFailed
 	ExitInterrupted = 105 // k6's ExternalAbort: stopped by SIGINT or SIGTERM
 	ExitSetupFailed = 107 // k6's ScriptException: the script's setup() threw
+	// k6's SetupTimeout and TeardownTimeout: the phase ran past
+	// setupTimeout or teardownTimeout and was interrupted.
+	ExitSetupTimeout    = 100
+	ExitTeardownTimeout = 101
 	// ExitScriptAborted is k6's ScriptAborted: the script called
 	// exec.test.abort().
 	ExitScriptAborted = 108
@@ -34,6 +39,10 @@ const (
 // signalEnds marks a command that runs until it is stopped (a server):
 // a signal is its normal end, not an interruption (exit 0).
 const signalEnds = "knee/signal-ends"
+
+// abortGrace is how long knee may take to write what it measured after the
+// second interrupt before it exits anyway.
+const abortGrace = 800 * time.Millisecond
 
 // ExitError carries an exit code up to Main.
 type ExitError struct {
@@ -179,8 +188,11 @@ func interruptContexts(env Env) (ctx, abort context.Context, signalled func() os
 		mu    sync.Mutex
 		first os.Signal // the first signal received, for the exit code
 	)
+	closed := make(chan time.Time)
+	close(closed)
 	go func() {
 		n := 0
+		var grace <-chan time.Time
 		for {
 			select {
 			case <-done:
@@ -193,10 +205,21 @@ func interruptContexts(env Env) (ctx, abort context.Context, signalled func() os
 					mu.Unlock()
 					fmt.Fprintf(env.Stderr, "\nknee (pid %d): %v: stopping gracefully, in-flight requests may finish (Ctrl-C again to abort)\n", env.PID, s)
 					cancel()
-				} else {
+				} else if n == 2 {
 					fmt.Fprintln(env.Stderr, "\nknee: aborting: writing what was recorded")
 					cancelAbort()
+					// Whatever is still running (a script's loop, a push,
+					// a summary), knee exits within a second.
+					grace = time.NewTimer(abortGrace).C
+				} else {
+					grace = closed
 				}
+			case <-grace:
+				fmt.Fprintf(env.Stderr, "knee: aborted: still busy %v after the abort; exiting without the rest\n", abortGrace)
+				if env.Exit != nil {
+					env.Exit(ExitInterrupted)
+				}
+				return
 			}
 		}
 	}()

@@ -101,7 +101,7 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 		return usageErr(err)
 	}
 	defer os.Remove(opt.Dir) // the directory runOptions made, if no run wrote into it (repetitions write beside it)
-	defer a.liveOutputs(&opt, f.split.promRW)()
+	defer a.liveOutputs(&opt, f.split.promRW, f.split.closeTimeout)()
 	jr := junitReport{path: f.junit}
 	if f.repeat == 1 {
 		_, err := a.runScriptOnce(sr, opt, f.summaryExport, "", &jr)
@@ -138,9 +138,9 @@ type scriptRun struct {
 // ("-r2") goes before the extension of a k6 output's file. It returns the
 // result (nil when the run never started) and the run's exit error.
 func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix string, jr *junitReport) (*runner.ScriptResult, error) {
-	s, err := k6script.Load(sr.path, sr.cfg)
+	s, err := k6script.Load(a.ctx, sr.path, sr.cfg)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, scriptExit(err, usageErr)
 	}
 	defer s.Close()
 	plan, err := s.Plan(sr.ov)
@@ -188,7 +188,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		if errors.As(err, &se) && se.Setup {
 			return nil, &ExitError{Code: ExitSetupFailed, Err: err}
 		}
-		return nil, notRun(err)
+		return nil, scriptExit(err, notRun)
 	}
 	printChecks(a.env.Stdout, res)
 	printMetrics(a.env.Stdout, res.Metrics)
@@ -213,7 +213,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	if err != nil {
 		// The load ran and its summary is printed; what failed after it is
 		// a failure of the run, not bad input.
-		return res, &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
+		return res, scriptExit(errors.Join(err, ferr), func(err error) error { return &ExitError{Code: ExitFailure, Err: err} })
 	}
 	if nr := noResponse(res.Summary); nr != nil {
 		return res, errors.Join(ferr, nr)
@@ -255,6 +255,23 @@ func openK6Output(csvOut, jsonOut, suffix string) (out *k6script.Output, name st
 		return nil, name, err
 	}
 	return out, name, nil
+}
+
+// scriptExit gives a script's phase timeouts and interruptions k6's exit
+// codes; any other error goes through otherwise.
+func scriptExit(err error, otherwise func(error) error) error {
+	var te *k6script.TimeoutError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te) && te.Phase == "setup":
+		return &ExitError{Code: ExitSetupTimeout, Err: err}
+	case errors.As(err, &te):
+		return &ExitError{Code: ExitTeardownTimeout, Err: err}
+	case errors.Is(err, k6script.ErrInterrupted):
+		return &ExitError{Code: ExitInterrupted, Err: err}
+	}
+	return otherwise(err)
 }
 
 // printOwnThresholds prints a script's own thresholds (checks, custom
