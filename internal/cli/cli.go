@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -76,10 +77,11 @@ func Main(env Env) int {
 	// its error pass through the secrets of its arguments (and, once read,
 	// of its scenario file). Run directories are kept clean upstream.
 	red := redact.FromArgs(env.Args)
+	raw := env.Stdout
 	env.Stdout, env.Stderr = red.Writer(env.Stdout), red.Writer(env.Stderr)
 	ctx, abort, signalled, stop := interruptContexts(env)
 	defer stop()
-	a := &app{env: env, ctx: ctx, abort: abort, red: red}
+	a := &app{env: env, ctx: ctx, abort: abort, red: red, rawStdout: raw}
 	root := a.rootCommand()
 	root.SetArgs(env.Args)
 	root.SetOut(env.Stdout)
@@ -113,6 +115,9 @@ type app struct {
 	ctx   context.Context  // cancelled by the first interrupt: stop gracefully
 	abort context.Context  // cancelled by the second interrupt: stop at once
 	red   *redact.Redactor // scrubs Stdout and Stderr
+	// rawStdout is stdout unscrubbed, for a file the user asked for on it
+	// (knee k8s job's manifests, whose Secret must hold the real values).
+	rawStdout io.Writer
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -162,7 +167,7 @@ test.abort().`,
 // Command returns knee's command tree for env without running it, for
 // documentation generators (man pages).
 func Command(env Env) *cobra.Command {
-	a := &app{env: env, ctx: context.Background(), abort: context.Background()}
+	a := &app{env: env, ctx: context.Background(), abort: context.Background(), rawStdout: env.Stdout}
 	return a.rootCommand()
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,12 +27,14 @@ type scriptFlags struct {
 	csvOut     string // --out csv=FILE
 	jsonOut    string // --out json=FILE
 	env        []string
+	secretEnv  []string // -e names whose values are secrets, besides the ones whose names say so
 	iterations int64
 	stage      []string
 }
 
 func registerScriptFlags(fl *pflag.FlagSet, sf *scriptFlags) {
 	fl.StringArrayVarP(&sf.env, "env", "e", nil, "k6 script: __ENV variable KEY=VALUE (repeatable)")
+	fl.StringSliceVar(&sf.secretEnv, "secret-env", nil, "k6 script: -e names whose values are secrets, masked in every output (names with TOKEN, SECRET, PASSWORD, KEY, AUTH, ... always are)")
 	fl.Int64Var(&sf.iterations, "iterations", 0, "k6 script: run this many iterations shared by --vus VUs (overrides the script's scenarios, as in k6)")
 	fl.StringArrayVar(&sf.stage, "stage", nil, "k6 script: a ramping-vus stage DURATION:TARGET, e.g. 30s:10 (repeatable; overrides the script's scenarios, as in k6)")
 }
@@ -75,12 +78,16 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 			return usagef("--env %q: write KEY=VALUE", kv)
 		}
 		sr.cfg.Env[k] = v
+		if redact.SensitiveEnv(k) || slices.Contains(f.script.secretEnv, k) {
+			sr.secrets = append(sr.secrets, v)
+		}
 	}
 	var err error
 	if sr.ov, err = scriptOverrides(c.Flags(), f); err != nil {
 		return usageErr(err)
 	}
 	sr.cfg.Redact = redact.New(f.sc.RedactQuery...)
+	sr.cfg.Redact.Remember(sr.secrets...)
 	sr.cfg.Getenv, sr.cfg.Stderr = a.env.Getenv, a.env.Stderr
 	a.red.Merge(sr.cfg.Redact) // the terminal's scrubber masks the same query values
 	if sr.flagTs, err = analyze.ParseThresholds(f.sc.Thresholds); err != nil {
@@ -131,6 +138,7 @@ type scriptRun struct {
 	faults          []scenario.Fault
 	csvOut, jsonOut string // k6 outputs, as given
 	dashboard       string
+	secrets         []string // -e values that are secrets
 }
 
 // runScriptOnce loads the script, runs it into opt.Dir, prints its
@@ -163,6 +171,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		plan.Config.Thresholds = append(plan.Config.Thresholds, t.String())
 	}
 	plan.Config.Faults = append(plan.Config.Faults, sr.faults...)
+	plan.Config.Secrets = append(plan.Config.Secrets, sr.secrets...) // run.json's scrubber masks them
 	k6Out, outName, err := openK6Output(sr.csvOut, sr.jsonOut, suffix)
 	if err != nil {
 		return nil, usageErr(err)
