@@ -177,6 +177,12 @@ func summaryWarnings(s rundir.Summary, lag, lat *record.Histogram, opt SummaryOp
 	if s.Requests == 0 {
 		w = append(w, "no requests were measured")
 	}
+	if n := s.ErrorsByClass[record.GeneratorClass]; n > 0 {
+		w = append(w, fmt.Sprintf("generator-limited: knee could not send %d of %d requests (%.1f %%) for want of its own "+
+			"file descriptors, local ports or memory; they never reached the target and are not among its errors, "+
+			"and the rate and latencies say more about knee than about the target (raise ulimit -n, widen "+
+			"net.ipv4.ip_local_port_range, lower the rate or split it among runners)", n, s.Requests, 100*float64(n)/float64(max(s.Requests, 1))))
+	}
 	if s.DroppedIterations > 0 {
 		w = append(w, fmt.Sprintf("%d dropped iterations: the open model found no free VU (maxVUs reached) and "+
 			"did not start them; the target could not keep up with the offered rate", s.DroppedIterations))

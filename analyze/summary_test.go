@@ -200,3 +200,24 @@ func TestSelectorString(t *testing.T) {
 		}
 	}
 }
+
+// Requests knee could not send (the generator class) are named in a
+// warning that puts the limit on the generator, with their share: 30 of
+// 1000 is 3.0 %.
+func TestSummarizeGeneratorErrors(t *testing.T) {
+	f := newFakeRun("open", 10, rundir.Scenario{Name: "s", Executor: "constant-arrival-rate", Model: "open", TargetRate: 100})
+	for sec := range 10 {
+		f.add(sec, key(record.Latency, "s"), 2*time.Millisecond, 100)
+		f.count(sec, "s", record.Counters{Requests: 100, Errors: 0, Failed: 3, ErrorsByClass: map[string]int64{"generator": 3}}, 100)
+	}
+	s := analyze.Summarize(f.r, analyze.SummaryOptions{})
+	if s.Errors != 0 || s.ErrorsByClass["generator"] != 30 {
+		t.Errorf("errors %d by class %v; want 0 of the target's and generator: 30", s.Errors, s.ErrorsByClass)
+	}
+	if !hasWarning(s.Warnings, "generator-limited: knee could not send 30 of 1000 requests (3.0 %)") {
+		t.Errorf("warnings %q do not put the limit on the generator", s.Warnings)
+	}
+	if hasWarning(analyze.Summarize(openRun(), analyze.SummaryOptions{}).Warnings, "could not send") {
+		t.Errorf("a run without generator errors is warned about them")
+	}
+}

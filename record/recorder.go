@@ -146,7 +146,12 @@ type Sample struct {
 }
 
 // ErrorClasses are the error classes knee counts, in report order.
-var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other"}
+// "generator" is knee's own failure to send (no descriptor, port or
+// memory), which Counters.Errors, the target's errors, leaves out.
+var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other", GeneratorClass}
+
+// GeneratorClass is the class of requests knee could not send.
+const GeneratorClass = "generator"
 
 // errClassIndex maps a class to its ErrorClasses slot; unknown classes are "other".
 func errClassIndex(c string) int {
@@ -161,6 +166,8 @@ func errClassIndex(c string) int {
 		return 3
 	case "tls":
 		return 4
+	case GeneratorClass:
+		return 6
 	}
 	return 5
 }
@@ -169,7 +176,7 @@ func errClassIndex(c string) int {
 // run.json and --summary-export use.
 type Counters struct {
 	Requests          int64            `json:"requests"`
-	Errors            int64            `json:"errors"`          // transport errors plus 5xx responses
+	Errors            int64            `json:"errors"`          // transport errors plus 5xx responses; not the generator class (knee could not send)
 	Failed            int64            `json:"failed"`          // k6's http_req_failed: transport errors plus statuses >= 400, unless a script's response callback said otherwise
 	ByStatus          map[string]int64 `json:"by_status"`       // "1xx".."5xx"
 	ErrorsByClass     map[string]int64 `json:"errors_by_class"` // ErrorClasses
@@ -237,7 +244,7 @@ type IntervalSnapshot struct {
 type tally struct {
 	requests, errors, failed, bytesIn, bytesOut, clamped int64
 	status                                               [5]int64 // 1xx..5xx
-	classes                                              [6]int64 // ErrorClasses order
+	classes                                              [7]int64 // ErrorClasses order
 }
 
 func (t *tally) counters() Counters {
@@ -566,8 +573,8 @@ func (s *Shard) Record(smp Sample) {
 	if failed {
 		t.classes[errClassIndex(smp.ErrClass)]++
 	}
-	if failed || smp.Status >= 500 {
-		t.errors++
+	if (failed && smp.ErrClass != GeneratorClass) || smp.Status >= 500 {
+		t.errors++ // the target's: a request knee could not send is not one
 	}
 	switch {
 	case smp.Expected > 0: // a script's response callback accepted it

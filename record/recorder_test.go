@@ -43,6 +43,8 @@ func TestRecorderCounts(t *testing.T) {
 	s2.Record(Sample{Key: get, Latency: 2 * time.Hour, Service: time.Second, Status: 0, ErrClass: "timeout"})
 	s2.Record(Sample{Key: get, Latency: 5 * time.Millisecond, Service: time.Millisecond, Status: 404})
 	s1.Record(Sample{Key: Key{Scenario: "closed", Name: "get"}, Latency: time.Millisecond, Service: time.Millisecond, Interval: 11 * time.Millisecond, Status: 0})
+	// knee could not send it (no descriptor): failed, but not the target's error.
+	s1.Record(Sample{Key: Key{Scenario: "closed", Name: "get"}, Latency: time.Millisecond, Service: time.Microsecond, Interval: 11 * time.Millisecond, ErrClass: GeneratorClass})
 	r.Dropped("open", 7)
 
 	snap := r.Rotate(t0.Add(time.Second))
@@ -57,7 +59,7 @@ func TestRecorderCounts(t *testing.T) {
 	if got := snap.Counters["open"]; !reflect.DeepEqual(got, wantOpen) {
 		t.Errorf("open counters = %+v\nwant %+v", got, wantOpen)
 	}
-	wantClosed := Counters{Requests: 1, Errors: 1, Failed: 1, ErrorsByClass: map[string]int64{"other": 1}}
+	wantClosed := Counters{Requests: 2, Errors: 1, Failed: 2, ErrorsByClass: map[string]int64{"other": 1, "generator": 1}}
 	if got := snap.Counters["closed"]; !reflect.DeepEqual(got, wantClosed) {
 		t.Errorf("closed counters = %+v\nwant %+v", got, wantClosed)
 	}
@@ -65,9 +67,9 @@ func TestRecorderCounts(t *testing.T) {
 		{Latency, "open", "get"}:    4,
 		{Service, "open", "get"}:    4,
 		{SendLag, "open", "get"}:    1,
-		{Latency, "closed", "get"}:  1,
-		{Service, "closed", "get"}:  1,
-		{Interval, "closed", "get"}: 1,
+		{Latency, "closed", "get"}:  2,
+		{Service, "closed", "get"}:  2,
+		{Interval, "closed", "get"}: 2,
 	}
 	if len(snap.Histograms) != len(counts) {
 		t.Errorf("%d histograms, want %d", len(snap.Histograms), len(counts))
