@@ -148,10 +148,13 @@ type Sample struct {
 // ErrorClasses are the error classes knee counts, in report order.
 // "generator" is knee's own failure to send (no descriptor, port or
 // memory), which Counters.Errors, the target's errors, leaves out.
-var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other", GeneratorClass}
+var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", ProtocolClass, "other", GeneratorClass}
 
 // GeneratorClass is the class of requests knee could not send.
 const GeneratorClass = "generator"
+
+// ProtocolClass is a reply that is not HTTP's: a status outside 100..599.
+const ProtocolClass = "protocol"
 
 // errClassIndex maps a class to its ErrorClasses slot; unknown classes are "other".
 func errClassIndex(c string) int {
@@ -166,10 +169,12 @@ func errClassIndex(c string) int {
 		return 3
 	case "tls":
 		return 4
+	case ProtocolClass:
+		return 5
 	case GeneratorClass:
-		return 6
+		return 7
 	}
-	return 5
+	return 6
 }
 
 // Counters are what a run counts besides latencies. JSON names are the ones
@@ -244,7 +249,7 @@ type IntervalSnapshot struct {
 type tally struct {
 	requests, errors, failed, bytesIn, bytesOut, clamped int64
 	status                                               [5]int64 // 1xx..5xx
-	classes                                              [7]int64 // ErrorClasses order
+	classes                                              [8]int64 // ErrorClasses order
 }
 
 func (t *tally) counters() Counters {
@@ -566,14 +571,17 @@ func (s *Shard) Record(smp Sample) {
 	t.requests++
 	t.bytesIn += smp.BytesIn
 	t.bytesOut += smp.BytesOut
-	if c := smp.Status / 100; c >= 1 && c <= 5 {
+	class := smp.ErrClass
+	if c := smp.Status / 100; smp.Status >= 100 && c <= 5 {
 		t.status[c-1]++
+	} else if smp.Status != 0 && class == "" {
+		class = ProtocolClass // 099, 600, 999: no HTTP status, so no success
 	}
-	failed := smp.ErrClass != "" || smp.Status == 0
+	failed := class != "" || smp.Status == 0
 	if failed {
-		t.classes[errClassIndex(smp.ErrClass)]++
+		t.classes[errClassIndex(class)]++
 	}
-	if (failed && smp.ErrClass != GeneratorClass) || smp.Status >= 500 {
+	if (failed && class != GeneratorClass) || smp.Status >= 500 {
 		t.errors++ // the target's: a request knee could not send is not one
 	}
 	switch {

@@ -243,3 +243,27 @@ func TestRecycleReusesHistograms(t *testing.T) {
 		t.Errorf("%d histograms, want 2 (latency and service)", len(second.Histograms))
 	}
 }
+
+// HTTP statuses are 100..599: a reply with 099, 600 or 999 is a protocol
+// error (failed, an error of the target's, class protocol, no status
+// bucket), never a success or an error without a class; 100 and 599 are
+// statuses.
+func TestRecorderStatusOutsideHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		want   Counters
+	}{
+		{99, Counters{Requests: 1, Errors: 1, Failed: 1, ErrorsByClass: map[string]int64{"protocol": 1}}},
+		{600, Counters{Requests: 1, Errors: 1, Failed: 1, ErrorsByClass: map[string]int64{"protocol": 1}}},
+		{999, Counters{Requests: 1, Errors: 1, Failed: 1, ErrorsByClass: map[string]int64{"protocol": 1}}},
+		{100, Counters{Requests: 1, ByStatus: map[string]int64{"1xx": 1}}},
+		{599, Counters{Requests: 1, Errors: 1, Failed: 1, ByStatus: map[string]int64{"5xx": 1}}},
+	} {
+		t0 := time.Unix(1000, 0)
+		r := NewRecorder(t0)
+		r.Shard().Record(Sample{Key: Key{Scenario: "s", Name: "get"}, Latency: time.Millisecond, Service: time.Millisecond, Status: tc.status})
+		if got := r.Rotate(t0.Add(time.Second)).Counters["s"]; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("status %d: %+v, want %+v", tc.status, got, tc.want)
+		}
+	}
+}
