@@ -124,6 +124,12 @@ func Summarize(r *rundir.Dir, opt SummaryOptions) rundir.Summary {
 	}
 	s.WakeFloor = r.Meta.Env.WakeFloor
 	s.Warnings = summaryWarnings(s, lag, lat, opt)
+	if m := r.Meta; m.Source == "knee" && !m.Finished && !m.Interrupted && m.Ended.IsZero() {
+		// run.json still says what rundir.Create wrote: knee never reached
+		// the run's end (kill -9, a crash, the machine stopped).
+		s.Warnings = append(s.Warnings, fmt.Sprintf("unfinished: knee stopped before it wrote the run's end (killed, "+
+			"e.g. with kill -9, or crashed); this covers the %.1f s it had flushed, less than was asked", span.Seconds()))
+	}
 	return s
 }
 

@@ -221,3 +221,31 @@ func TestSummarizeGeneratorErrors(t *testing.T) {
 		t.Errorf("a run without generator errors is warned about them")
 	}
 }
+
+// A knee run whose run.json is still the one written at its start (killed
+// with -9: not finished, not interrupted, no end) is summarised with an
+// unfinished warning naming the 3 s flushed; a finished one and an
+// interrupted one are not.
+func TestSummarizeUnfinished(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		finished, interrupted bool
+		ended                 time.Time
+		want                  bool
+	}{
+		{"killed", false, false, time.Time{}, true},
+		{"finished", true, false, time.Unix(1000, 0), false},
+		{"interrupted", false, true, time.Unix(1000, 0), false},
+	} {
+		f := newFakeRun("open", 3, rundir.Scenario{Name: "s", Executor: "constant-arrival-rate", Model: "open", TargetRate: 10, Span: 10 * time.Second})
+		f.r.Meta.Source, f.r.Meta.Finished, f.r.Meta.Interrupted, f.r.Meta.Ended = "knee", tc.finished, tc.interrupted, tc.ended
+		for sec := range 3 {
+			f.add(sec, key(record.Latency, "s"), time.Millisecond, 10)
+			f.count(sec, "s", record.Counters{Requests: 10}, 10)
+		}
+		s := analyze.Summarize(f.r, analyze.SummaryOptions{})
+		if got := hasWarning(s.Warnings, "unfinished: knee stopped before it wrote the run's end (killed, e.g. with kill -9, or crashed); this covers the 3.0 s"); got != tc.want {
+			t.Errorf("%s: unfinished warning %v, want %v: %q", tc.name, got, tc.want, s.Warnings)
+		}
+	}
+}
