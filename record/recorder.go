@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -213,15 +214,17 @@ func (c *Counters) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Add adds o into c.
+// Add adds o into c, saturating at the int64 limits: counts read from a
+// run directory someone else wrote may be huge, and a sum that wrapped
+// would print as -9.2e18.
 func (c *Counters) Add(o Counters) {
-	c.Requests += o.Requests
-	c.Errors += o.Errors
-	c.Failed += o.Failed
-	c.DroppedIterations += o.DroppedIterations
-	c.BytesIn += o.BytesIn
-	c.BytesOut += o.BytesOut
-	c.Clamped += o.Clamped
+	c.Requests = satAdd(c.Requests, o.Requests)
+	c.Errors = satAdd(c.Errors, o.Errors)
+	c.Failed = satAdd(c.Failed, o.Failed)
+	c.DroppedIterations = satAdd(c.DroppedIterations, o.DroppedIterations)
+	c.BytesIn = satAdd(c.BytesIn, o.BytesIn)
+	c.BytesOut = satAdd(c.BytesOut, o.BytesOut)
+	c.Clamped = satAdd(c.Clamped, o.Clamped)
 	c.ByStatus = addMap(c.ByStatus, o.ByStatus)
 	c.ErrorsByClass = addMap(c.ErrorsByClass, o.ErrorsByClass)
 }
@@ -231,9 +234,21 @@ func addMap(dst, src map[string]int64) map[string]int64 {
 		if dst == nil {
 			dst = make(map[string]int64, len(src))
 		}
-		dst[k] += v
+		dst[k] = satAdd(dst[k], v)
 	}
 	return dst
+}
+
+// satAdd is a+b, held at math.MaxInt64 or math.MinInt64 instead of wrapping.
+func satAdd(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
 }
 
 // IntervalSnapshot is what one Rotate hands out: every series' histogram for

@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"sync"
 	"testing"
@@ -265,5 +266,23 @@ func TestRecorderStatusOutsideHTTP(t *testing.T) {
 		if got := r.Rotate(t0.Add(time.Second)).Counters["s"]; !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("status %d: %+v, want %+v", tc.status, got, tc.want)
 		}
+	}
+}
+
+// Counts add up to the int64 limit and stay there, in every field and
+// map, instead of wrapping to -9.2e18.
+func TestCountersAddSaturates(t *testing.T) {
+	const big = math.MaxInt64 - 5
+	c := Counters{Requests: big, BytesIn: big, ByStatus: map[string]int64{"2xx": big}, ErrorsByClass: map[string]int64{"timeout": big}}
+	c.Add(Counters{Requests: 10, BytesIn: 6, ByStatus: map[string]int64{"2xx": 100}, ErrorsByClass: map[string]int64{"timeout": 7}, Errors: 3})
+	want := Counters{Requests: math.MaxInt64, BytesIn: math.MaxInt64, Errors: 3,
+		ByStatus: map[string]int64{"2xx": math.MaxInt64}, ErrorsByClass: map[string]int64{"timeout": math.MaxInt64}}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("sum %+v, want %+v", c, want)
+	}
+	c = Counters{Requests: big}
+	c.Add(Counters{Requests: 5}) // exactly the limit
+	if c.Requests != math.MaxInt64 {
+		t.Errorf("MaxInt64-5 + 5 = %d, want %d", c.Requests, int64(math.MaxInt64))
 	}
 }
