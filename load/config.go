@@ -85,7 +85,7 @@ func perSecond(rate float64, unit time.Duration) float64 {
 	if unit <= 0 {
 		unit = DefaultTimeUnit
 	}
-	return rate * float64(time.Second) / float64(unit)
+	return rate * (float64(time.Second) / float64(unit)) // the unit first: 1e308/s stays finite
 }
 
 // WithDefaults returns c with a zero TimeUnit, PreAllocatedVUs and MaxVUs
