@@ -267,7 +267,7 @@ func (s *Script) Setup(ctx context.Context) error {
 	}
 	v, err := s.newVU(ctx, 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("setup(): %w", err)
 	}
 	res, err := v.callTimed(ctx, "setup", nil, s.Options.SetupTimeout)
 	if err != nil {
@@ -296,7 +296,7 @@ func (s *Script) Teardown(ctx context.Context) error {
 	}
 	v, err := s.newVU(ctx, 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("teardown(): %w", err)
 	}
 	if _, err := v.callTimed(ctx, "teardown", v.setupData(), s.Options.TeardownTimeout); err != nil {
 		var te *TimeoutError
