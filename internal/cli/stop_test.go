@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
@@ -34,6 +36,12 @@ func (l *lockedBuffer) String() string {
 // after, the others 300 ms apart. A run still going after a minute is a
 // failure: the signals did not stop it.
 func runKneeSignals(t *testing.T, n int, after time.Duration, args ...string) (code int, stdout, stderr string) {
+	return runKneeSignalsWhen(t, n, func() { time.Sleep(after) }, args...)
+}
+
+// runKneeSignalsWhen is runKneeSignals with the first interrupt sent once
+// wait returns.
+func runKneeSignalsWhen(t *testing.T, n int, wait func(), args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	sig := make(chan os.Signal, 4)
 	var out, errb lockedBuffer
@@ -47,7 +55,7 @@ func runKneeSignals(t *testing.T, n int, after time.Duration, args ...string) (c
 		if n == 0 {
 			return
 		}
-		time.Sleep(after)
+		wait()
 		for i := 0; i < n; i++ {
 			sig <- os.Interrupt
 			time.Sleep(300 * time.Millisecond)
@@ -74,7 +82,13 @@ func runKneeSignals(t *testing.T, n int, after time.Duration, args ...string) (c
 // by their timeouts (k6's exit codes 100, 101; 105 for a stop from outside
 // before the load ran).
 func TestScriptPhasesStop(t *testing.T) {
+	// A phase says it has begun (a request to this server) before it loops,
+	// so the signal meant for it finds it running, however slow the machine.
+	begun := make(chan string, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { begun <- r.URL.Path }))
+	defer srv.Close()
 	loop := `for (;;) {}`
+	mark := func(phase string) string { return "http.get('" + srv.URL + "/" + phase + "'); " }
 	for _, tc := range []struct {
 		name     string
 		src      string
@@ -84,17 +98,21 @@ func TestScriptPhasesStop(t *testing.T) {
 		teardown bool   // the summary was printed before teardown looped
 	}{
 		{"init code", loop + "\nexport default function () {}", 1, ExitInterrupted, "init code: interrupted", false},
-		{"setup, one signal", "export function setup() { " + loop + " }\nexport default function () {}", 1, ExitInterrupted, "setup(): interrupted", false},
+		{"setup, one signal", "export function setup() { " + mark("setup") + loop + " }\nexport default function () {}", 1, ExitInterrupted, "setup(): interrupted", false},
 		{"setupTimeout", "export const options = { setupTimeout: '1s' };\nexport function setup() { " + loop + " }\nexport default function () {}", 0, ExitSetupTimeout, "setup() execution timed out after 1s", false},
 		{"teardownTimeout", "export const options = { teardownTimeout: '1s' };\nexport default function () {}\nexport function teardown() { " + loop + " }", 0, ExitTeardownTimeout, "teardown() execution timed out after 1s", true},
 		// teardown began after the load ended by itself: one signal stops it.
-		{"teardown, one signal", "export default function () {}\nexport function teardown() { " + loop + " }", 1, ExitInterrupted, "teardown(): interrupted", true},
+		{"teardown, one signal", "export default function () {}\nexport function teardown() { " + mark("teardown") + loop + " }", 1, ExitInterrupted, "teardown(): interrupted", true},
 		// the first signal ends the load and teardown runs (as in k6); the second stops it.
 		{"load then teardown, two signals", "export const options = { duration: '1m', vus: 1 };\nexport default function () {}\nexport function teardown() { " + loop + " }", 2, ExitInterrupted, "teardown(): interrupted", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			script := writeJS(t, tc.src)
-			code, out, stderr := runKneeSignals(t, tc.signals, 700*time.Millisecond, "run", script, "--out", t.TempDir(), "--quiet")
+			script := writeJS(t, "import http from 'k6/http';\n"+tc.src)
+			wait := func() { time.Sleep(700 * time.Millisecond) }
+			if strings.Contains(tc.src, srv.URL) {
+				wait = func() { <-begun }
+			}
+			code, out, stderr := runKneeSignalsWhen(t, tc.signals, wait, "run", script, "--out", t.TempDir(), "--quiet")
 			// A signal may find the phase's own init code running: "setup():
 			// init code: interrupted" is as right as "setup(): interrupted".
 			said := strings.Contains(stderr, tc.stderr) ||
