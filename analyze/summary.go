@@ -124,6 +124,12 @@ func Summarize(r *rundir.Dir, opt SummaryOptions) rundir.Summary {
 	}
 	s.WakeFloor = r.Meta.Env.WakeFloor
 	s.Warnings = append(summaryWarnings(s, lag, lat, opt), r.Torn...)
+	if m := r.Meta; m.Source == "knee" && !m.Finished && !m.Interrupted && m.Ended.IsZero() {
+		// run.json still says what rundir.Create wrote: knee never reached
+		// the run's end (kill -9, a crash, the machine stopped).
+		s.Warnings = append(s.Warnings, fmt.Sprintf("unfinished: knee stopped before it wrote the run's end (killed, "+
+			"e.g. with kill -9, or crashed); this covers the %.1f s it had flushed, less than was asked", span.Seconds()))
+	}
 	return s
 }
 
@@ -176,6 +182,12 @@ func summaryWarnings(s rundir.Summary, lag, lat *record.Histogram, opt SummaryOp
 	}
 	if s.Requests == 0 {
 		w = append(w, "no requests were measured")
+	}
+	if n := s.ErrorsByClass[record.GeneratorClass]; n > 0 {
+		w = append(w, fmt.Sprintf("generator-limited: knee could not send %d of %d requests (%.1f %%) for want of its own "+
+			"file descriptors, local ports or memory; they never reached the target and are not among its errors, "+
+			"and the rate and latencies say more about knee than about the target (raise ulimit -n, widen "+
+			"net.ipv4.ip_local_port_range, lower the rate or split it among runners)", n, s.Requests, 100*float64(n)/float64(max(s.Requests, 1))))
 	}
 	if s.DroppedIterations > 0 {
 		w = append(w, fmt.Sprintf("%d dropped iterations: the open model found no free VU (maxVUs reached) and "+

@@ -200,3 +200,52 @@ func TestSelectorString(t *testing.T) {
 		}
 	}
 }
+
+// Requests knee could not send (the generator class) are named in a
+// warning that puts the limit on the generator, with their share: 30 of
+// 1000 is 3.0 %.
+func TestSummarizeGeneratorErrors(t *testing.T) {
+	f := newFakeRun("open", 10, rundir.Scenario{Name: "s", Executor: "constant-arrival-rate", Model: "open", TargetRate: 100})
+	for sec := range 10 {
+		f.add(sec, key(record.Latency, "s"), 2*time.Millisecond, 100)
+		f.count(sec, "s", record.Counters{Requests: 100, Errors: 0, Failed: 3, ErrorsByClass: map[string]int64{"generator": 3}}, 100)
+	}
+	s := analyze.Summarize(f.r, analyze.SummaryOptions{})
+	if s.Errors != 0 || s.ErrorsByClass["generator"] != 30 {
+		t.Errorf("errors %d by class %v; want 0 of the target's and generator: 30", s.Errors, s.ErrorsByClass)
+	}
+	if !hasWarning(s.Warnings, "generator-limited: knee could not send 30 of 1000 requests (3.0 %)") {
+		t.Errorf("warnings %q do not put the limit on the generator", s.Warnings)
+	}
+	if hasWarning(analyze.Summarize(openRun(), analyze.SummaryOptions{}).Warnings, "could not send") {
+		t.Errorf("a run without generator errors is warned about them")
+	}
+}
+
+// A knee run whose run.json is still the one written at its start (killed
+// with -9: not finished, not interrupted, no end) is summarised with an
+// unfinished warning naming the 3 s flushed; a finished one and an
+// interrupted one are not.
+func TestSummarizeUnfinished(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		finished, interrupted bool
+		ended                 time.Time
+		want                  bool
+	}{
+		{"killed", false, false, time.Time{}, true},
+		{"finished", true, false, time.Unix(1000, 0), false},
+		{"interrupted", false, true, time.Unix(1000, 0), false},
+	} {
+		f := newFakeRun("open", 3, rundir.Scenario{Name: "s", Executor: "constant-arrival-rate", Model: "open", TargetRate: 10, Span: 10 * time.Second})
+		f.r.Meta.Source, f.r.Meta.Finished, f.r.Meta.Interrupted, f.r.Meta.Ended = "knee", tc.finished, tc.interrupted, tc.ended
+		for sec := range 3 {
+			f.add(sec, key(record.Latency, "s"), time.Millisecond, 10)
+			f.count(sec, "s", record.Counters{Requests: 10}, 10)
+		}
+		s := analyze.Summarize(f.r, analyze.SummaryOptions{})
+		if got := hasWarning(s.Warnings, "unfinished: knee stopped before it wrote the run's end (killed, e.g. with kill -9, or crashed); this covers the 3.0 s"); got != tc.want {
+			t.Errorf("%s: unfinished warning %v, want %v: %q", tc.name, got, tc.want, s.Warnings)
+		}
+	}
+}

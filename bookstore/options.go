@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"regexp"
 	"strings"
 	"time"
@@ -50,6 +51,9 @@ type Options struct {
 	SerializeQueries bool
 	// BusyTimeout is SQLite's busy_timeout (DefaultBusyTimeout when 0).
 	BusyTimeout time.Duration
+	// Wrap, when set, wraps the handler Serve serves (knee lab serve puts
+	// its access guard there: loopback Host, token, cross-site refusal).
+	Wrap func(http.Handler) http.Handler
 	// ShutdownTimeout bounds the graceful shutdown in Serve
 	// (DefaultShutdownTimeout when 0).
 	ShutdownTimeout time.Duration

@@ -97,8 +97,12 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 // Options.ShutdownTimeout, and closes the rest. It returns nil after a clean
 // shutdown. It closes ln but not the Server.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	h := s.handler
+	if s.opts.Wrap != nil {
+		h = s.opts.Wrap(h)
+	}
 	hs := &http.Server{
-		Handler:           s.handler,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}

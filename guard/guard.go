@@ -6,7 +6,11 @@
 //
 // A loopback endpoint also checks the Host header, so a web page the user
 // visits cannot reach it through DNS rebinding (a name of the attacker's
-// that resolves to 127.0.0.1).
+// that resolves to 127.0.0.1). Every endpoint refuses a request that may
+// change state (any method but GET, HEAD, OPTIONS) sent by a page of
+// another site: a browser sends such a form or text/plain POST without
+// asking first, with its Origin or Sec-Fetch-Site saying where it came
+// from.
 //
 // A page with inline scripts or styles (the live dashboard) lists them with
 // PolicyFor and serves it with WithPolicy; the default CSP allows none.
@@ -30,6 +34,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -143,6 +148,10 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Cache-Control", "no-store")
+		if crossSite(r) {
+			http.Error(w, "a request from another site's page is refused: this endpoint takes state-changing requests from its own pages and from clients that are not browsers", http.StatusForbidden)
+			return
+		}
 		if g.token == "" {
 			if !IsLoopback(r.Host) {
 				http.Error(w, "this endpoint answers loopback names only (127.0.0.1, ::1, localhost)", http.StatusMisdirectedRequest)
@@ -162,6 +171,27 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// crossSite reports a state-changing request a browser sent from a page
+// of another origin: Sec-Fetch-Site says cross-site or same-site, or Origin
+// names another host than the one asked (or is "null", a sandboxed page or
+// a file). Clients that are not browsers send neither header.
+func crossSite(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
 }
 
 // presented returns the token r carries: Authorization: Bearer, the

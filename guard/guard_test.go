@@ -188,3 +188,40 @@ func TestPolicyFor(t *testing.T) {
 		t.Errorf("served policy %q, want %q", got, p)
 	}
 }
+
+// A page of another site can make a browser POST text/plain to a loopback
+// endpoint without asking first; the guard refuses it by its Origin or
+// Sec-Fetch-Site, and lets through the endpoint's own pages and clients
+// that are not browsers (no such header). Reads are never refused for it.
+func TestHandlerCrossSite(t *testing.T) {
+	g, _ := For("127.0.0.1:0")
+	srv := httptest.NewServer(g.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusCreated) })))
+	defer srv.Close()
+	self := srv.URL // http://127.0.0.1:PORT
+	for _, tc := range []struct {
+		name, method string
+		header       map[string]string
+		want         int
+	}{
+		{"no browser", http.MethodPost, nil, http.StatusCreated},
+		{"own page", http.MethodPost, map[string]string{"Origin": self, "Sec-Fetch-Site": "same-origin"}, http.StatusCreated},
+		{"foreign Origin", http.MethodPost, map[string]string{"Origin": "http://attacker.test", "Content-Type": "text/plain"}, http.StatusForbidden},
+		{"null Origin", http.MethodPost, map[string]string{"Origin": "null"}, http.StatusForbidden},
+		{"cross-site fetch", http.MethodDelete, map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"same-site, other port", http.MethodPut, map[string]string{"Origin": "http://127.0.0.1:1", "Sec-Fetch-Site": "same-site"}, http.StatusForbidden},
+		{"cross-site read", http.MethodGet, map[string]string{"Origin": "http://attacker.test", "Sec-Fetch-Site": "cross-site"}, http.StatusCreated},
+	} {
+		req, _ := http.NewRequest(tc.method, self+"/api/orders", strings.NewReader(`{"isbn":"1"}`))
+		for k, v := range tc.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
+	}
+}

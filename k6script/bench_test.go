@@ -39,7 +39,7 @@ export const options = { scenarios: { s: { executor: 'ramping-arrival-rate', sta
 export default function () { check(http.get('http://127.0.0.1:1/' + isbns[0]), { ok: (r) => r.status === 200 }); }`, nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.newVU(1); err != nil {
+		if _, err := s.newVU(context.Background(), 1); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package k6script
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		s, err := Load(path, Config{})
+		s, err := Load(context.Background(), path, Config{})
 		if err != nil {
 			var se *ScriptError
 			if !errors.As(err, &se) {

@@ -1,6 +1,7 @@
 package k6script
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -15,7 +16,7 @@ func loadScriptB(b *testing.B, src string, env map[string]string) *Script {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, err := Load(path, Config{Env: env})
+	s, err := Load(context.Background(), path, Config{Env: env})
 	if err != nil {
 		b.Fatal(err)
 	}

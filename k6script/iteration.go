@@ -49,7 +49,7 @@ func (it *iteration) DoRecord(ctx context.Context, st load.Start, shard load.Sha
 		}
 		return
 	}
-	v, fresh, err := it.s.vuFor(st.VU)
+	v, fresh, err := it.s.vuFor(ctx, st.VU)
 	if err != nil {
 		it.s.errs.add(err.Error())
 		it.finish()

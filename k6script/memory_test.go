@@ -29,7 +29,7 @@ export default function () {
 }`, map[string]string{"BASE": srv.URL})
 	const n = 1000
 	before := heap()
-	if err := s.Prepare(n); err != nil {
+	if err := s.Prepare(context.Background(), n); err != nil {
 		t.Fatal(err)
 	}
 	it := s.Iteration("open", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)

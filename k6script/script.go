@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
@@ -82,8 +83,9 @@ type Script struct {
 }
 
 // Load bundles, compiles and initialises the script once (as VU 0) to read
-// its options. Every problem of the script is a *ScriptError.
-func Load(path string, cfg Config) (*Script, error) {
+// its options. Every problem of the script is a *ScriptError; ctx's end
+// interrupts the init code (an error wrapping ErrInterrupted).
+func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, unwrapPath(err))}
 	}
@@ -105,7 +107,7 @@ func Load(path string, cfg Config) (*Script, error) {
 	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), exports: map[string]bool{}}
 	s.con = newConsole(cfg.Stderr)
 	s.caller = request.NewCaller(request.TransportOptions{})
-	v, err := s.newVU(0)
+	v, err := s.newVU(ctx, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -184,12 +186,12 @@ func (s *Script) Plan(ov Overrides) (*Plan, error) {
 
 // Prepare initialises n VU runtimes before the test starts, so the first
 // iterations do not pay for the init code (k6 initialises its VUs first too).
-// VUs beyond them are initialised when first used.
-func (s *Script) Prepare(n int) error {
+// VUs beyond them are initialised when first used. ctx's end interrupts it.
+func (s *Script) Prepare(ctx context.Context, n int) error {
 	s.pool = make(chan *vu, n+Spares)
 	s.taken = make(chan struct{}, 1)
 	for i := 0; i < n; i++ {
-		v, err := s.newVU(0)
+		v, err := s.newVU(ctx, 0)
 		if err != nil {
 			return err
 		}
@@ -214,7 +216,7 @@ func (s *Script) KeepSpares(ctx context.Context, limit int64) (wait func()) {
 		defer close(done)
 		for {
 			for len(s.pool) < Spares && s.runtimes.Load() < limit && ctx.Err() == nil {
-				v, err := s.newVU(0)
+				v, err := s.newVU(ctx, 0)
 				if err != nil {
 					return // the VU that needs a runtime makes it, and reports the error
 				}
@@ -232,8 +234,8 @@ func (s *Script) KeepSpares(ctx context.Context, limit int64) (wait func()) {
 }
 
 // vuFor returns load's VU id's runtime, taking a prepared one or making
-// one (fresh) when the id is new.
-func (s *Script) vuFor(id uint64) (v *vu, fresh bool, err error) {
+// one (fresh) when the id is new; ctx's end interrupts a fresh one's init.
+func (s *Script) vuFor(ctx context.Context, id uint64) (v *vu, fresh bool, err error) {
 	if x, ok := s.vus.Load(id); ok {
 		return x.(*vu), false, nil
 	}
@@ -244,7 +246,7 @@ func (s *Script) vuFor(id uint64) (v *vu, fresh bool, err error) {
 		default:
 		}
 	default:
-		if v, err = s.newVU(id); err != nil {
+		if v, err = s.newVU(ctx, id); err != nil {
 			return nil, false, err
 		}
 		s.runtimes.Add(1)
@@ -256,17 +258,23 @@ func (s *Script) vuFor(id uint64) (v *vu, fresh bool, err error) {
 }
 
 // Setup runs the script's setup() (if any) and keeps its result for every
-// VU's default function, as JSON as k6 passes it.
+// VU's default function, as JSON as k6 passes it. setup() gets the
+// script's setupTimeout (k6's default: 60 s); past it the error is a
+// *TimeoutError, and ctx's end interrupts it (ErrInterrupted).
 func (s *Script) Setup(ctx context.Context) error {
 	if !s.exports["setup"] {
 		return nil
 	}
-	v, err := s.newVU(0)
+	v, err := s.newVU(ctx, 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("setup(): %w", err)
 	}
-	res, err := v.callPlain(ctx, "setup", nil)
+	res, err := v.callTimed(ctx, "setup", nil, s.Options.SetupTimeout)
 	if err != nil {
+		var te *TimeoutError
+		if errors.As(err, &te) || errors.Is(err, ErrInterrupted) {
+			return err
+		}
 		return &ScriptError{Msg: "setup(): " + err.Error(), Setup: true}
 	}
 	if res != nil && !goja.IsUndefined(res) {
@@ -279,19 +287,62 @@ func (s *Script) Setup(ctx context.Context) error {
 	return nil
 }
 
-// Teardown runs the script's teardown(data) (if any).
+// Teardown runs the script's teardown(data) (if any), within the script's
+// teardownTimeout (k6's default: 60 s; past it a *TimeoutError); ctx's end
+// interrupts it (ErrInterrupted).
 func (s *Script) Teardown(ctx context.Context) error {
 	if !s.exports["teardown"] {
 		return nil
 	}
-	v, err := s.newVU(0)
+	v, err := s.newVU(ctx, 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("teardown(): %w", err)
 	}
-	if _, err := v.callPlain(ctx, "teardown", v.setupData()); err != nil {
+	if _, err := v.callTimed(ctx, "teardown", v.setupData(), s.Options.TeardownTimeout); err != nil {
+		var te *TimeoutError
+		if errors.As(err, &te) || errors.Is(err, ErrInterrupted) {
+			return err
+		}
 		return fmt.Errorf("teardown(): %w", err)
 	}
 	return nil
+}
+
+// DefaultPhaseTimeout is k6's default setupTimeout and teardownTimeout.
+const DefaultPhaseTimeout = 60 * time.Second
+
+// ErrInterrupted is wrapped by the error of init code, setup() or
+// teardown() cut short because the run was stopped (a signal).
+var ErrInterrupted = errors.New("interrupted: the run was stopped")
+
+// TimeoutError is setup() or teardown() running past its timeout
+// (setupTimeout, teardownTimeout); k6 exits 100 and 101 for them.
+type TimeoutError struct {
+	Phase   string // "setup" or "teardown"
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s() execution timed out after %s: it was interrupted; raise options.%sTimeout if it needs longer", e.Phase, e.Timeout, e.Phase)
+}
+
+// callTimed is callPlain within timeout (nil: DefaultPhaseTimeout).
+func (v *vu) callTimed(ctx context.Context, name string, arg goja.Value, timeout *Duration) (goja.Value, error) {
+	d := DefaultPhaseTimeout
+	if timeout != nil {
+		d = time.Duration(*timeout)
+	}
+	te := &TimeoutError{Phase: name, Timeout: d}
+	tctx, cancel := context.WithTimeoutCause(ctx, d, te)
+	defer cancel()
+	res, err := v.callPlain(tctx, name, arg)
+	if err != nil && tctx.Err() != nil {
+		if context.Cause(tctx) == te {
+			return nil, te
+		}
+		return nil, fmt.Errorf("%s(): %w", name, ErrInterrupted)
+	}
+	return res, err
 }
 
 // IterationErrors is how many iterations ended in an exception, and the first one's message.

@@ -65,7 +65,7 @@ func TestLoadErrorsNameFileLineColumn(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeScript(t, "s.js", c.files)
-			_, err := Load(path, Config{})
+			_, err := Load(context.Background(), path, Config{})
 			var se *ScriptError
 			if !errors.As(err, &se) {
 				t.Fatalf("Load: %v (%T); want a *ScriptError", err, err)
@@ -81,7 +81,7 @@ func TestLoadErrorsNameFileLineColumn(t *testing.T) {
 
 func TestPlanNeedsTheExecFunction(t *testing.T) {
 	path := writeScript(t, "s.js", map[string]string{"s.js": "export const options = {scenarios: {a: {executor: 'constant-vus', duration: '1s', exec: 'nope'}}};\nexport default function () {}\n"})
-	s, err := Load(path, Config{})
+	s, err := Load(context.Background(), path, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestPlanNeedsTheExecFunction(t *testing.T) {
 		t.Errorf("Plan: %v; want the missing exec function named", err)
 	}
 	path = writeScript(t, "s.js", map[string]string{"s.js": "export function x() {}\n"})
-	s, err = Load(path, Config{})
+	s, err = Load(context.Background(), path, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"
 func loadScript(t *testing.T, src string, env map[string]string) *Script {
 	t.Helper()
 	path := writeScript(t, "s.js", map[string]string{"s.js": src})
-	s, err := Load(path, Config{Env: env})
+	s, err := Load(context.Background(), path, Config{Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ export default function () {
   sleep(0.03);
   http.get(__ENV.BASE + '/', { tags: { name: 'second' } });
 }`, map[string]string{"BASE": srv.URL})
-	if err := s.Prepare(1); err != nil { // the VU is ready, as load's pre-allocated ones are
+	if err := s.Prepare(context.Background(), 1); err != nil { // the VU is ready, as load's pre-allocated ones are
 		t.Fatal(err)
 	}
 	it := s.Iteration("open", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
@@ -282,7 +282,7 @@ func TestConsoleIsRateLimited(t *testing.T) {
   for (let i = 0; i < 100; i++) console.log('line', i, { vu: __VU });
   console.error(new Error('boom'));
 }`})
-	s, err := Load(path, Config{Stderr: &buf})
+	s, err := Load(context.Background(), path, Config{Stderr: &buf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ export const draws = [Math.random(), Math.random(), Math.random()].join(',');
 export default function () {}`, map[string]string{"SEED": "42"})
 	draws := func(seed string) string {
 		s.cfg.Env["SEED"] = seed
-		v, err := s.newVU(1)
+		v, err := s.newVU(context.Background(), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,7 +373,7 @@ func TestCloseClosesEveryVUsConnections(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	s, err := Load(writeScript(t, "s.js", map[string]string{"s.js": `import http from 'k6/http';
+	s, err := Load(context.Background(), writeScript(t, "s.js", map[string]string{"s.js": `import http from 'k6/http';
 export default function () { http.get(__ENV.BASE + '/'); }`}), Config{Env: map[string]string{"BASE": srv.URL}})
 	if err != nil {
 		t.Fatal(err)
@@ -429,7 +429,7 @@ func TestLoadLimits(t *testing.T) {
 			if err := errors.Join(f.Truncate(64<<20+1), f.Close()); err != nil {
 				t.Fatal(err)
 			}
-			_, err = Load(path, Config{})
+			_, err = Load(context.Background(), path, Config{})
 			for _, w := range c.want {
 				if err == nil || !strings.Contains(err.Error(), w) {
 					t.Errorf("error %v lacks %q", err, w)

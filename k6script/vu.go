@@ -54,8 +54,9 @@ type vu struct {
 // errStopped interrupts a runtime when the run stops.
 var errStopped = errors.New("the run stopped")
 
-// newVU makes a runtime and runs the init code in it.
-func (s *Script) newVU(id uint64) (*vu, error) {
+// newVU makes a runtime and runs the init code in it; ctx's end interrupts
+// the init code (a script looping at its top level stops on Ctrl-C).
+func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 	s.vuInits.Add(1)
 	rt := goja.New()
 	v := &vu{s: s, id: id, rt: rt, fns: map[string]goja.Callable{}, ctx: context.Background(), init: true, conns: request.NewConns(), jars: map[*goja.Object]*jarObject{}}
@@ -83,7 +84,17 @@ func (s *Script) newVU(id uint64) (*vu, error) {
 		loaded[name] = o
 		return o
 	}))
-	if _, err := rt.RunProgram(s.prog); err != nil {
+	stop := context.AfterFunc(ctx, func() { rt.Interrupt(errStopped) })
+	_, err := rt.RunProgram(s.prog)
+	if !stop() {
+		// The interrupt may have fired after the program ended: clear it,
+		// or the runtime's next call would fail (ctx ended: the run stops).
+		rt.ClearInterrupt()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("init code: %w", ErrInterrupted)
+		}
 		return nil, &ScriptError{Msg: "init: " + jsError(err)}
 	}
 	v.init = false

@@ -1,5 +1,6 @@
 // Package k8s writes the Kubernetes manifests of a test split among N
-// runners: the scenario in a ConfigMap, an Indexed Job whose pod i runs
+// runners: the scenario in a Secret (a scenario's URLs and headers carry
+// credentials; the pods mount it, so none is inlined elsewhere), an Indexed Job whose pod i runs
 // segment i of the test (from JOB_COMPLETION_INDEX) starting at a shared
 // wall-clock instant, a volume for the run directories, and a Job that
 // merges them once every part has finished.
@@ -20,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/knee-dev/knee/load/schedule"
+	"github.com/knee-dev/knee/redact"
 )
 
 // Paths inside the pods.
@@ -77,8 +79,30 @@ func (o Options) Sequence() (string, error) {
 	return seq.String(), nil
 }
 
+// SecretName is the Secret holding the scenario and the secret run args.
+func (o Options) SecretName() string { return o.Name + "-scenario" }
+
+// secretArgs are the RunArgs that carry a secret (a credential header, a
+// URL's userinfo, a --redact-query value), by index: the Secret holds them
+// under runArgKey(i) and the runner's args refer to them through an
+// environment variable, runArgEnv(i).
+func (o Options) secretArgs() map[int]bool {
+	red := redact.FromArgs(o.RunArgs)
+	out := map[int]bool{}
+	for i, a := range o.RunArgs {
+		if red.Text(a) != a {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+func runArgKey(i int) string { return fmt.Sprintf("run-arg-%d", i) }
+func runArgEnv(i int) string { return fmt.Sprintf("KNEE_RUN_ARG_%d", i) }
+
 // RunnerArgs are the arguments of every runner pod's knee, with
-// Kubernetes' $(VAR) references to the pod's environment.
+// Kubernetes' $(VAR) references to the pod's environment: a run arg that
+// carries a secret is $(KNEE_RUN_ARG_i), from the Secret.
 func (o Options) RunnerArgs() ([]string, error) {
 	seq, err := o.Sequence()
 	if err != nil {
@@ -92,7 +116,14 @@ func (o Options) RunnerArgs() ([]string, error) {
 		"--runner-name", "$(POD_NAME)",
 		"--out", ResultsDir + "/part-$(JOB_COMPLETION_INDEX)",
 		"--quiet"}
-	return append(args, o.RunArgs...), nil
+	secret := o.secretArgs()
+	for i, a := range o.RunArgs {
+		if secret[i] {
+			a = "$(" + runArgEnv(i) + ")"
+		}
+		args = append(args, a)
+	}
+	return args, nil
 }
 
 // MergeArgs are the merge pod's knee arguments.
@@ -105,7 +136,7 @@ func (o Options) MergeArgs() []string {
 	return args
 }
 
-// Manifests returns the objects as one YAML stream: ConfigMap,
+// Manifests returns the objects as one YAML stream: Secret,
 // PersistentVolumeClaim, the runners' Indexed Job and the merge Job.
 func Manifests(o Options) ([]byte, error) {
 	if err := o.Check(); err != nil {
@@ -128,7 +159,7 @@ func Manifests(o Options) ([]byte, error) {
 		class = &o.StorageClass
 	}
 	volumes := []volume{
-		{Name: "scenario", ConfigMap: &configMapVolume{Name: o.Name + "-scenario"}},
+		{Name: "scenario", Secret: &secretVolume{SecretName: o.SecretName(), Items: []keyToPath{{Key: ScenarioFile, Path: ScenarioFile}}}},
 		{Name: "results", PersistentVolumeClaim: &pvcVolume{ClaimName: o.Name + "-results"}},
 	}
 	mounts := []volumeMount{
@@ -139,9 +170,20 @@ func Manifests(o Options) ([]byte, error) {
 	security := &podSecurityContext{RunAsNonRoot: true, RunAsUser: uid, RunAsGroup: uid, FSGroup: uid}
 	runners := int32(o.Runners)
 	zero := int32(0)
+	data := map[string]string{ScenarioFile: string(o.Scenario)}
+	env := []envVar{
+		{Name: "JOB_COMPLETION_INDEX", ValueFrom: &envSource{FieldRef: &fieldRef{FieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}},
+		{Name: "POD_NAME", ValueFrom: &envSource{FieldRef: &fieldRef{FieldPath: "metadata.name"}}},
+	}
+	secret := o.secretArgs()
+	for i, a := range o.RunArgs {
+		if secret[i] {
+			data[runArgKey(i)] = a
+			env = append(env, envVar{Name: runArgEnv(i), ValueFrom: &envSource{SecretKeyRef: &secretKeyRef{Name: o.SecretName(), Key: runArgKey(i)}}})
+		}
+	}
 	objs := []any{
-		configMap{APIVersion: "v1", Kind: "ConfigMap", Metadata: meta("-scenario"),
-			Data: map[string]string{ScenarioFile: string(o.Scenario)}},
+		secretObject{APIVersion: "v1", Kind: "Secret", Metadata: meta("-scenario"), Type: "Opaque", StringData: data},
 		pvc{APIVersion: "v1", Kind: "PersistentVolumeClaim", Metadata: meta("-results"), Spec: pvcSpec{
 			AccessModes:      []string{"ReadWriteMany"},
 			StorageClassName: class,
@@ -152,11 +194,7 @@ func Manifests(o Options) ([]byte, error) {
 			Template: podTemplate{Metadata: objectMeta{Labels: labels}, Spec: podSpec{
 				RestartPolicy: "Never", SecurityContext: security, Volumes: volumes,
 				Containers: []container{{
-					Name: "knee", Image: o.Image, Args: runArgs, VolumeMounts: mounts,
-					Env: []envVar{
-						{Name: "JOB_COMPLETION_INDEX", ValueFrom: &envSource{FieldRef: &fieldRef{FieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}},
-						{Name: "POD_NAME", ValueFrom: &envSource{FieldRef: &fieldRef{FieldPath: "metadata.name"}}},
-					},
+					Name: "knee", Image: o.Image, Args: runArgs, VolumeMounts: mounts, Env: env,
 				}},
 			}},
 		}},
@@ -191,11 +229,12 @@ type objectMeta struct {
 	Labels    map[string]string `yaml:"labels,omitempty"`
 }
 
-type configMap struct {
+type secretObject struct {
 	APIVersion string            `yaml:"apiVersion"`
 	Kind       string            `yaml:"kind"`
 	Metadata   objectMeta        `yaml:"metadata"`
-	Data       map[string]string `yaml:"data"`
+	Type       string            `yaml:"type"`
+	StringData map[string]string `yaml:"stringData"`
 }
 
 type pvc struct {
@@ -264,7 +303,13 @@ type envVar struct {
 }
 
 type envSource struct {
-	FieldRef *fieldRef `yaml:"fieldRef,omitempty"`
+	FieldRef     *fieldRef     `yaml:"fieldRef,omitempty"`
+	SecretKeyRef *secretKeyRef `yaml:"secretKeyRef,omitempty"`
+}
+
+type secretKeyRef struct {
+	Name string `yaml:"name"`
+	Key  string `yaml:"key"`
 }
 
 type fieldRef struct {
@@ -278,13 +323,19 @@ type volumeMount struct {
 }
 
 type volume struct {
-	Name                  string           `yaml:"name"`
-	ConfigMap             *configMapVolume `yaml:"configMap,omitempty"`
-	PersistentVolumeClaim *pvcVolume       `yaml:"persistentVolumeClaim,omitempty"`
+	Name                  string        `yaml:"name"`
+	Secret                *secretVolume `yaml:"secret,omitempty"`
+	PersistentVolumeClaim *pvcVolume    `yaml:"persistentVolumeClaim,omitempty"`
 }
 
-type configMapVolume struct {
-	Name string `yaml:"name"`
+type secretVolume struct {
+	SecretName string      `yaml:"secretName"`
+	Items      []keyToPath `yaml:"items,omitempty"`
+}
+
+type keyToPath struct {
+	Key  string `yaml:"key"`
+	Path string `yaml:"path"`
 }
 
 type pvcVolume struct {

@@ -32,7 +32,7 @@ func unmarshalStrict(doc []byte, v any) error {
 
 // objects are the manifests decoded into Kubernetes' own API types.
 type objects struct {
-	config  corev1.ConfigMap
+	secret  corev1.Secret
 	claim   corev1.PersistentVolumeClaim
 	runners batchv1.Job
 	merge   batchv1.Job
@@ -44,10 +44,10 @@ func decodeStrict(t *testing.T, stream []byte) objects {
 	t.Helper()
 	docs := bytes.Split(stream, []byte("\n---\n"))
 	if len(docs) != 4 {
-		t.Fatalf("%d documents, want 4 (ConfigMap, PVC, 2 Jobs)", len(docs))
+		t.Fatalf("%d documents, want 4 (Secret, PVC, 2 Jobs)", len(docs))
 	}
 	var o objects
-	targets := []any{&o.config, &o.claim, &o.runners, &o.merge}
+	targets := []any{&o.secret, &o.claim, &o.runners, &o.merge}
 	for i, d := range docs {
 		if err := unmarshalStrict(append(d, '\n'), targets[i]); err != nil {
 			t.Fatalf("document %d does not decode strictly: %v\n%s", i+1, err, d)
@@ -68,8 +68,8 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := decodeStrict(t, out)
-	if o.config.Kind != "ConfigMap" || o.config.Data[ScenarioFile] != "scenarios: {}\n" {
-		t.Errorf("ConfigMap %s data %q", o.config.Kind, o.config.Data)
+	if o.secret.Kind != "Secret" || o.secret.StringData[ScenarioFile] != "scenarios: {}\n" {
+		t.Errorf("Secret %s data %q", o.secret.Kind, o.secret.StringData)
 	}
 	if o.claim.Spec.AccessModes[0] != corev1.ReadWriteMany || o.claim.Spec.Resources.Requests.Storage().String() != "1Gi" {
 		t.Errorf("claim %+v", o.claim.Spec)
@@ -122,6 +122,49 @@ func TestOptionsCheck(t *testing.T) {
 	for _, want := range []string{"--name", "--runners", "--image"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
+// A run arg that carries a credential is kept in the Secret and reaches the
+// runners through an environment variable from it: the Job's args and env
+// never inline it; the scenario, whatever it holds, is in the Secret too.
+func TestSecretsInTheSecret(t *testing.T) {
+	o := testOptions()
+	o.Scenario = []byte("scenarios: {a: {requests: [{url: 'http://u:scen-s3cret@h/', headers: {Authorization: 'Bearer hdr-s3cret'}}]}}\n")
+	o.RunArgs = []string{"--interval=1s", "--out=prometheus-rw=http://prom:rw-s3cret@prom/api/v1/write"}
+	out, err := Manifests(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decodeStrict(t, out)
+	if m.secret.StringData["run-arg-1"] != o.RunArgs[1] || m.secret.StringData[ScenarioFile] != string(o.Scenario) {
+		t.Fatalf("Secret data %q; want the scenario and run arg 1", m.secret.StringData)
+	}
+	if _, ok := m.secret.StringData["run-arg-0"]; ok {
+		t.Errorf("run arg 0 (--interval=1s) holds no secret, yet it is in the Secret")
+	}
+	c := m.runners.Spec.Template.Spec.Containers[0]
+	args := strings.Join(c.Args, " ")
+	if !strings.Contains(args, "--interval=1s $(KNEE_RUN_ARG_1)") {
+		t.Errorf("runner args %q; want --interval=1s as is and $(KNEE_RUN_ARG_1) for the secret one", args)
+	}
+	var ref *corev1.SecretKeySelector
+	for _, e := range c.Env {
+		if e.Name == "KNEE_RUN_ARG_1" && e.ValueFrom != nil {
+			ref = e.ValueFrom.SecretKeyRef
+		}
+	}
+	if ref == nil || ref.Name != m.secret.Name || ref.Key != "run-arg-1" {
+		t.Errorf("KNEE_RUN_ARG_1 comes from %+v; want Secret %s key run-arg-1", ref, m.secret.Name)
+	}
+	// Only the Secret's document holds a secret.
+	docs := bytes.Split(out, []byte("\n---\n"))
+	for i, d := range docs[1:] {
+		for _, s := range []string{"scen-s3cret", "hdr-s3cret", "rw-s3cret"} {
+			if bytes.Contains(d, []byte(s)) {
+				t.Errorf("document %d inlines %q", i+2, s)
+			}
 		}
 	}
 }

@@ -54,17 +54,17 @@ func TestRehearsal(t *testing.T) {
 	stream, _ := os.ReadFile(manifest)
 	o := decodeStrict(t, stream)
 
-	// The volumes, as directories: the ConfigMap's data as files, the claim empty.
+	// The volumes, as directories: the Secret's items as files, the claim empty.
 	mounts := map[string]string{}
 	for _, v := range o.runners.Spec.Template.Spec.Volumes {
 		dir := filepath.Join(tmp, "vol-"+v.Name)
 		os.MkdirAll(dir, 0o755)
-		if v.ConfigMap != nil {
-			if v.ConfigMap.Name != o.config.Name {
-				t.Fatalf("volume %s mounts ConfigMap %s; the manifests hold %s", v.Name, v.ConfigMap.Name, o.config.Name)
+		if v.Secret != nil {
+			if v.Secret.SecretName != o.secret.Name {
+				t.Fatalf("volume %s mounts Secret %s; the manifests hold %s", v.Name, v.Secret.SecretName, o.secret.Name)
 			}
-			for k, data := range o.config.Data {
-				os.WriteFile(filepath.Join(dir, k), []byte(data), 0o644)
+			for _, it := range v.Secret.Items {
+				os.WriteFile(filepath.Join(dir, it.Path), []byte(o.secret.StringData[it.Key]), 0o644)
 			}
 		}
 		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName != o.claim.Name {
@@ -76,14 +76,14 @@ func TestRehearsal(t *testing.T) {
 	outs := make([]string, runners+1)
 	errs := make([]error, runners+1)
 	mergeC := o.merge.Spec.Template.Spec.Containers[0]
-	wg.Go(func() { outs[runners], errs[runners] = runContainer(bin, mergeC, mounts, nil) })
+	wg.Go(func() { outs[runners], errs[runners] = runContainer(bin, mergeC, mounts, nil, o.secret) })
 	for i := range int(*o.runners.Spec.Completions) {
 		pod := map[string]string{
 			"metadata.annotations['batch.kubernetes.io/job-completion-index']": strconv.Itoa(i),
 			"metadata.name": fmt.Sprintf("%s-%d-x7k2p", o.runners.Name, i),
 		}
 		c := o.runners.Spec.Template.Spec.Containers[0]
-		wg.Go(func() { outs[i], errs[i] = runContainer(bin, c, mounts, pod) })
+		wg.Go(func() { outs[i], errs[i] = runContainer(bin, c, mounts, pod, o.secret) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -119,9 +119,9 @@ func TestRehearsal(t *testing.T) {
 var varRef = regexp.MustCompile(`\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 
 // runContainer runs knee as the kubelet would run container c: env from
-// values and field references (fields), $(VAR) in args expanded from it,
-// mount paths mapped to local directories.
-func runContainer(bin string, c corev1.Container, mounts map[string]string, fields map[string]string) (string, error) {
+// values, field references (fields) and secret keys (from secret), $(VAR)
+// in args expanded from it, mount paths mapped to local directories.
+func runContainer(bin string, c corev1.Container, mounts map[string]string, fields map[string]string, secret corev1.Secret) (string, error) {
 	env := map[string]string{}
 	var envList []string
 	for _, e := range c.Env {
@@ -130,6 +130,13 @@ func runContainer(bin string, c corev1.Container, mounts map[string]string, fiel
 			var ok bool
 			if v, ok = fields[e.ValueFrom.FieldRef.FieldPath]; !ok {
 				return "", fmt.Errorf("env %s: field %s not known to the rehearsal", e.Name, e.ValueFrom.FieldRef.FieldPath)
+			}
+		}
+		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			ref := e.ValueFrom.SecretKeyRef
+			var ok bool
+			if v, ok = secret.StringData[ref.Key]; !ok || ref.Name != secret.Name {
+				return "", fmt.Errorf("env %s: secret %s key %s not in the manifests", e.Name, ref.Name, ref.Key)
 			}
 		}
 		env[e.Name] = v

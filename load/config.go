@@ -85,7 +85,7 @@ func perSecond(rate float64, unit time.Duration) float64 {
 	if unit <= 0 {
 		unit = DefaultTimeUnit
 	}
-	return rate * float64(time.Second) / float64(unit)
+	return rate * (float64(time.Second) / float64(unit)) // the unit first: 1e308/s stays finite
 }
 
 // WithDefaults returns c with a zero TimeUnit, PreAllocatedVUs and MaxVUs
@@ -328,4 +328,27 @@ func allZero(stages []schedule.Stage) bool {
 		}
 	}
 	return true
+}
+
+// MaxRatePerCPU is the most iterations per second knee tries per CPU of
+// the generator. Starting one costs more than a microsecond of CPU (a
+// send and a receive are two system calls, about a microsecond each, before
+// any HTTP), so no machine starts more: a rate above it is a typo (1e308)
+// or a test for several runners (knee run --execution-segment).
+const MaxRatePerCPU = 1e6
+
+// CheckPeakRate refuses an open-model executor whose peak rate is above
+// what cpus CPUs can start (cpus × MaxRatePerCPU); closed-model executors
+// have no rate and pass.
+func CheckPeakRate(e Executor, cpus int) error {
+	r, ok := e.(interface{ PeakRate() float64 })
+	if !ok {
+		return nil
+	}
+	ceiling := MaxRatePerCPU * float64(max(cpus, 1))
+	if peak := r.PeakRate(); !(peak <= ceiling) {
+		return fmt.Errorf("%s: a peak rate of %.6g/s is more than this machine can try: at most %.6g/s (%d CPUs × %.0f/s, the most iterations knee can start per CPU, each costing more than 1 µs); lower the rate, or split the test among runners (--execution-segment)",
+			e.Kind(), peak, ceiling, max(cpus, 1), MaxRatePerCPU)
+	}
+	return nil
 }

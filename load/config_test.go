@@ -152,3 +152,30 @@ func TestWithDefaults(t *testing.T) {
 		}
 	}
 }
+
+// A peak rate above cpus × 1e6/s is refused before the start, saying the
+// largest the machine can try; at the ceiling it passes. 1e4 per
+// millisecond is 1e7/s.
+func TestCheckPeakRate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    Executor
+		cpus int
+		want string // "" when accepted
+	}{
+		{"at the ceiling", ConstantArrivalRate{Rate: 2e6, Duration: time.Second}, 2, ""},
+		{"above it", ConstantArrivalRate{Rate: 2.1e6, Duration: time.Second}, 2, "at most 2e+06/s (2 CPUs"},
+		{"1e308", ConstantArrivalRate{Rate: 1e308, Duration: time.Second}, 4, "a peak rate of 1e+308/s is more than this machine can try: at most 4e+06/s"},
+		{"per millisecond", ConstantArrivalRate{Rate: 1e4, TimeUnit: time.Millisecond, Duration: time.Second}, 8, "1e+07/s is more than"},
+		{"a ramp's stage", RampingArrivalRate{StartRate: 1, Stages: []Stage{{Duration: time.Second, Target: 1e308}}}, 2, "at most 2e+06/s"},
+		{"closed model", ConstantVUs{VUs: 10, Duration: time.Second}, 1, ""},
+	} {
+		err := CheckPeakRate(tc.e, tc.cpus)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v; want it accepted", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v; want an error with %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -48,20 +48,28 @@ type Pusher struct {
 	hists    map[record.Key]*record.Histogram // cumulative, by scenario and name
 	counters map[string]record.Counters       // cumulative, by scenario
 
-	queue chan []byte
-	done  chan struct{}
-	mu    sync.Mutex
-	stats Stats
+	queue  chan []byte
+	done   chan struct{}
+	ctx    context.Context // ends the push in flight and those queued: Close's deadline
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	stats  Stats
 }
 
 // Stats is what a Pusher did.
 type Stats struct {
-	Requests  int   // remote-write requests the server took
-	Bytes     int64 // compressed bytes the server took
-	Failed    int   // requests that failed (unreachable, or refused: LastError says why)
-	Dropped   int   // requests not sent because the queue was full
+	Requests int   // remote-write requests the server took
+	Bytes    int64 // compressed bytes the server took
+	Failed   int   // requests that failed (unreachable, or refused: LastError says why)
+	Dropped  int   // requests not sent because the queue was full
+	// Unsent are the intervals still queued, or in flight, when Close's
+	// deadline passed: not pushed.
+	Unsent    int
 	LastError error
 }
+
+// DefaultCloseTimeout is how long Close waits, in all, for what is queued.
+const DefaultCloseTimeout = 5 * time.Second
 
 const maxQueue = 64
 
@@ -74,6 +82,7 @@ func New(url, testID, runner string) (*Pusher, error) {
 		base:   []Label{{"runner", runner}, {"test_id", testID}},
 		schema: DefaultSchema, hists: map[record.Key]*record.Histogram{}, counters: map[string]record.Counters{},
 		queue: make(chan []byte, maxQueue), done: make(chan struct{})}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	go p.send()
 	return p, nil
 }
@@ -175,9 +184,14 @@ func cmpKey(a, b record.Key) int {
 func (p *Pusher) send() {
 	defer close(p.done)
 	for body := range p.queue {
-		err := p.post(body)
+		err := p.ctx.Err()
+		if err == nil {
+			err = p.post(body)
+		}
 		p.mu.Lock()
-		if err != nil {
+		if p.ctx.Err() != nil {
+			p.stats.Unsent++ // the close deadline passed
+		} else if err != nil {
 			p.stats.Failed++
 			p.stats.LastError = err
 		} else {
@@ -189,7 +203,7 @@ func (p *Pusher) send() {
 }
 
 func (p *Pusher) post(body []byte) error {
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, p.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(p.ctx, http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -208,9 +222,19 @@ func (p *Pusher) post(body []byte) error {
 	return nil
 }
 
-// Close sends what is queued and returns what was sent.
-func (p *Pusher) Close() Stats {
+// Close sends what is queued within timeout in all (0 or less: none) or
+// until ctx ends, then gives up on the rest, which Stats.Unsent counts, and
+// returns what was sent.
+func (p *Pusher) Close(ctx context.Context, timeout time.Duration) Stats {
 	close(p.queue)
+	t := time.NewTimer(max(timeout, 0))
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	p.cancel()
 	<-p.done
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -146,7 +147,15 @@ type Sample struct {
 }
 
 // ErrorClasses are the error classes knee counts, in report order.
-var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", "other"}
+// "generator" is knee's own failure to send (no descriptor, port or
+// memory), which Counters.Errors, the target's errors, leaves out.
+var ErrorClasses = []string{"timeout", "refused", "reset", "dns", "tls", ProtocolClass, "other", GeneratorClass}
+
+// GeneratorClass is the class of requests knee could not send.
+const GeneratorClass = "generator"
+
+// ProtocolClass is a reply that is not HTTP's: a status outside 100..599.
+const ProtocolClass = "protocol"
 
 // errClassIndex maps a class to its ErrorClasses slot; unknown classes are "other".
 func errClassIndex(c string) int {
@@ -161,15 +170,19 @@ func errClassIndex(c string) int {
 		return 3
 	case "tls":
 		return 4
+	case ProtocolClass:
+		return 5
+	case GeneratorClass:
+		return 7
 	}
-	return 5
+	return 6
 }
 
 // Counters are what a run counts besides latencies. JSON names are the ones
 // run.json and --summary-export use.
 type Counters struct {
 	Requests          int64            `json:"requests"`
-	Errors            int64            `json:"errors"`          // transport errors plus 5xx responses
+	Errors            int64            `json:"errors"`          // transport errors plus 5xx responses; not the generator class (knee could not send)
 	Failed            int64            `json:"failed"`          // k6's http_req_failed: transport errors plus statuses >= 400, unless a script's response callback said otherwise
 	ByStatus          map[string]int64 `json:"by_status"`       // "1xx".."5xx"
 	ErrorsByClass     map[string]int64 `json:"errors_by_class"` // ErrorClasses
@@ -201,15 +214,17 @@ func (c *Counters) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Add adds o into c.
+// Add adds o into c, saturating at the int64 limits: counts read from a
+// run directory someone else wrote may be huge, and a sum that wrapped
+// would print as -9.2e18.
 func (c *Counters) Add(o Counters) {
-	c.Requests += o.Requests
-	c.Errors += o.Errors
-	c.Failed += o.Failed
-	c.DroppedIterations += o.DroppedIterations
-	c.BytesIn += o.BytesIn
-	c.BytesOut += o.BytesOut
-	c.Clamped += o.Clamped
+	c.Requests = satAdd(c.Requests, o.Requests)
+	c.Errors = satAdd(c.Errors, o.Errors)
+	c.Failed = satAdd(c.Failed, o.Failed)
+	c.DroppedIterations = satAdd(c.DroppedIterations, o.DroppedIterations)
+	c.BytesIn = satAdd(c.BytesIn, o.BytesIn)
+	c.BytesOut = satAdd(c.BytesOut, o.BytesOut)
+	c.Clamped = satAdd(c.Clamped, o.Clamped)
 	c.ByStatus = addMap(c.ByStatus, o.ByStatus)
 	c.ErrorsByClass = addMap(c.ErrorsByClass, o.ErrorsByClass)
 }
@@ -219,9 +234,21 @@ func addMap(dst, src map[string]int64) map[string]int64 {
 		if dst == nil {
 			dst = make(map[string]int64, len(src))
 		}
-		dst[k] += v
+		dst[k] = satAdd(dst[k], v)
 	}
 	return dst
+}
+
+// satAdd is a+b, held at math.MaxInt64 or math.MinInt64 instead of wrapping.
+func satAdd(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
 }
 
 // IntervalSnapshot is what one Rotate hands out: every series' histogram for
@@ -237,7 +264,7 @@ type IntervalSnapshot struct {
 type tally struct {
 	requests, errors, failed, bytesIn, bytesOut, clamped int64
 	status                                               [5]int64 // 1xx..5xx
-	classes                                              [6]int64 // ErrorClasses order
+	classes                                              [8]int64 // ErrorClasses order
 }
 
 func (t *tally) counters() Counters {
@@ -632,15 +659,18 @@ func (s *Shard) Record(smp Sample) {
 	t.requests++
 	t.bytesIn += smp.BytesIn
 	t.bytesOut += smp.BytesOut
-	if c := smp.Status / 100; c >= 1 && c <= 5 {
+	class := smp.ErrClass
+	if c := smp.Status / 100; smp.Status >= 100 && c <= 5 {
 		t.status[c-1]++
+	} else if smp.Status != 0 && class == "" {
+		class = ProtocolClass // 099, 600, 999: no HTTP status, so no success
 	}
-	failed := smp.ErrClass != "" || smp.Status == 0
+	failed := class != "" || smp.Status == 0
 	if failed {
-		t.classes[errClassIndex(smp.ErrClass)]++
+		t.classes[errClassIndex(class)]++
 	}
-	if failed || smp.Status >= 500 {
-		t.errors++
+	if (failed && class != GeneratorClass) || smp.Status >= 500 {
+		t.errors++ // the target's: a request knee could not send is not one
 	}
 	switch {
 	case smp.Expected > 0: // a script's response callback accepted it

@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"sync"
 	"testing"
@@ -43,6 +44,8 @@ func TestRecorderCounts(t *testing.T) {
 	s2.Record(Sample{Key: get, Latency: 2 * time.Hour, Service: time.Second, Status: 0, ErrClass: "timeout"})
 	s2.Record(Sample{Key: get, Latency: 5 * time.Millisecond, Service: time.Millisecond, Status: 404})
 	s1.Record(Sample{Key: Key{Scenario: "closed", Name: "get"}, Latency: time.Millisecond, Service: time.Millisecond, Interval: 11 * time.Millisecond, Status: 0})
+	// knee could not send it (no descriptor): failed, but not the target's error.
+	s1.Record(Sample{Key: Key{Scenario: "closed", Name: "get"}, Latency: time.Millisecond, Service: time.Microsecond, Interval: 11 * time.Millisecond, ErrClass: GeneratorClass})
 	r.Dropped("open", 7)
 
 	snap := r.Rotate(t0.Add(time.Second))
@@ -57,7 +60,7 @@ func TestRecorderCounts(t *testing.T) {
 	if got := snap.Counters["open"]; !reflect.DeepEqual(got, wantOpen) {
 		t.Errorf("open counters = %+v\nwant %+v", got, wantOpen)
 	}
-	wantClosed := Counters{Requests: 1, Errors: 1, Failed: 1, ErrorsByClass: map[string]int64{"other": 1}}
+	wantClosed := Counters{Requests: 2, Errors: 1, Failed: 2, ErrorsByClass: map[string]int64{"other": 1, "generator": 1}}
 	if got := snap.Counters["closed"]; !reflect.DeepEqual(got, wantClosed) {
 		t.Errorf("closed counters = %+v\nwant %+v", got, wantClosed)
 	}
@@ -65,9 +68,9 @@ func TestRecorderCounts(t *testing.T) {
 		{Latency, "open", "get"}:    4,
 		{Service, "open", "get"}:    4,
 		{SendLag, "open", "get"}:    1,
-		{Latency, "closed", "get"}:  1,
-		{Service, "closed", "get"}:  1,
-		{Interval, "closed", "get"}: 1,
+		{Latency, "closed", "get"}:  2,
+		{Service, "closed", "get"}:  2,
+		{Interval, "closed", "get"}: 2,
 	}
 	if len(snap.Histograms) != len(counts) {
 		t.Errorf("%d histograms, want %d", len(snap.Histograms), len(counts))
@@ -244,5 +247,47 @@ func TestRecycleReusesHistograms(t *testing.T) {
 	}
 	if len(second.Histograms) != 2 {
 		t.Errorf("%d histograms, want 2 (latency and service)", len(second.Histograms))
+	}
+}
+
+// HTTP statuses are 100..599: a reply with 099, 600 or 999 is a protocol
+// error (failed, an error of the target's, class protocol, no status
+// bucket), never a success or an error without a class; 100 and 599 are
+// statuses.
+func TestRecorderStatusOutsideHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		want   Counters
+	}{
+		{99, Counters{Requests: 1, Errors: 1, Failed: 1, ErrorsByClass: map[string]int64{"protocol": 1}}},
+		{600, Counters{Requests: 1, Errors: 1, Failed: 1, ErrorsByClass: map[string]int64{"protocol": 1}}},
+		{999, Counters{Requests: 1, Errors: 1, Failed: 1, ErrorsByClass: map[string]int64{"protocol": 1}}},
+		{100, Counters{Requests: 1, ByStatus: map[string]int64{"1xx": 1}}},
+		{599, Counters{Requests: 1, Errors: 1, Failed: 1, ByStatus: map[string]int64{"5xx": 1}}},
+	} {
+		t0 := time.Unix(1000, 0)
+		r := NewRecorder(t0)
+		r.Shard().Record(Sample{Key: Key{Scenario: "s", Name: "get"}, Latency: time.Millisecond, Service: time.Millisecond, Status: tc.status})
+		if got := r.Rotate(t0.Add(time.Second)).Counters["s"]; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("status %d: %+v, want %+v", tc.status, got, tc.want)
+		}
+	}
+}
+
+// Counts add up to the int64 limit and stay there, in every field and
+// map, instead of wrapping to -9.2e18.
+func TestCountersAddSaturates(t *testing.T) {
+	const big = math.MaxInt64 - 5
+	c := Counters{Requests: big, BytesIn: big, ByStatus: map[string]int64{"2xx": big}, ErrorsByClass: map[string]int64{"timeout": big}}
+	c.Add(Counters{Requests: 10, BytesIn: 6, ByStatus: map[string]int64{"2xx": 100}, ErrorsByClass: map[string]int64{"timeout": 7}, Errors: 3})
+	want := Counters{Requests: math.MaxInt64, BytesIn: math.MaxInt64, Errors: 3,
+		ByStatus: map[string]int64{"2xx": math.MaxInt64}, ErrorsByClass: map[string]int64{"timeout": math.MaxInt64}}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("sum %+v, want %+v", c, want)
+	}
+	c = Counters{Requests: big}
+	c.Add(Counters{Requests: 5}) // exactly the limit
+	if c.Requests != math.MaxInt64 {
+		t.Errorf("MaxInt64-5 + 5 = %d, want %d", c.Requests, int64(math.MaxInt64))
 	}
 }

@@ -21,6 +21,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"io"
 	"net/url"
 	"regexp"
@@ -101,6 +102,19 @@ func SensitiveHeader(name string) bool {
 	return false
 }
 
+// SensitiveEnv reports whether an environment variable's name says its
+// value is a secret: TOKEN, SECRET, PASSWORD, KEY, AUTH, CREDENTIAL,
+// SESSION or COOKIE in it (API_TOKEN, DB_PASSWORD, AWS_SECRET_ACCESS_KEY).
+func SensitiveEnv(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "AUTH", "CREDENTIAL", "SESSION", "COOKIE"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // Header returns value masked when name is a sensitive header.
 func (r *Redactor) Header(name, value string) string {
 	if !SensitiveHeader(name) || value == "" {
@@ -170,8 +184,13 @@ func (r *Redactor) url(raw string, keepUser, remember bool) string {
 				b.WriteString(user)
 			case hasPW:
 				// Only the password is remembered as a literal: a user
-				// name such as "knee" would mask unrelated text.
+				// name such as "knee" would mask unrelated text. The pair
+				// is remembered in the form HTTP sends it (Authorization:
+				// Basic base64(user:password)), which a server may echo.
 				keep(pw)
+				if remember {
+					r.rememberBasic(auth[:at])
+				}
 				b.WriteString(Mask)
 			default: // a lone user is a token (https://TOKEN@host)
 				keep(user)
@@ -280,8 +299,26 @@ func (r *Redactor) literals(s string) string {
 	return s
 }
 
-// Remember adds literal secrets (and their percent-decoded forms) that Text
-// replaces wherever they appear; ones shorter than 6 bytes are ignored.
+// rememberBasic remembers base64(user:password), the credentials of HTTP
+// Basic authentication, from a URL's userinfo (percent-decoded, as sent).
+func (r *Redactor) rememberBasic(userinfo string) {
+	if u, err := url.PathUnescape(userinfo); err == nil {
+		userinfo = u
+	}
+	enc := base64.StdEncoding.EncodeToString([]byte(userinfo))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !slices.Contains(r.secrets, enc) {
+		next := append(slices.Clone(r.secrets), enc)
+		slices.SortStableFunc(next, func(a, b string) int { return len(b) - len(a) })
+		r.secrets = next
+	}
+}
+
+// Remember adds literal secrets (and their percent-decoded and base64
+// forms, as a server may echo a credential it decoded or one it received)
+// that Text replaces wherever they appear; ones shorter than 6 bytes are
+// ignored.
 // A caller that holds a secret knee never parses (a k6 script's token, an
 // environment variable) hands it here.
 func (r *Redactor) Remember(secrets ...string) {
@@ -293,6 +330,16 @@ func (r *Redactor) Remember(secrets ...string) {
 		}
 		if u, err := url.PathUnescape(s); err == nil && u != s {
 			add = append(add, u)
+		}
+		if len(s) >= minLiteral {
+			// "Basic dXNlcjpwYXNz" given whole is remembered as is; its
+			// credentials may come back decoded, and any secret encoded.
+			if scheme, cred, ok := strings.Cut(s, " "); ok && strings.EqualFold(scheme, "basic") {
+				if d, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred)); err == nil {
+					add = append(add, string(d))
+				}
+			}
+			add = append(add, base64.StdEncoding.EncodeToString([]byte(s)))
 		}
 	}
 	r.mu.Lock()

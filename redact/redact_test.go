@@ -192,3 +192,26 @@ func TestWriterKeepsFd(t *testing.T) {
 		t.Errorf("the writer on a buffer claims a descriptor")
 	}
 }
+
+// A credential comes back encoded: a remote-write endpoint echoing the
+// Basic credentials it got (base64 of user:password, computed with
+// Python's base64 module), or a token it received as base64; and a Basic
+// header given whole comes back decoded.
+func TestBase64FormsMasked(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		give func(r *Redactor)
+		echo string
+	}{
+		{"URL userinfo as Basic", func(r *Redactor) { r.URL("http://alice:s3cret-pw@h/api/v1/write") }, `400 Bad Request: {"authorization":"Basic YWxpY2U6czNjcmV0LXB3"}`},
+		{"token as base64", func(r *Redactor) { r.Remember("tok-12345678") }, "got dG9rLTEyMzQ1Njc4 in the body"},
+		{"Basic header decoded", func(r *Redactor) { r.Header("Authorization", "Basic YWxpY2U6czNjcmV0LXB3") }, "user alice:s3cret-pw refused"},
+	} {
+		r := New()
+		tc.give(r)
+		got := r.Text(tc.echo)
+		if strings.Contains(got, "YWxpY2U6czNjcmV0LXB3") || strings.Contains(got, "dG9rLTEyMzQ1Njc4") || strings.Contains(got, "s3cret") || !strings.Contains(got, Mask) {
+			t.Errorf("%s: Text(%q) = %q; want the credential masked", tc.name, tc.echo, got)
+		}
+	}
+}

@@ -116,8 +116,20 @@ func thresholdValue(t analyze.ThresholdResult) string {
 	return v
 }
 
-// cell makes s safe inside a Markdown table cell.
+// mdCell makes s safe inside a Markdown table cell: a pipe would end the
+// cell, and HTML in it (a request name "<script>" or "<img onerror=...>")
+// would be HTML to the renderers people use (GitHub, GitLab, CommonMark),
+// so <, > and & become entities, shown as the characters themselves.
 func mdCell(s string) string {
+	s = mdHTML.Replace(s)
+	return mdCode(s)
+}
+
+var mdHTML = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// mdCode is mdCell for text inside a code span, where HTML is shown as
+// text already and an entity would be shown as written.
+func mdCode(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.Join(strings.Fields(s), " ")
 }
@@ -196,7 +208,7 @@ func scenarioSettings(sc rundir.Scenario) string {
 	if err := json.Compact(&buf, sc.Config); err != nil || buf.Len() == 0 || buf.String() == "null" {
 		return "-" // rundir.Open has parsed it, so invalid JSON only comes from a hand-filled Input
 	}
-	return "`" + mdCell(strings.ReplaceAll(buf.String(), "`", "'")) + "`"
+	return "`" + mdCode(strings.ReplaceAll(buf.String(), "`", "'")) + "`"
 }
 
 func faultLine(f rundir.Fault) string {

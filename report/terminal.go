@@ -75,6 +75,10 @@ func summaryBlock(p *printer, s rundir.Summary) {
 		p.f("  dropped_iterations  %d\n", s.DroppedIterations)
 	}
 	p.f("  errors              %d (%.2f %%)%s\n", s.Errors, pct(float64(s.Errors), float64(s.Requests)), classes(s.ErrorsByClass))
+	if n := s.ErrorsByClass[record.GeneratorClass]; n > 0 {
+		// knee's own failures, apart from the target's errors above.
+		p.f("  not sent by knee    %d (%.2f %%): no descriptor, port or memory; the generator was the limit\n", n, pct(float64(n), float64(s.Requests)))
+	}
 	p.f("  latency             %s\n", Latencies(s.LatencyMS))
 	p.f("  slower than 1 s     %d\n", s.SlowerThan1s)
 	if s.ServiceMS != nil {
@@ -140,7 +144,7 @@ func modelName(m string) string {
 func classes(by map[string]int64) string {
 	var parts []string
 	for _, c := range record.ErrorClasses {
-		if n := by[c]; n > 0 {
+		if n := by[c]; n > 0 && c != record.GeneratorClass { // not the target's: printed apart
 			parts = append(parts, fmt.Sprintf("%s=%d", c, n))
 		}
 	}

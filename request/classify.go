@@ -19,10 +19,14 @@ const (
 	ClassDNS     = "dns"
 	ClassTLS     = "tls"
 	ClassOther   = "other"
+	// ClassGenerator is a request knee could not send for want of its own
+	// resources (file descriptors, local ports, memory, socket buffers):
+	// knee's failure, not the target's.
+	ClassGenerator = "generator"
 )
 
-// Classify names the class of a request error: timeout, refused, reset,
-// dns, tls or other; "" for nil. The order matters: a DNS lookup or TLS
+// Classify names the class of a request error: generator, timeout,
+// refused, reset, dns, tls or other; "" for nil. The order matters: a DNS lookup or TLS
 // handshake cut short by the deadline is a timeout, because the deadline is
 // what ended it.
 func Classify(err error) string {
@@ -40,6 +44,8 @@ func Classify(err error) string {
 		alert    tls.AlertError
 	)
 	switch {
+	case generatorSide(err):
+		return ClassGenerator
 	case errors.Is(err, context.DeadlineExceeded):
 		return ClassTimeout
 	case errors.As(err, &netErr) && netErr.Timeout():
@@ -60,4 +66,18 @@ func Classify(err error) string {
 		return ClassReset
 	}
 	return ClassOther
+}
+
+// generatorSide reports an error of the machine knee runs on: out of file
+// descriptors (EMFILE, ENFILE), local ports (EADDRNOTAVAIL), memory
+// (ENOMEM) or socket buffers (ENOBUFS). The request never reached the
+// network.
+func generatorSide(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.EADDRNOTAVAIL, syscall.ENOMEM, syscall.ENOBUFS} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	msg := err.Error() // errors that lost their Errno on the way
+	return strings.Contains(msg, "too many open files") || strings.Contains(msg, "cannot assign requested address")
 }

@@ -145,10 +145,30 @@ func TestClassify(t *testing.T) {
 		{"broken pipe", opErr(syscall.EPIPE), ClassReset},
 		{"canceled", context.Canceled, ClassOther},
 		{"other", errors.New("boom"), ClassOther},
+		{"no descriptor", opErr(syscall.EMFILE), ClassGenerator},
+		{"no descriptor in the system", opErr(syscall.ENFILE), ClassGenerator},
+		{"no local port", opErr(syscall.EADDRNOTAVAIL), ClassGenerator},
+		{"no memory", opErr(syscall.ENOMEM), ClassGenerator},
+		{"no buffer", opErr(syscall.ENOBUFS), ClassGenerator},
+		{"Errno lost", errors.New("socket: too many open files"), ClassGenerator},
 	}
 	for _, tt := range tests {
 		if got := Classify(tt.err); got != tt.want {
 			t.Errorf("%s: Classify = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// The kernel's own EADDRNOTAVAIL: a dial from a local address this machine
+// does not have (TEST-NET-1, RFC 5737) fails at bind, before any packet,
+// as a dial fails once every local port is taken: knee's failure.
+func TestClassifyRealGeneratorError(t *testing.T) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("192.0.2.1")}}
+	_, err := d.Dial("tcp", "127.0.0.1:1")
+	if err == nil {
+		t.Skip("this machine has 192.0.2.1: no EADDRNOTAVAIL to provoke")
+	}
+	if got := Classify(err); got != ClassGenerator {
+		t.Errorf("Classify(%v) = %q, want %q", err, got, ClassGenerator)
 	}
 }

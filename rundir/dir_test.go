@@ -158,6 +158,14 @@ func TestOpenErrors(t *testing.T) {
 	}
 	os.WriteFile(cnt, good, 0o644)
 
+	// A count no writer makes (a hostile or hand-edited directory) is refused
+	// by name and line, not summed into a wrapped total.
+	os.WriteFile(cnt, append(good, []byte("{\"scenario\": \"s\", \"start_s\": 1, \"end_s\": 2, \"counters\": {\"requests\": 5, \"by_status\": {\"2xx\": -9}}}\n")...), 0o644)
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "counters.jsonl:2: 2xx is -9; a count is never negative") {
+		t.Errorf("negative count: %v, want counters.jsonl:2 naming 2xx", err)
+	}
+	os.WriteFile(cnt, good, 0o644)
+
 	hl := filepath.Join(dir, LatencyFile)
 	lat, _ := os.ReadFile(hl)
 	os.WriteFile(hl, append(lat, []byte("Tag=latency|s|get,1.000,1.000,1.0,HISTbroken\n")...), 0o644)

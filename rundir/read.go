@@ -230,6 +230,9 @@ func parseCounters(base string, n int, line []byte) (ic IntervalCounters, start,
 	if !ok1 || !ok2 || end < start {
 		return ic, 0, 0, false, fmt.Errorf("%s:%d: interval [%v, %v] s is out of range (fix: delete the line or re-run)", base, n, ic.Start, ic.End)
 	}
+	if name, v, bad := negativeCount(ic.Counters); bad {
+		return ic, 0, 0, false, fmt.Errorf("%s:%d: %s is %d; a count is never negative (fix: delete the line or re-run)", base, n, name, v)
+	}
 	return ic, start, end, true, nil
 }
 
@@ -243,4 +246,25 @@ func addCounters(iv *Interval, ic IntervalCounters, end time.Duration) {
 		ic = have
 	}
 	iv.Counters[ic.Scenario] = ic
+}
+
+// negativeCount finds a negative count in c, which no writer makes.
+func negativeCount(c record.Counters) (name string, v int64, bad bool) {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"requests", c.Requests}, {"errors", c.Errors}, {"failed", c.Failed}, {"dropped_iterations", c.DroppedIterations},
+		{"bytes_in", c.BytesIn}, {"bytes_out", c.BytesOut}, {"clamped", c.Clamped}} {
+		if f.v < 0 {
+			return f.name, f.v, true
+		}
+	}
+	for _, m := range []map[string]int64{c.ByStatus, c.ErrorsByClass} {
+		for k, v := range m {
+			if v < 0 {
+				return k, v, true
+			}
+		}
+	}
+	return "", 0, false
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -132,6 +133,13 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 			return nil, err
 		}
 		opt.Notes = append(opt.Notes, notes...)
+	}
+	// An impossible rate is refused before the start (this runner's share
+	// of a split test is what it has to start).
+	for _, sc := range cfg.Scenarios {
+		if err := load.CheckPeakRate(sc.Executor, runtime.NumCPU()); err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
 	}
 	scs, senders, err := build(cfg, opt.Iterations)
 	if err != nil {

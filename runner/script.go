@@ -56,7 +56,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	if err := s.Setup(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.Prepare(initialVUs(plan.Config)); err != nil {
+	if err := s.Prepare(ctx, initialVUs(plan.Config)); err != nil {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
@@ -108,8 +108,15 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	if reason := thresholdAbort.Load(); reason != nil {
 		out.ThresholdAbort = *reason
 	}
-	if terr := s.Teardown(context.WithoutCancel(ctx)); terr != nil {
+	tdCtx, stopTd := teardownContext(ctx, opt.Abort)
+	terr := s.Teardown(tdCtx)
+	stopTd()
+	if terr != nil {
 		out.TeardownError = terr.Error()
+		var te *k6script.TimeoutError
+		if errors.As(terr, &te) || errors.Is(terr, k6script.ErrInterrupted) {
+			err = errors.Join(err, terr) // k6 exits 101 for a teardown past its timeout
+		}
 	}
 	for file, v := range map[string]any{ChecksFile: out.Checks, MetricsFile: out.Metrics} {
 		if b, jerr := json.MarshalIndent(v, "", "  "); jerr == nil {
@@ -119,6 +126,27 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		}
 	}
 	return out, err
+}
+
+// teardownContext is teardown()'s: a stop asked for before it starts (the
+// first Ctrl-C, which ended the load) lets it run, as k6 does; one asked
+// for while it runs, or an abort (the second Ctrl-C), interrupts it.
+func teardownContext(ctx context.Context, abort <-chan struct{}) (context.Context, context.CancelFunc) {
+	base := ctx
+	if ctx.Err() != nil {
+		base = context.WithoutCancel(ctx)
+	}
+	tctx, cancel := context.WithCancel(base)
+	if abort != nil {
+		go func() {
+			select {
+			case <-abort:
+				cancel()
+			case <-tctx.Done():
+			}
+		}()
+	}
+	return tctx, cancel
 }
 
 // initialVUs is how many VU runtimes to initialise before the test starts:

@@ -55,7 +55,7 @@ export default function () {
 		t.Fatal(err)
 	}
 	scripted := run("k6 script", func(dir string) (*runner.Result, error) {
-		s, err := k6script.Load(script, k6script.Config{Env: map[string]string{"BASE": "http://" + addr}})
+		s, err := k6script.Load(context.Background(), script, k6script.Config{Env: map[string]string{"BASE": "http://" + addr}})
 		if err != nil {
 			return nil, err
 		}

@@ -36,7 +36,7 @@ export default function () { http.get(__ENV.BASE + '/item/' + __VU + '-' + __ITE
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := k6script.Load(script, k6script.Config{Env: map[string]string{"BASE": "http://" + addr}})
+	s, err := k6script.Load(context.Background(), script, k6script.Config{Env: map[string]string{"BASE": "http://" + addr}})
 	if err != nil {
 		t.Fatal(err)
 	}

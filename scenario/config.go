@@ -45,6 +45,10 @@ type Config struct {
 	// RedactQuery names the query parameters whose values are secrets
 	// (redactQuery: in a file, --redact-query); see Redactor.
 	RedactQuery []string
+	// Secrets are literal secrets known only from outside the requests (a
+	// k6 script's -e values whose names look secret, --secret-env): every
+	// output scrubs them (see Redactor).
+	Secrets []string
 
 	origins map[string]origin // key path → where it was written; nil when built in code
 }

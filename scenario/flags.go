@@ -78,10 +78,12 @@ func FromFlags(f Flags) (*Config, error) {
 	}
 	cfg.Vars = vars
 	spec := request.Spec{Name: f.Name, Method: f.Method, URL: f.URL, Body: f.Body, Timeout: f.Timeout}
-	for _, h := range f.Headers {
+	for i, h := range f.Headers {
 		k, v, ok := strings.Cut(h, ":")
 		if k = strings.TrimSpace(k); !ok || k == "" {
-			bad("--header", fmt.Errorf("%q is not a header; write \"Name: value\"", h))
+			// Never echo it: without its colon, a credential ("Authorization
+			// Bearer X") cannot be told from its header's name.
+			bad("--header", fmt.Errorf("header %d (%d characters) has no colon, so it is not a header: write \"Name: value\"", i+1, len(h)))
 			continue
 		}
 		spec.Headers = append(spec.Headers, request.Header{Key: k, Value: strings.TrimSpace(v)})

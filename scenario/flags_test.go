@@ -130,3 +130,13 @@ func TestParseStages(t *testing.T) {
 		t.Errorf("empty: %v, %v", got, err)
 	}
 }
+
+// A header without its colon may be a credential ("Authorization Bearer
+// X"): the error says which one and how to fix it, never what it holds.
+func TestHeaderWithoutColonNotEchoed(t *testing.T) {
+	f := Flags{URL: "http://h/", Rate: 10, Duration: time.Second, Headers: []string{"Accept: */*", "Authorization Bearer s3cr3t-token"}}
+	_, err := FromFlags(f)
+	if err == nil || !strings.Contains(err.Error(), "header 2 (33 characters) has no colon") || strings.Contains(err.Error(), "s3cr3t") {
+		t.Fatalf("error %v; want header 2 named without its value", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 // error messages that echo them.
 func (c *Config) Redactor() *redact.Redactor {
 	r := redact.New(c.RedactQuery...)
+	r.Remember(c.Secrets...)
 	for _, sc := range c.Scenarios {
 		for _, s := range sc.Requests {
 			r.URL(s.URL)

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -256,7 +257,7 @@ func pushRate(l, n, values int, done map[[2]int]float64) (float64, error) {
 		snap.Counters["s"] = record.Counters{Requests: int64(values * n), ByStatus: map[string]int64{"2xx": int64(values * n)}}
 		p.Interval(t0.Add(time.Duration(k+1)*time.Second), snap)
 	}
-	st := p.Close()
+	st := p.Close(context.Background(), time.Minute)
 	if st.LastError != nil || st.Dropped > 0 {
 		return 0, fmt.Errorf("push: %v, %d dropped", st.LastError, st.Dropped)
 	}

@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +28,10 @@ const (
 	ExitThresholds  = 99  // k6's ThresholdsHaveFailed
 	ExitInterrupted = 105 // k6's ExternalAbort: stopped by SIGINT or SIGTERM
 	ExitSetupFailed = 107 // k6's ScriptException: the script's setup() threw
+	// k6's SetupTimeout and TeardownTimeout: the phase ran past
+	// setupTimeout or teardownTimeout and was interrupted.
+	ExitSetupTimeout    = 100
+	ExitTeardownTimeout = 101
 	// ExitScriptAborted is k6's ScriptAborted: the script called
 	// exec.test.abort().
 	ExitScriptAborted = 108
@@ -34,6 +40,10 @@ const (
 // signalEnds marks a command that runs until it is stopped (a server):
 // a signal is its normal end, not an interruption (exit 0).
 const signalEnds = "knee/signal-ends"
+
+// abortGrace is how long knee may take to write what it measured after the
+// second interrupt before it exits anyway.
+const abortGrace = 800 * time.Millisecond
 
 // ExitError carries an exit code up to Main.
 type ExitError struct {
@@ -67,10 +77,11 @@ func Main(env Env) int {
 	// its error pass through the secrets of its arguments (and, once read,
 	// of its scenario file). Run directories are kept clean upstream.
 	red := redact.FromArgs(env.Args)
+	raw := env.Stdout
 	env.Stdout, env.Stderr = red.Writer(env.Stdout), red.Writer(env.Stderr)
 	ctx, abort, signalled, stop := interruptContexts(env)
 	defer stop()
-	a := &app{env: env, ctx: ctx, abort: abort, red: red}
+	a := &app{env: env, ctx: ctx, abort: abort, red: red, rawStdout: raw}
 	root := a.rootCommand()
 	root.SetArgs(env.Args)
 	root.SetOut(env.Stdout)
@@ -104,6 +115,9 @@ type app struct {
 	ctx   context.Context  // cancelled by the first interrupt: stop gracefully
 	abort context.Context  // cancelled by the second interrupt: stop at once
 	red   *redact.Redactor // scrubs Stdout and Stderr
+	// rawStdout is stdout unscrubbed, for a file the user asked for on it
+	// (knee k8s job's manifests, whose Secret must hold the real values).
+	rawStdout io.Writer
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -117,9 +131,9 @@ omission, finds the knee of the throughput-latency curve and the bottleneck.
 ` + envHelp + `
 
 Exit codes (the README's table): 0 ok; 1 the work failed (I/O, no response
-at all); 2 bad input (flags, files); 99 thresholds failed; 105 stopped by
-SIGINT or SIGTERM; 107 the script's setup() failed; 108 the script called
-test.abort().`,
+at all); 2 bad input (flags, files); 99 thresholds failed; 100, 101 the
+script's setup() or teardown() ran past its timeout; 105 stopped by SIGINT or
+SIGTERM; 107 the script's setup() failed; 108 the script called test.abort().`,
 		Example: `  knee run --rate 100 --duration 30s --url http://127.0.0.1:5080/
   KNEE_OUT=/var/tmp/runs knee run --rate 100 --duration 30s --url http://127.0.0.1:5080/
   knee analyze runs/2026-11-30T10-00-00/
@@ -153,7 +167,7 @@ test.abort().`,
 // Command returns knee's command tree for env without running it, for
 // documentation generators (man pages).
 func Command(env Env) *cobra.Command {
-	a := &app{env: env, ctx: context.Background(), abort: context.Background()}
+	a := &app{env: env, ctx: context.Background(), abort: context.Background(), rawStdout: env.Stdout}
 	return a.rootCommand()
 }
 
@@ -179,8 +193,11 @@ func interruptContexts(env Env) (ctx, abort context.Context, signalled func() os
 		mu    sync.Mutex
 		first os.Signal // the first signal received, for the exit code
 	)
+	closed := make(chan time.Time)
+	close(closed)
 	go func() {
 		n := 0
+		var grace <-chan time.Time
 		for {
 			select {
 			case <-done:
@@ -193,10 +210,21 @@ func interruptContexts(env Env) (ctx, abort context.Context, signalled func() os
 					mu.Unlock()
 					fmt.Fprintf(env.Stderr, "\nknee (pid %d): %v: stopping gracefully, in-flight requests may finish (Ctrl-C again to abort)\n", env.PID, s)
 					cancel()
-				} else {
+				} else if n == 2 {
 					fmt.Fprintln(env.Stderr, "\nknee: aborting: writing what was recorded")
 					cancelAbort()
+					// Whatever is still running (a script's loop, a push,
+					// a summary), knee exits within a second.
+					grace = time.NewTimer(abortGrace).C
+				} else {
+					grace = closed
 				}
+			case <-grace:
+				fmt.Fprintf(env.Stderr, "knee: aborted: still busy %v after the abort; exiting without the rest\n", abortGrace)
+				if env.Exit != nil {
+					env.Exit(ExitInterrupted)
+				}
+				return
 			}
 		}
 	}()

@@ -29,6 +29,9 @@ type Env struct {
 	// Signals delivers interrupt requests (Ctrl-C, SIGTERM). Nil means none arrive.
 	Signals <-chan os.Signal
 	PID     int // this process, for messages
+	// Exit ends the process at once with a code, when the second interrupt
+	// finds knee still busy; nil: never.
+	Exit func(code int)
 	// Executable is the path of the knee binary, for children started by the lab.
 	Executable string
 }
@@ -53,6 +56,7 @@ func OSEnv() Env {
 		StderrWidth:      terminalWidth(os.Stderr),
 		Signals:          sig,
 		Executable:       exe,
+		Exit:             os.Exit,
 		PID:              os.Getpid(),
 	}
 }

@@ -35,13 +35,16 @@ func (a *app) k8sJobCommand() *cobra.Command {
 		Use:   "job scenario.yaml --runners N --image IMAGE",
 		Short: "Write the manifests of a test split among N runner pods, and of its merge",
 		Long: `knee k8s job writes Kubernetes manifests (YAML, for kubectl apply -f): the
-scenario in a ConfigMap; an Indexed Job of N pods, pod i running segment i of
+scenario in a Secret (with any --run-arg that carries a credential, which the
+pods take from it as $(KNEE_RUN_ARG_i)); an Indexed Job of N pods, pod i running segment i of
 0,1/N,...,1 (from JOB_COMPLETION_INDEX), all starting their schedules at one
 wall-clock instant; a ReadWriteMany volume for the run directories; and a Job
 that waits for the N parts and merges them into /results/merged.
 
 The start instant is fixed when the manifests are written (now + --start-delay):
-apply them soon after, and write them anew for every test.`,
+apply them soon after, and write them anew for every test. The manifests are
+written as they are, credentials included (only in the Secret): keep the file
+as you would keep the scenario.`,
 		Example: `  knee k8s job scenario.yaml --runners 4 --image registry.example/knee:v1 --name checkout > test.yaml
   kubectl apply -f test.yaml
   kubectl wait --for=condition=complete job/checkout-merge --timeout=30m
@@ -92,7 +95,9 @@ func (a *app) doK8sJob(file string, f k8sJobFlags) error {
 		return usageErr(err)
 	}
 	if f.out == "" {
-		_, err = a.env.Stdout.Write(out)
+		// Unscrubbed: the Secret must hold the real credentials, which only
+		// it holds (runners would send REDACTED).
+		_, err = a.rawStdout.Write(out)
 		return err
 	}
 	if err := rundir.WriteFileAtomic(f.out, out, 0o644); err != nil {

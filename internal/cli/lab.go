@@ -12,6 +12,7 @@ import (
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/bookstore"
+	"github.com/knee-dev/knee/guard"
 	"github.com/knee-dev/knee/lab"
 	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/scenario"
@@ -167,6 +168,13 @@ func (a *app) labServeCommand() *cobra.Command {
 				return usageErr(err)
 			}
 			defer release()
+			// Loopback: loopback Host names only (DNS rebinding); beyond it:
+			// a random token, printed. Both refuse other sites' pages.
+			g, err := guard.For(o.Addr)
+			if err != nil {
+				return err
+			}
+			o.Wrap = g.Handler
 			srv, err := bookstore.New(a.ctx, o)
 			if err != nil {
 				return err
@@ -177,6 +185,7 @@ func (a *app) labServeCommand() *cobra.Command {
 				return usagef("--addr %s: %v", o.Addr, err)
 			}
 			fmt.Fprintf(a.env.Stdout, "%s%s\n", lab.ListeningPrefix, ln.Addr())
+			g.Announce(a.rawStdout, "bookstore", ln.Addr()) // unscrubbed: the token is for the user
 			return srv.Serve(a.ctx, ln)
 		},
 	}

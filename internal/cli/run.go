@@ -142,7 +142,7 @@ func (a *app) doRun(c *cobra.Command, args []string, f runFlags) error {
 	if f.dashboard != "" && f.repeat > 1 {
 		return usagef("--dashboard follows one run: not with --repeat %d", f.repeat)
 	}
-	defer a.liveOutputs(&opt, f.split.promRW)()
+	defer a.liveOutputs(&opt, f.split.promRW, f.split.closeTimeout)()
 	if f.repeat == 1 {
 		res, err := a.executeRun(cfg, opt, f.dashboard, thresholds)
 		if res == nil {

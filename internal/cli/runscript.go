@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,12 +27,14 @@ type scriptFlags struct {
 	csvOut     string // --out csv=FILE
 	jsonOut    string // --out json=FILE
 	env        []string
+	secretEnv  []string // -e names whose values are secrets, besides the ones whose names say so
 	iterations int64
 	stage      []string
 }
 
 func registerScriptFlags(fl *pflag.FlagSet, sf *scriptFlags) {
 	fl.StringArrayVarP(&sf.env, "env", "e", nil, "k6 script: __ENV variable KEY=VALUE (repeatable)")
+	fl.StringSliceVar(&sf.secretEnv, "secret-env", nil, "k6 script: -e names whose values are secrets, masked in every output (names with TOKEN, SECRET, PASSWORD, KEY, AUTH, ... always are)")
 	fl.Int64Var(&sf.iterations, "iterations", 0, "k6 script: run this many iterations shared by --vus VUs (overrides the script's scenarios, as in k6)")
 	fl.StringArrayVar(&sf.stage, "stage", nil, "k6 script: a ramping-vus stage DURATION:TARGET, e.g. 30s:10 (repeatable; overrides the script's scenarios, as in k6)")
 }
@@ -75,12 +78,16 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 			return usagef("--env %q: write KEY=VALUE", kv)
 		}
 		sr.cfg.Env[k] = v
+		if redact.SensitiveEnv(k) || slices.Contains(f.script.secretEnv, k) {
+			sr.secrets = append(sr.secrets, v)
+		}
 	}
 	var err error
 	if sr.ov, err = scriptOverrides(c.Flags(), f); err != nil {
 		return usageErr(err)
 	}
 	sr.cfg.Redact = redact.New(f.sc.RedactQuery...)
+	sr.cfg.Redact.Remember(sr.secrets...)
 	sr.cfg.Getenv, sr.cfg.Stderr = a.env.Getenv, a.env.Stderr
 	a.red.Merge(sr.cfg.Redact) // the terminal's scrubber masks the same query values
 	if sr.flagTs, err = analyze.ParseThresholds(f.sc.Thresholds); err != nil {
@@ -101,7 +108,7 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 		return usageErr(err)
 	}
 	defer os.Remove(opt.Dir) // the directory runOptions made, if no run wrote into it (repetitions write beside it)
-	defer a.liveOutputs(&opt, f.split.promRW)()
+	defer a.liveOutputs(&opt, f.split.promRW, f.split.closeTimeout)()
 	jr := junitReport{path: f.junit}
 	if f.repeat == 1 {
 		_, err := a.runScriptOnce(sr, opt, f.summaryExport, "", &jr)
@@ -131,6 +138,7 @@ type scriptRun struct {
 	faults          []scenario.Fault
 	csvOut, jsonOut string // k6 outputs, as given
 	dashboard       string
+	secrets         []string // -e values that are secrets
 }
 
 // runScriptOnce loads the script, runs it into opt.Dir, prints its
@@ -138,9 +146,9 @@ type scriptRun struct {
 // ("-r2") goes before the extension of a k6 output's file. It returns the
 // result (nil when the run never started) and the run's exit error.
 func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix string, jr *junitReport) (*runner.ScriptResult, error) {
-	s, err := k6script.Load(sr.path, sr.cfg)
+	s, err := k6script.Load(a.ctx, sr.path, sr.cfg)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, scriptExit(err, usageErr)
 	}
 	defer s.Close()
 	plan, err := s.Plan(sr.ov)
@@ -163,6 +171,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		plan.Config.Thresholds = append(plan.Config.Thresholds, t.String())
 	}
 	plan.Config.Faults = append(plan.Config.Faults, sr.faults...)
+	plan.Config.Secrets = append(plan.Config.Secrets, sr.secrets...) // run.json's scrubber masks them
 	k6Out, outName, err := openK6Output(sr.csvOut, sr.jsonOut, suffix)
 	if err != nil {
 		return nil, usageErr(err)
@@ -188,7 +197,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		if errors.As(err, &se) && se.Setup {
 			return nil, &ExitError{Code: ExitSetupFailed, Err: err}
 		}
-		return nil, notRun(err)
+		return nil, scriptExit(err, notRun)
 	}
 	printChecks(a.env.Stdout, res)
 	printMetrics(a.env.Stdout, res.Metrics)
@@ -213,7 +222,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	if err != nil {
 		// The load ran and its summary is printed; what failed after it is
 		// a failure of the run, not bad input.
-		return res, &ExitError{Code: ExitFailure, Err: errors.Join(err, ferr)}
+		return res, scriptExit(errors.Join(err, ferr), func(err error) error { return &ExitError{Code: ExitFailure, Err: err} })
 	}
 	if nr := noResponse(res.Summary); nr != nil {
 		return res, errors.Join(ferr, nr)
@@ -255,6 +264,23 @@ func openK6Output(csvOut, jsonOut, suffix string) (out *k6script.Output, name st
 		return nil, name, err
 	}
 	return out, name, nil
+}
+
+// scriptExit gives a script's phase timeouts and interruptions k6's exit
+// codes; any other error goes through otherwise.
+func scriptExit(err error, otherwise func(error) error) error {
+	var te *k6script.TimeoutError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te) && te.Phase == "setup":
+		return &ExitError{Code: ExitSetupTimeout, Err: err}
+	case errors.As(err, &te):
+		return &ExitError{Code: ExitTeardownTimeout, Err: err}
+	case errors.Is(err, k6script.ErrInterrupted):
+		return &ExitError{Code: ExitInterrupted, Err: err}
+	}
+	return otherwise(err)
 }
 
 // printOwnThresholds prints a script's own thresholds (checks, custom

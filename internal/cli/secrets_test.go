@@ -143,3 +143,46 @@ func findRun(t *testing.T, out string) string {
 	}
 	return filepath.Dir(m[0])
 }
+
+// knee k8s job's manifests on stdout (the README's "> job.yaml") are the
+// file the user asked for: the terminal's scrubber leaves them whole, so the
+// Secret holds the real credentials the runners send (it used to hold
+// "http://REDACTED@host" and "Authorization: REDACTED"), and only the
+// Secret holds them.
+func TestK8sJobStdoutKeepsSecrets(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "s.yaml")
+	scenario := `scenarios:
+  a:
+    executor: constant-arrival-rate
+    rate: 10
+    duration: 5s
+    requests:
+      - url: http://alice:K8S-pass-0001@127.0.0.1:1/?token=K8S-token-0001
+        headers: {Authorization: "Bearer K8S-bearer-0001"}
+`
+	if err := os.WriteFile(sc, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runKnee(t, "k8s", "job", sc, "--image", "knee:test", "--runners", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	docs := strings.Split(out, "\n---\n")
+	if !strings.Contains(docs[0], "kind: Secret") {
+		t.Fatalf("the first document is not the Secret:\n%s", docs[0])
+	}
+	for _, s := range []string{"K8S-pass-0001", "K8S-token-0001", "Bearer K8S-bearer-0001"} {
+		if !strings.Contains(docs[0], s) {
+			t.Errorf("the Secret lost %q:\n%s", s, docs[0])
+		}
+		for i, d := range docs[1:] {
+			if strings.Contains(d, s) {
+				t.Errorf("document %d inlines %q", i+2, s)
+			}
+		}
+	}
+	if strings.Contains(out, "REDACTED") {
+		t.Errorf("the manifests were scrubbed:\n%s", out)
+	}
+}

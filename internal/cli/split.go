@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -25,6 +26,8 @@ type splitFlags struct {
 	testID   string
 	runner   string
 	promRW   []string // --out prometheus-rw=URL
+	// closeTimeout bounds, in all, the pushes left when the run ends.
+	closeTimeout time.Duration
 }
 
 func registerSplitFlags(fl *pflag.FlagSet, f *splitFlags) {
@@ -34,6 +37,7 @@ func registerSplitFlags(fl *pflag.FlagSet, f *splitFlags) {
 	fl.StringVar(&f.startAt, "start-at", "", "start the schedule at this wall-clock instant (RFC 3339), the same on every runner")
 	fl.StringVar(&f.testID, "test-id", "", "name of the split test, the same on every runner (default: derived from the plan)")
 	fl.StringVar(&f.runner, "runner-name", "", "this runner's name in the merge and its Prometheus runner label (default: its segment, unique among the test's runners)")
+	fl.DurationVar(&f.closeTimeout, "out-close-timeout", promrw.DefaultCloseTimeout, "prometheus-rw: at the end, push what is queued within this long in all; what is left is counted as not pushed")
 }
 
 // parse turns the flags into a runner.Split.
@@ -72,7 +76,7 @@ func (f splitFlags) parse() (runner.Split, error) {
 
 // liveOutputs pushes every interval to each prometheus-rw URL; the returned
 // function sends what is left and reports what was pushed.
-func (a *app) liveOutputs(opt *runner.Options, urls []string) func() {
+func (a *app) liveOutputs(opt *runner.Options, urls []string, closeTimeout time.Duration) func() {
 	if len(urls) == 0 {
 		return func() {}
 	}
@@ -102,9 +106,12 @@ func (a *app) liveOutputs(opt *runner.Options, urls []string) func() {
 		}
 	}
 	return func() {
+		// One deadline for every output: the second Ctrl-C ends it too.
+		ctx, cancel := context.WithTimeout(a.abort, max(closeTimeout, 0))
+		defer cancel()
 		for i, p := range pushers {
-			st := p.Close()
-			fmt.Fprintf(a.env.Stderr, "prometheus-rw %s: %d pushes, %d bytes, %d failed, %d dropped\n", urls[i], st.Requests, st.Bytes, st.Failed, st.Dropped)
+			st := p.Close(ctx, closeTimeout)
+			fmt.Fprintf(a.env.Stderr, "prometheus-rw %s: %d pushes, %d bytes, %d failed, %d dropped, %d not pushed (--out-close-timeout %v)\n", urls[i], st.Requests, st.Bytes, st.Failed, st.Dropped, st.Unsent, closeTimeout)
 			if st.LastError != nil {
 				fmt.Fprintf(a.env.Stderr, "prometheus-rw %s: last error: %v\n", urls[i], st.LastError)
 			}
