@@ -196,11 +196,28 @@ func TestDashboardChartsGrow(t *testing.T) {
 	if grew < 3 {
 		t.Errorf("the charts gained points %d times during the run (%v), want 3 or more", grew, seen)
 	}
-	if n := attr(b, "data-points"); n < len(res.Run.Intervals)-1 {
-		t.Errorf("at the end the latency chart has %d windows, the run %d intervals", n, len(res.Run.Intervals))
+	ivs := res.Run.Intervals
+	// 500 ms intervals are drawn in 1 s windows (analyze.ChartWindow: at least 1 s).
+	// The run's last, partial interval may reach the page only with the run's end.
+	if n, want := attr(b, "data-points"), int((ivs[len(ivs)-1].End-ivs[0].Start+time.Second-1)/time.Second); n < want-1 || n > want {
+		t.Errorf("at the end the latency chart has %d windows, want %d (or one less): one a second of the run's %d intervals of 500 ms", n, want, len(ivs))
 	}
-	if drawn := attr(b, "data-charts-drawn"); drawn != 4 {
-		t.Errorf("%d charts drawn, want latency, throughput, errors and VUs over time", drawn)
+	if drawn := attr(b, "data-charts-drawn"); drawn != 7 {
+		t.Errorf("%d charts drawn, want latency, throughput, send lag, errors, status codes, VUs and data over time", drawn)
+	}
+	// Lines, not dashes: each series of the latency chart is one connected path.
+	var subpaths []int
+	if err := b.Eval(`Array.from(document.querySelectorAll('#chart-timeline path[data-series]')).map(function(p){
+		return (p.getAttribute('d').match(/M/g) || []).length; })`, &subpaths); err != nil {
+		t.Fatal(err)
+	}
+	if len(subpaths) != 4 {
+		t.Errorf("latency chart draws %d series, want p50, p95, p99 and max", len(subpaths))
+	}
+	for i, n := range subpaths {
+		if n != 1 {
+			t.Errorf("latency series %d is drawn as %d pieces, want one connected line", i, n)
+		}
 	}
 	// The page shows the run's own numbers: the total of requests.
 	if got, want := b.String(`document.getElementById('errors').textContent`), fmt.Sprintf("0 of %d requests", res.Summary.Requests); got != want {

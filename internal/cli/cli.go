@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -104,6 +105,9 @@ type app struct {
 	ctx   context.Context  // cancelled by the first interrupt: stop gracefully
 	abort context.Context  // cancelled by the second interrupt: stop at once
 	red   *redact.Redactor // scrubs Stdout and Stderr
+
+	linger    time.Duration // --dashboard-linger
+	lingerSet func() bool   // whether --dashboard-linger was given
 }
 
 func (a *app) rootCommand() *cobra.Command {
