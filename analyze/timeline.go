@@ -58,6 +58,9 @@ type TimePoint struct {
 	// Data rates in bytes/s over the window.
 	BytesInRate  float64 `json:"bytes_in_rate"`
 	BytesOutRate float64 `json:"bytes_out_rate"`
+	// A k6 script's check() outcomes in the window.
+	ChecksPassed int64 `json:"checks_passed,omitempty"`
+	ChecksFailed int64 `json:"checks_failed,omitempty"`
 	// The highest busy and allocated VU counts of the window's intervals.
 	BusyVUs int `json:"busy_vus"`
 	VUs     int `json:"vus"`
@@ -210,6 +213,7 @@ func timePoints(r *rundir.Dir, window time.Duration, scenario string, done []Tim
 			p.Target = target / seconds
 		}
 		p.Errors, p.Failed, p.Dropped = c.Errors, c.Failed, c.DroppedIterations
+		p.ChecksPassed, p.ChecksFailed = c.ChecksPassed, c.ChecksFailed
 		for k, v := range c.ByStatus {
 			if v != 0 {
 				if p.ByStatus == nil {

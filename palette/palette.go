@@ -46,6 +46,8 @@ const (
 	Series5xx      = "status_5xx"
 	SeriesReceived = "data_received"
 	SeriesSent     = "data_sent"
+	SeriesChecksOK = "checks_pass"
+	SeriesChecksNo = "checks_fail"
 	SeriesFault    = "fault"
 )
 
@@ -76,6 +78,8 @@ func All() []SeriesStyle {
 		{Series5xx, "5xx", rgb(0xff, 0x98, 0x96)},
 		{SeriesReceived, "data received", rgb(0x39, 0x3b, 0x79)}, // indigo
 		{SeriesSent, "data sent", rgb(0x9c, 0x9e, 0xde)},         // light indigo
+		{SeriesChecksOK, "checks passed", rgb(0x63, 0x79, 0x39)}, // olive
+		{SeriesChecksNo, "checks failed", rgb(0x84, 0x3c, 0x39)}, // dark red
 		{SeriesFault, "fault", rgb(0xe0, 0xa1, 0x00)},            // amber: shaded spans
 	}
 }

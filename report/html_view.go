@@ -293,11 +293,17 @@ func chartCount(d chartData) int {
 
 // timeCharts is how many charts over time the script draws for t: latency,
 // throughput, errors, status codes, VUs and data always; send lag when it
-// was measured; latency and throughput per scenario when there are several.
+// was measured; checks when a k6 script counted some; latency and throughput per scenario when there are several.
 func timeCharts(t analyze.Timeline) int {
 	n := 6
 	for _, p := range t.Points {
 		if p.SendLagMS != nil {
+			n++
+			break
+		}
+	}
+	for _, p := range t.Points {
+		if p.ChecksPassed+p.ChecksFailed > 0 {
 			n++
 			break
 		}

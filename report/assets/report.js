@@ -433,6 +433,12 @@
       series('data_received', null, c('bytes_in_rate'), start, end, { fmt: bytes }),
       series('data_sent', null, c('bytes_out_rate'), start, end, { dash: '5 3', fmt: bytes })
     ]);
+    if (P.some(function (p) { return (p.checks_passed || 0) + (p.checks_failed || 0) > 0; })) {
+      timeChart('chart-checks', 'Checks per ' + w + ' window', { kind: 'lin', label: 'checks', zero: true }, [
+        series('checks_pass', null, P.map(function (p) { return p.checks_passed || 0; }), start, end, { fmt: count }),
+        series('checks_fail', null, P.map(function (p) { return p.checks_failed || 0; }), start, end, { fmt: count })
+      ]);
+    } else { hide('chart-checks'); }
     var scs = t.scenarios || [];
     if (scs.length > 1) {
       var per = function (f) {
@@ -523,7 +529,7 @@
     var tp = data.time && data.time.points, end = tp && tp.length ? tp[tp.length - 1].end_s : 0;
     group.full = [0, end > 0 ? end : 1];
     if (group.range && group.range[1] > group.full[1]) { group.range = null; }
-    var timeIds = ['chart-timeline', 'chart-rate', 'chart-sendlag', 'chart-errors', 'chart-status', 'chart-vus', 'chart-data',
+    var timeIds = ['chart-timeline', 'chart-rate', 'chart-sendlag', 'chart-errors', 'chart-status', 'chart-checks', 'chart-vus', 'chart-data',
       'chart-scenario-latency', 'chart-scenario-rate'];
     attempt(timeIds, !!(tp && tp.length), function () {
       drawTime(data.time, group);
