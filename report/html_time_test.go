@@ -175,3 +175,65 @@ func TestHTMLFreezeShown(t *testing.T) {
 		t.Errorf("browser errors: %s", strings.Join(errs, "\n"))
 	}
 }
+
+// TestHTMLScenariosShown: a run of two scenarios draws each one's p99 and
+// rate over time, one connected line per scenario, with the scenario's
+// name in the legend; the slow scenario's line lies above the fast one's.
+func TestHTMLScenariosShown(t *testing.T) {
+	meta := rundir.Meta{ID: "two", Source: "knee", Model: "open", Scenarios: []rundir.Scenario{
+		{Name: "browse", Executor: "constant-arrival-rate", Model: "open", TargetRate: 100, Requests: []string{listName}},
+		{Name: "order", Executor: "constant-arrival-rate", Model: "open", TargetRate: 20, Requests: []string{getName}},
+	}}
+	var ivs []fixtureInterval
+	for range 10 {
+		ivs = append(ivs, fixtureInterval{
+			hists: map[record.Key]*record.Histogram{
+				{Metric: record.Latency, Scenario: "browse", Name: listName}: fixtureHist(map[time.Duration]int64{2 * time.Millisecond: 100}),
+				{Metric: record.Latency, Scenario: "order", Name: getName}:   fixtureHist(map[time.Duration]int64{300 * time.Millisecond: 20}),
+			},
+			counters: map[string]record.Counters{"browse": fixtureCounters(100, 0, 0), "order": fixtureCounters(20, 0, 0)},
+			extra:    map[string]rundir.IntervalCounters{"browse": {TargetRate: 100, VUs: 5}, "order": {TargetRate: 20, VUs: 5}},
+		})
+	}
+	in, err := Build([]*rundir.Dir{writeFixture(t, meta, ivs)}, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(file, renderHTML(t, in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := cdptest.Start(t)
+	b.Navigate("file://" + file)
+	// Over time: the six charts and two per scenario; then the distributions.
+	if !b.WaitFor(`document.body.getAttribute('data-charts-drawn') === '9'`, 20*time.Second) {
+		t.Fatalf("charts not drawn: data-charts-drawn=%s errors=%s", b.String(`document.body.getAttribute('data-charts-drawn')`),
+			b.String(`document.body.getAttribute('data-errors')`))
+	}
+	var lines []struct {
+		Pieces int
+		Top    float64
+		H      float64
+	}
+	err = b.Eval(`(function(){var fig=document.getElementById('chart-scenario-latency');fig.scrollIntoView();
+		return Array.from(fig.querySelectorAll('path')).filter(function(p){return p.getAttribute('fill')==='none'}).map(function(p){
+			var r=p.getBoundingClientRect();return {Pieces:(p.getAttribute('d').match(/M/g)||[]).length, Top:r.y, H:fig.getBoundingClientRect().height};});})()`, &lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 {
+		t.Fatalf("per-scenario latency chart draws %d lines, want 2 (browse, order)", len(lines))
+	}
+	for i, l := range lines {
+		if l.Pieces != 1 || l.H <= 0 {
+			t.Errorf("scenario line %d: %d pieces in a %.0f px chart, want one connected line shown", i, l.Pieces, l.H)
+		}
+	}
+	if !(lines[1].Top < lines[0].Top) { // screen y grows downwards: order (300 ms) above browse (2 ms)
+		t.Errorf("order's p99 line (y %.0f) is not above browse's (y %.0f)", lines[1].Top, lines[0].Top)
+	}
+	legend := b.String(`document.querySelector('#chart-scenario-rate svg').textContent`)
+	if !strings.Contains(legend, "browse") || !strings.Contains(legend, "order") {
+		t.Errorf("per-scenario throughput chart's text %q lacks the scenario names", legend)
+	}
+}
