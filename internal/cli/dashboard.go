@@ -52,8 +52,12 @@ func (a *app) lingerWait(srv *dashboard.Server, d time.Duration) {
 	} else {
 		fmt.Fprintf(a.env.Stderr, "dashboard: the final summary stays at %s until Ctrl-C\n", srv.URL())
 	}
+	if a.ctx.Err() != nil {
+		return // stopped during the run: the exit code says so
+	}
 	select {
 	case <-a.ctx.Done():
+		a.servedOut.Store(true) // the signal ended the serving, not the work
 	case <-after:
 	}
 }
