@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -142,6 +143,18 @@ func live(t *testing.T, cfg *scenario.Config, opt runner.Options, during func(b 
 	if got := b.String(`document.getElementById('done').textContent`); !strings.Contains(got, res.Dir) || !strings.Contains(got, "report.html") {
 		t.Errorf("end of run says %q, want the run directory %s and the report", got, res.Dir)
 	}
+	// The final summary is on screen (laid out, not only in the DOM) with the run's total.
+	var final struct {
+		H    float64
+		Text string
+	}
+	if err := b.Eval(`(function(){var f=document.getElementById('final');f.scrollIntoView();
+		return {H: f.getBoundingClientRect().height, Text: document.getElementById('final-requests').textContent};})()`, &final); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d in ", res.Summary.Requests); final.H <= 0 || !strings.HasPrefix(final.Text, want) {
+		t.Errorf("final summary %.0f px high saying %q, want it shown starting %q", final.H, final.Text, want)
+	}
 	for _, u := range b.URLs() {
 		if !cdptest.Loopback(u) {
 			t.Errorf("the page requested %s: off loopback", u)
@@ -196,11 +209,28 @@ func TestDashboardChartsGrow(t *testing.T) {
 	if grew < 3 {
 		t.Errorf("the charts gained points %d times during the run (%v), want 3 or more", grew, seen)
 	}
-	if n := attr(b, "data-points"); n < len(res.Run.Intervals)-1 {
-		t.Errorf("at the end the latency chart has %d windows, the run %d intervals", n, len(res.Run.Intervals))
+	ivs := res.Run.Intervals
+	// 500 ms intervals are drawn in 1 s windows (analyze.ChartWindow: at least 1 s).
+	// The run's last, partial interval may reach the page only with the run's end.
+	if n, want := attr(b, "data-points"), int((ivs[len(ivs)-1].End-ivs[0].Start+time.Second-1)/time.Second); n < want-1 || n > want {
+		t.Errorf("at the end the latency chart has %d windows, want %d (or one less): one a second of the run's %d intervals of 500 ms", n, want, len(ivs))
 	}
-	if drawn := attr(b, "data-charts-drawn"); drawn != 4 {
-		t.Errorf("%d charts drawn, want latency, throughput, errors and VUs over time", drawn)
+	if drawn := attr(b, "data-charts-drawn"); drawn != 7 {
+		t.Errorf("%d charts drawn, want latency, throughput, send lag, errors, status codes, VUs and data over time", drawn)
+	}
+	// Lines, not dashes: each series of the latency chart is one connected path.
+	var subpaths []int
+	if err := b.Eval(`Array.from(document.querySelectorAll('#chart-timeline path[data-series]')).map(function(p){
+		return (p.getAttribute('d').match(/M/g) || []).length; })`, &subpaths); err != nil {
+		t.Fatal(err)
+	}
+	if len(subpaths) != 4 {
+		t.Errorf("latency chart draws %d series, want p50, p95, p99 and max", len(subpaths))
+	}
+	for i, n := range subpaths {
+		if n != 1 {
+			t.Errorf("latency series %d is drawn as %d pieces, want one connected line", i, n)
+		}
 	}
 	// The page shows the run's own numbers: the total of requests.
 	if got, want := b.String(`document.getElementById('errors').textContent`), fmt.Sprintf("0 of %d requests", res.Summary.Requests); got != want {
@@ -328,6 +358,33 @@ func TestDashboardShowsCOLive(t *testing.T) {
 	}
 	if !freezeSpell.MatchString(firstCO) {
 		t.Errorf("the live stall evidence %q has no quiet spell starting at the freeze (3 s)", firstCO)
+	}
+	// The freeze is a shaded span on the live latency chart, from the
+	// freeze to the thaw the run recorded, with its label.
+	var at [2]float64
+	for _, f := range res.Run.Meta.Faults {
+		switch f.Kind {
+		case "freeze":
+			at[0] = (f.At - res.Run.Intervals[0].Start).Seconds()
+		case "thaw":
+			at[1] = (f.At - res.Run.Intervals[0].Start).Seconds()
+		}
+	}
+	var geo struct {
+		X, W, PX, PW, Lo, Hi float64
+		Label                string
+	}
+	if err := b.Eval(`(function(){var fig=document.getElementById('chart-timeline');fig.scrollIntoView();
+		var f=fig.querySelector('rect.fault').getBoundingClientRect(), o=fig.querySelector('.overlay').getBoundingClientRect();
+		var r=fig.querySelector('svg.chart-svg').getAttribute('data-x-range').split('-');
+		return {X:f.x, W:f.width, PX:o.x, PW:o.width, Lo:+r[0], Hi:+r[1], Label:fig.querySelector('text.faultlabel').textContent};})()`, &geo); err != nil {
+		t.Fatalf("no fault span on the live latency chart: %v", err)
+	}
+	px := func(s float64) float64 { return geo.PX + (s-geo.Lo)/(geo.Hi-geo.Lo)*geo.PW }
+	t.Logf("freeze %.2f-%.2f s drawn at x %.1f-%.1f (want %.1f-%.1f), label %q", at[0], at[1], geo.X, geo.X+geo.W, px(at[0]), px(at[1]), geo.Label)
+	if math.Abs(geo.X-px(at[0])) > 1.5 || math.Abs(geo.X+geo.W-px(at[1])) > 1.5 || !strings.HasPrefix(geo.Label, "freeze pid:") {
+		t.Errorf("fault span at x %.1f-%.1f labelled %q, want %.1f-%.1f (the recorded freeze %.2f-%.2f s) labelled freeze pid:…",
+			geo.X, geo.X+geo.W, geo.Label, px(at[0]), px(at[1]), at[0], at[1])
 	}
 }
 

@@ -17,7 +17,10 @@ type Snapshot struct {
 	Charts json.RawMessage   `json:"charts"`
 	Status Status            `json:"status"`
 	CO     analyze.COSignals `json:"co"`
-	Done   *Done             `json:"done,omitempty"`
+	// Run is the summary of the run so far; the page shows it as the final
+	// summary once Done is set.
+	Run  *rundir.Summary `json:"run,omitempty"`
+	Done *Done           `json:"done,omitempty"`
 }
 
 // Status is the run so far and its newest interval.
@@ -77,10 +80,10 @@ func Build(r *rundir.Dir, dir string, interval time.Duration) Snapshot {
 }
 
 // builder builds the snapshots of one growing run, keeping the chart
-// windows already complete (analyze.ExtendWindows): late in a long run they
+// windows already complete (analyze.ExtendTimeline): late in a long run they
 // were most of a snapshot's cost.
 type builder struct {
-	windows analyze.WindowReport
+	timeline analyze.Timeline
 }
 
 func (b *builder) build(r *rundir.Dir, dir string, interval time.Duration) Snapshot {
@@ -88,9 +91,10 @@ func (b *builder) build(r *rundir.Dir, dir string, interval time.Duration) Snaps
 	in := report.Input{}
 	if r != nil && len(r.Intervals) > 0 {
 		sum := analyze.Summarize(r, analyze.SummaryOptions{})
-		in.Windows = analyze.ExtendWindows(r, chartWindow(interval, len(r.Intervals)), nil, b.windows)
-		b.windows = in.Windows
-		in.Activity = report.ActivityOf(r)
+		in.Summary = sum
+		snap.Run = &sum
+		in.Timeline = analyze.ExtendTimeline(r, analyze.ChartWindow(r), b.timeline)
+		b.timeline = in.Timeline
 		snap.CO = analyze.DetectCO(r, analyze.COOptions{})
 		st := &snap.Status
 		st.Model, st.Intervals = sum.Model, len(r.Intervals)
@@ -161,17 +165,6 @@ func scenarioStatus(sum rundir.Summary, last rundir.Interval) ScenarioStatus {
 		ss.Target = c.TargetRate
 	}
 	return ss
-}
-
-// maxWindows bounds the windows drawn: a chart is about 700 pixels wide,
-// and every window costs a percentile computation per refresh.
-const maxWindows = 600
-
-// chartWindow is the interval, or a whole multiple of it once the run has
-// more than maxWindows intervals: each window's percentiles still come from
-// the merge of its intervals' histograms.
-func chartWindow(interval time.Duration, intervals int) time.Duration {
-	return interval * time.Duration(max(1, (intervals+maxWindows-1)/maxWindows))
 }
 
 func num(ms float64) *float64 {

@@ -138,6 +138,21 @@ type trendSink interface {
 	RecordTrend(scenario, name string, d time.Duration)
 }
 
+// checkSink is what a VU's shard offers for check() outcomes: runner's
+// shard counts them per interval (record.Shard.RecordCheck), so checks can
+// be drawn over time.
+type checkSink interface {
+	RecordCheck(scenario string, pass bool)
+}
+
+// recordCheck counts one check outcome in the VU's shard; checks in setup
+// or teardown have no shard and only reach the totals (Script.Checks).
+func (v *vu) recordCheck(pass bool) {
+	if cs, ok := v.shard.(checkSink); ok && v.shard != nil {
+		cs.RecordCheck(v.st.Scenario, pass)
+	}
+}
+
 // TrendDuration is how a Trend value is recorded: as if it were
 // milliseconds (time trends are; other trends keep their unit at the same
 // scale), negative values as 0. The histogram keeps 0.001 .. 3,600,000.

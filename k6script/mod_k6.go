@@ -30,6 +30,7 @@ func k6Module(v *vu) *goja.Object {
 				pass = r.ToBoolean()
 			}
 			cc := v.s.Checks.get(v.group, name)
+			v.recordCheck(pass)
 			if pass {
 				cc.pass.Add(1)
 			} else {

@@ -37,6 +37,18 @@ const (
 	SeriesVUs      = "vus"
 	SeriesSendLag  = "send_lag"
 	SeriesCollapse = "collapse"
+	SeriesMax      = "max"
+	SeriesFailed   = "failed"
+	Series1xx      = "status_1xx"
+	Series2xx      = "status_2xx"
+	Series3xx      = "status_3xx"
+	Series4xx      = "status_4xx"
+	Series5xx      = "status_5xx"
+	SeriesReceived = "data_received"
+	SeriesSent     = "data_sent"
+	SeriesChecksOK = "checks_pass"
+	SeriesChecksNo = "checks_fail"
+	SeriesFault    = "fault"
 )
 
 // All is every series knee draws, in legend order. The colours are
@@ -55,6 +67,20 @@ func All() []SeriesStyle {
 		{SeriesVUs, "allocated VUs", rgb(0xbc, 0xbd, 0x22)},
 		{SeriesSendLag, "send lag", rgb(0x17, 0xbe, 0xcf)},
 		{SeriesCollapse, "collapse", rgb(0x99, 0x00, 0x00)},
+		{SeriesMax, "max", rgb(0x44, 0x44, 0x44)},                            // dark grey
+		{SeriesFailed, "failed (k6 http_req_failed)", rgb(0xc4, 0x9c, 0x94)}, // light brown
+		// Status classes in the light tones of the category20 set: success
+		// green, redirects blue, client errors orange, server errors red.
+		{Series1xx, "1xx", rgb(0x9e, 0xda, 0xe5)},
+		{Series2xx, "2xx", rgb(0x98, 0xdf, 0x8a)},
+		{Series3xx, "3xx", rgb(0xae, 0xc7, 0xe8)},
+		{Series4xx, "4xx", rgb(0xff, 0xbb, 0x78)},
+		{Series5xx, "5xx", rgb(0xff, 0x98, 0x96)},
+		{SeriesReceived, "data received", rgb(0x39, 0x3b, 0x79)}, // indigo
+		{SeriesSent, "data sent", rgb(0x9c, 0x9e, 0xde)},         // light indigo
+		{SeriesChecksOK, "checks passed", rgb(0x63, 0x79, 0x39)}, // olive
+		{SeriesChecksNo, "checks failed", rgb(0x84, 0x3c, 0x39)}, // dark red
+		{SeriesFault, "fault", rgb(0xe0, 0xa1, 0x00)},            // amber: shaded spans
 	}
 }
 

@@ -190,6 +190,9 @@ type Counters struct {
 	BytesIn           int64            `json:"bytes_in"`
 	BytesOut          int64            `json:"bytes_out"`
 	Clamped           int64            `json:"clamped,omitempty"`
+	// A k6 script's check() evaluations (k6's checks metric), by outcome.
+	ChecksPassed int64 `json:"checks_passed,omitempty"`
+	ChecksFailed int64 `json:"checks_failed,omitempty"`
 }
 
 // UnmarshalJSON reads counters; those written before knee counted Failed
@@ -225,6 +228,8 @@ func (c *Counters) Add(o Counters) {
 	c.BytesIn = satAdd(c.BytesIn, o.BytesIn)
 	c.BytesOut = satAdd(c.BytesOut, o.BytesOut)
 	c.Clamped = satAdd(c.Clamped, o.Clamped)
+	c.ChecksPassed = satAdd(c.ChecksPassed, o.ChecksPassed)
+	c.ChecksFailed = satAdd(c.ChecksFailed, o.ChecksFailed)
 	c.ByStatus = addMap(c.ByStatus, o.ByStatus)
 	c.ErrorsByClass = addMap(c.ErrorsByClass, o.ErrorsByClass)
 }
@@ -263,6 +268,7 @@ type IntervalSnapshot struct {
 // the hot path never allocates.
 type tally struct {
 	requests, errors, failed, bytesIn, bytesOut, clamped int64
+	checksPassed, checksFailed                           int64
 	status                                               [5]int64 // 1xx..5xx
 	classes                                              [8]int64 // ErrorClasses order
 }
@@ -271,6 +277,7 @@ func (t *tally) counters() Counters {
 	c := Counters{
 		Requests: t.requests, Errors: t.errors, Failed: t.failed,
 		BytesIn: t.bytesIn, BytesOut: t.bytesOut, Clamped: t.clamped,
+		ChecksPassed: t.checksPassed, ChecksFailed: t.checksFailed,
 	}
 	for i, n := range t.status {
 		if n != 0 {

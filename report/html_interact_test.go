@@ -40,7 +40,7 @@ func TestHTMLInteractive(t *testing.T) {
 			in = tc.in
 		}
 	}
-	ws := in.Windows.All.Windows
+	ws := in.Timeline.Points
 	if len(ws) < 2 {
 		t.Fatalf("steps case has %d windows, want 2 or more", len(ws))
 	}
@@ -50,7 +50,7 @@ func TestHTMLInteractive(t *testing.T) {
 	}
 	b := cdptest.Start(t)
 	b.Navigate("file://" + file)
-	if !b.WaitFor(`document.body.getAttribute('data-charts-drawn') === '7'`, 20*time.Second) {
+	if !b.WaitFor(`document.body.getAttribute('data-charts-drawn') === '9'`, 20*time.Second) {
 		t.Fatalf("charts not drawn: data-charts-drawn=%s errors=%s", b.String(`document.body.getAttribute('data-charts-drawn')`),
 			b.String(`document.body.getAttribute('data-errors')`))
 	}
@@ -94,7 +94,7 @@ func TestHTMLInteractive(t *testing.T) {
 	if !(lo > 0 && hi < end && hi-lo < end*0.9) {
 		t.Errorf("after the wheel the x range is %q, want narrower than [0, %g]", zoomed, end)
 	}
-	for _, fig := range []string{"chart-rate", "chart-errors", "chart-vus"} {
+	for _, fig := range []string{"chart-rate", "chart-errors", "chart-vus", "chart-status", "chart-data"} {
 		if got := xRange(fig); got != zoomed {
 			t.Errorf("%s x range %q, want the shared %q", fig, got, zoomed)
 		}

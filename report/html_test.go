@@ -68,7 +68,9 @@ func TestHTMLSelfContained(t *testing.T) {
 }
 
 func TestHTMLChartCount(t *testing.T) {
-	want := map[string]int{"open": 5, "closed": 5, "steps": 7}
+	// Over time: latency, throughput, errors, status, VUs, data (6), send lag
+	// where it was measured (open); then the distribution; the curve (2).
+	want := map[string]int{"open": 8, "closed": 7, "steps": 9}
 	for _, tc := range reportCases(t) {
 		page := string(renderHTML(t, tc.in))
 		if got := `data-charts-expected="` + strconv.Itoa(want[tc.name]) + `"`; !strings.Contains(page, got) {
@@ -145,7 +147,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		name string
 		in   Input
 	}{"hostile", hostileInput()})
-	want := map[string]int{"open": 5, "closed": 5, "steps": 7, "hostile": 1}
+	want := map[string]int{"open": 8, "closed": 7, "steps": 9, "hostile": 1}
 	dir := t.TempDir()
 	for _, tc := range cases {
 		file := filepath.Join(dir, tc.name+".html")

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -35,7 +34,8 @@ type htmlView struct {
 	Curve       []fact
 	USE         *USETable
 	Notes       []string
-	Charts      int // charts the script must draw
+	Charts      int    // charts the script must draw
+	ChartWindow string // the windows of the charts over time
 	ChartData   chartData
 }
 
@@ -62,23 +62,16 @@ type stepRow struct{ Offered, Rate, P50, P95, P99, Dropped, Errors string }
 // chartData is what the page's script draws; JSON names are the script's.
 type chartData struct {
 	Palette       map[string]PaletteEntry `json:"palette"`
-	Timeline      *timelineChart          `json:"timeline,omitempty"`
-	Activity      []Activity              `json:"activity,omitempty"`
+	Time          *timeChart              `json:"time,omitempty"`
 	Distributions []distChart             `json:"distributions,omitempty"`
 	Curve         *curveChart             `json:"curve,omitempty"`
 }
 
-// timelineChart holds per-window percentiles; a window without requests is null.
-type timelineChart struct {
-	WindowS float64    `json:"window_s"`
-	Start   []float64  `json:"start_s"`
-	End     []float64  `json:"end_s"`
-	P50     []*float64 `json:"p50"`
-	P95     []*float64 `json:"p95"`
-	P99     []*float64 `json:"p99"`
-	Merged  [3]float64 `json:"merged"` // p50, p95, p99 of every request
-	Rate    []float64  `json:"rate"`   // achieved req/s
-	Target  []*float64 `json:"target"` // offered req/s; null in a closed model
+// timeChart is the run in chart windows (analyze.Timeline) and the
+// percentiles of every request, drawn as reference lines.
+type timeChart struct {
+	analyze.Timeline
+	Merged [3]float64 `json:"merged"` // p50, p95, p99 of every request
 }
 
 // distChart is one percentile distribution: pct in [0, 100] against ms.
@@ -141,6 +134,9 @@ func newHTMLView(in Input) htmlView {
 	curveView(&v, in.Curve)
 	v.ChartData = chartsOf(in)
 	v.Charts = chartCount(v.ChartData)
+	if t := in.Timeline; len(t.Points) > 0 {
+		v.ChartWindow = fmt.Sprintf("%g s", t.WindowS)
+	}
 	return v
 }
 
@@ -247,20 +243,9 @@ func curveView(v *htmlView, c *analyze.CurveSummary) {
 // chartsOf copies the numbers the charts need, converting units only.
 func chartsOf(in Input) chartData {
 	d := chartData{Palette: PaletteJSON()}
-	if ws := in.Windows.All; len(ws.Windows) > 0 {
-		t := &timelineChart{WindowS: in.Windows.WindowS, Merged: [3]float64{ws.MergedMS.P50, ws.MergedMS.P95, ws.MergedMS.P99}}
-		for _, w := range ws.Windows {
-			t.Start, t.End = append(t.Start, w.StartS), append(t.End, w.EndS)
-			t.P50 = append(t.P50, present(w.Requests, w.LatencyMS.P50))
-			t.P95 = append(t.P95, present(w.Requests, w.LatencyMS.P95))
-			t.P99 = append(t.P99, present(w.Requests, w.LatencyMS.P99))
-			t.Rate = append(t.Rate, w.Rate)
-			t.Target = append(t.Target, positive(w.Target))
-		}
-		d.Timeline = t
-	}
-	if len(in.Activity) > 0 {
-		d.Activity = in.Activity
+	if len(in.Timeline.Points) > 0 {
+		l := in.Summary.LatencyMS
+		d.Time = &timeChart{Timeline: in.Timeline, Merged: [3]float64{l.P50, l.P95, l.P99}}
 	}
 	for _, dist := range in.Distributions {
 		dc := distChart{Label: dist.Label}
@@ -288,25 +273,14 @@ func chartsOf(in Input) chartData {
 	return d
 }
 
-// present is ms, or nil (a gap in the chart) for a window without requests.
-func present(requests int64, ms float64) *float64 {
-	if requests == 0 || math.IsNaN(ms) {
-		return nil
-	}
-	return &ms
-}
-
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // chartCount is how many charts the script must draw for d: the page
 // carries it so a test can tell "drew everything" from "drew something".
 func chartCount(d chartData) int {
 	n := 0
-	if d.Timeline != nil {
-		n += 2 // latency and throughput over time
-	}
-	if d.Activity != nil {
-		n += 2 // errors and dropped, VUs over time
+	if t := d.Time; t != nil {
+		n += timeCharts(t.Timeline)
 	}
 	if len(d.Distributions) > 0 {
 		n++
@@ -317,10 +291,25 @@ func chartCount(d chartData) int {
 	return n
 }
 
-// positive is v, or nil (null in the page) when v is not above zero.
-func positive(v float64) *float64 {
-	if !(v > 0) {
-		return nil
+// timeCharts is how many charts over time the script draws for t: latency,
+// throughput, errors, status codes, VUs and data always; send lag when it
+// was measured; checks when a k6 script counted some; latency and throughput per scenario when there are several.
+func timeCharts(t analyze.Timeline) int {
+	n := 6
+	for _, p := range t.Points {
+		if p.SendLagMS != nil {
+			n++
+			break
+		}
 	}
-	return &v
+	for _, p := range t.Points {
+		if p.ChecksPassed+p.ChecksFailed > 0 {
+			n++
+			break
+		}
+	}
+	if len(t.Scenarios) > 1 {
+		n += 2
+	}
+	return n
 }

@@ -164,7 +164,7 @@ func mdLoad(p *printer, in Input) {
 	if len(m.Scenarios) == 0 {
 		return
 	}
-	p.f("\n| Scenario | Executor | Model | Rate / VUs | Think | Requests | Settings |\n|---|---|---|---|---|---|---|\n")
+	p.f("\n| Scenario | Executor | Model | Rate / VUs | Think | Endpoints | Settings |\n|---|---|---|---|---|---|---|\n")
 	for _, sc := range m.Scenarios {
 		p.f("| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(sc.Name), mdCell(orDash(sc.Executor)), mdCell(orDash(sc.Model)),
 			scenarioLoad(sc), thinkLabel(sc.Think), mdCell(orDash(strings.Join(sc.Requests, ", "))), scenarioSettings(sc))
@@ -189,10 +189,50 @@ func scenarioLoad(sc rundir.Scenario) string {
 		return fmt.Sprintf("%.4g req/s, %d VUs", sc.TargetRate, sc.VUs)
 	case sc.TargetRate > 0:
 		return fmt.Sprintf("%.4g req/s", sc.TargetRate)
-	case sc.VUs > 0:
+	}
+	if r := rampLoad(sc); r != "" {
+		return r
+	}
+	if sc.VUs > 0 {
 		return fmt.Sprintf("%d VUs", sc.VUs)
 	}
 	return "-"
+}
+
+// rampLoad is a ramping executor's load as asked: its start and its peak,
+// read from the settings run.json keeps (the rate per second, as the
+// constant executors show it); "" for any other executor.
+func rampLoad(sc rundir.Scenario) string {
+	var c struct {
+		StartRate *float64 `json:"startRate"`
+		StartVUs  *int     `json:"startVUs"`
+		TimeUnit  string   `json:"timeUnit"`
+		Stages    []struct {
+			Target float64 `json:"target"`
+		} `json:"stages"`
+	}
+	if len(sc.Config) == 0 || json.Unmarshal(sc.Config, &c) != nil || len(c.Stages) == 0 {
+		return ""
+	}
+	switch {
+	case c.StartRate != nil:
+		unit := time.Second
+		if d, err := time.ParseDuration(c.TimeUnit); err == nil && d > 0 {
+			unit = d
+		}
+		peak := *c.StartRate
+		for _, st := range c.Stages {
+			peak = max(peak, st.Target)
+		}
+		return fmt.Sprintf("ramping %.4g → %.4g req/s (peak), %d stages", *c.StartRate/unit.Seconds(), peak/unit.Seconds(), len(c.Stages))
+	case c.StartVUs != nil:
+		peak := float64(*c.StartVUs)
+		for _, st := range c.Stages {
+			peak = max(peak, st.Target)
+		}
+		return fmt.Sprintf("ramping %d → %.0f VUs (peak), %d stages", *c.StartVUs, peak, len(c.Stages))
+	}
+	return ""
 }
 
 func thinkLabel(d time.Duration) string {

@@ -32,8 +32,10 @@ type Input struct {
 	Summary   rundir.Summary // the whole run, every endpoint merged
 	Endpoints []Endpoint     // one per (scenario, request name), in tag order
 
-	Windows       analyze.WindowReport
-	Activity      []Activity // per interval: errors, drops, VUs (the HTML report's over-time charts)
+	Windows analyze.WindowReport
+	// Timeline is the run in chart windows (analyze.ChartWindow): what the
+	// HTML report's and the dashboard's charts over time draw.
+	Timeline      analyze.Timeline
 	CO            *analyze.COSignals
 	Correction    *analyze.Correction
 	Distributions []Distribution // percentile plots: the run, each endpoint, the corrected run
@@ -151,7 +153,7 @@ func Build(runs []*rundir.Dir, opt BuildOptions) (Input, error) {
 		in.Distributions = append(in.Distributions, Distribution{Label: "all requests", Points: all.Distribution(ticks)})
 	}
 	in.Endpoints = endpoints(r)
-	in.Activity = ActivityOf(r)
+	in.Timeline = analyze.TimelineOf(r, 0)
 	if len(in.Endpoints) > 1 {
 		for _, e := range in.Endpoints {
 			h := r.Merged(analyze.Selector{Scenario: e.Scenario, Name: e.Name}.Of(record.Latency), 0, 0)

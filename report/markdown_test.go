@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -195,5 +196,31 @@ func TestBuildErrors(t *testing.T) {
 	bad := &analyze.StepPlan{Steps: -1}
 	if _, err := Build([]*rundir.Dir{openRun(t, "x", 1e6)}, BuildOptions{Plan: bad}); err == nil {
 		t.Error("Build with an invalid plan succeeded")
+	}
+}
+
+// A ramping executor's load reads from its settings: the start and the
+// peak per second, whatever the time unit.
+func TestScenarioLoadRamping(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sc   rundir.Scenario
+		want string
+	}{
+		{"constant rate", rundir.Scenario{TargetRate: 250}, "250 req/s"},
+		{"ramping arrival rate per minute", rundir.Scenario{Executor: "ramping-arrival-rate", Config: json.RawMessage(
+			`{"startRate":600,"timeUnit":"1m0s","stages":[{"duration":"10s","target":6000},{"duration":"10s","target":1200}]}`)},
+			"ramping 10 → 100 req/s (peak), 2 stages"},
+		{"ramping VUs", rundir.Scenario{Executor: "ramping-vus", VUs: 30, Config: json.RawMessage(
+			`{"startVUs":2,"stages":[{"duration":"5s","target":30},{"duration":"5s","target":0}],"think":"0s"}`)},
+			"ramping 2 → 30 VUs (peak), 2 stages"},
+		{"constant VUs", rundir.Scenario{VUs: 8, Config: json.RawMessage(`{"vus":8,"duration":"5s"}`)}, "8 VUs"},
+		{"nothing known", rundir.Scenario{}, "-"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := scenarioLoad(tc.sc); got != tc.want {
+				t.Errorf("scenarioLoad = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

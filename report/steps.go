@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/rundir"
@@ -18,13 +17,13 @@ const (
 )
 
 // WriteStepPlots writes curve.png/.svg (the throughput-latency curve) and
-// timeline.png/.svg (p50/p95/p99 per second with the steps marked) into
-// dir, and returns the files written.
+// timeline.png/.svg (p50/p95/p99 per chart window, analyze.ChartWindow,
+// with the steps marked) into dir, and returns the files written.
 func WriteStepPlots(dir string, r *rundir.Dir, cs analyze.CurveSummary) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
-	windows := analyze.Windows(r, time.Second, nil).All.Windows
+	windows := analyze.Windows(r, analyze.ChartWindow(r), nil).All.Windows
 	var written []string
 	for _, f := range []Format{PNG, SVG} {
 		for _, p := range []struct {

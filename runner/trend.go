@@ -12,6 +12,10 @@ func (s shard) RecordTrend(scenario, name string, d time.Duration) {
 	s.s.RecordTrend(scenario, name, d)
 }
 
+// RecordCheck passes a script's check() outcome to the recorder (k6script
+// finds this method on its load.ShardSink).
+func (s shard) RecordCheck(scenario string, pass bool) { s.s.RecordCheck(scenario, pass) }
+
 // trendOf gives a script's Trend from the run directory: its series merged
 // over every interval and scenario, as every latency merges.
 // Every Trend is merged in one pass, on the first call: a script with

@@ -64,11 +64,25 @@
       d.hidden = false;
       d.textContent = 'Run finished. Run directory: ' + s.done.run_dir + (s.done.report ? '. Report: ' + s.done.report : '');
       body.setAttribute('data-done', s.done.report || s.done.run_dir);
+      if (s.run) { final(s.run); }
     }
     updates++;
     body.setAttribute('data-updates', String(updates));
     body.setAttribute('data-charts-drawn', String(drawn));
-    body.setAttribute('data-points', String(s.charts.timeline ? s.charts.timeline.start_s.length : 0));
+    body.setAttribute('data-points', String(s.charts.time ? s.charts.time.points.length : 0));
+  }
+  // final shows the whole run's summary once it has ended.
+  function final(r) {
+    var l = r.latency_ms;
+    document.getElementById('final').hidden = false;
+    text('final-requests', r.requests + ' in ' + r.duration_s.toFixed(1) + ' s (' + r.rate.toFixed(1) + ' req/s' +
+      (r.target_rate ? ' of ' + r.target_rate.toFixed(1) + ' offered' : '') + ')');
+    text('final-latency', 'p50 ' + K.fmtMs(l.p50) + ', p95 ' + K.fmtMs(l.p95) + ', p99 ' + K.fmtMs(l.p99) +
+      ', p99.9 ' + K.fmtMs(l['p99.9']) + ', max ' + K.fmtMs(l.max));
+    text('final-errors', r.errors + ' of ' + r.requests + classes(r.errors_by_class));
+    text('final-dropped', r.model === 'closed' ? 'not applicable (closed model)' : String(r.dropped_iterations));
+    text('final-sendlag', r.send_lag_ms ? 'p99 ' + K.fmtMs(r.send_lag_ms.p99) + ', max ' + K.fmtMs(r.send_lag_ms.max) : 'not measured (closed model)');
+    text('final-slow', String(r.slower_than_1s));
   }
   var es = new EventSource('/events');
   es.onmessage = function (e) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -101,7 +102,7 @@ func Main(env Env) int {
 	// A signal stopped the work: k6's ExternalAbort, whatever the partial
 	// results' thresholds said, so CI never takes a cut run for a pass. Bad
 	// input and a script's own abort keep their codes: they came first.
-	if sig := signalled(); sig != nil && cmd != nil && cmd.Annotations[signalEnds] == "" &&
+	if sig := signalled(); sig != nil && cmd != nil && cmd.Annotations[signalEnds] == "" && !a.servedOut.Load() &&
 		code != ExitUsage && code != ExitScriptAborted {
 		fmt.Fprintf(env.Stderr, "knee: interrupted by %v: exit %d\n", sig, ExitInterrupted)
 		code = ExitInterrupted
@@ -118,6 +119,12 @@ type app struct {
 	// rawStdout is stdout unscrubbed, for a file the user asked for on it
 	// (knee k8s job's manifests, whose Secret must hold the real values).
 	rawStdout io.Writer
+
+	linger    time.Duration // --dashboard-linger
+	lingerSet func() bool   // whether --dashboard-linger was given
+	// servedOut: the work was done and a page served until the signal that
+	// ended knee (lingerWait), so the signal cut nothing short.
+	servedOut atomic.Bool
 }
 
 func (a *app) rootCommand() *cobra.Command {

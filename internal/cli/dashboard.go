@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -15,11 +16,50 @@ import (
 	"github.com/knee-dev/knee/scenario"
 )
 
-// registerDashboardFlag adds --dashboard[=ADDR] (alone: dashboard.DefaultAddr).
-func registerDashboardFlag(fl *pflag.FlagSet, addr *string) {
+// registerDashboardFlag adds --dashboard[=ADDR] (alone: dashboard.DefaultAddr)
+// and --dashboard-linger.
+func (a *app) registerDashboardFlag(fl *pflag.FlagSet, addr *string) {
 	fl.StringVar(addr, "dashboard", "", "serve a live dashboard of the run at http://ADDR while it runs (alone: "+
 		dashboard.DefaultAddr+"; beyond loopback every request needs the token printed at start; give an address as --dashboard=ADDR)")
 	fl.Lookup("dashboard").NoOptDefVal = dashboard.DefaultAddr
+	fl.DurationVar(&a.linger, "dashboard-linger", 0, "how long the dashboard keeps showing the final summary after the run "+
+		"(default: until Ctrl-C when stderr is a terminal, not at all otherwise)")
+	a.lingerSet = func() bool { return fl.Changed("dashboard-linger") }
+}
+
+// lingerFor is how long the dashboard stays after the run: --dashboard-linger
+// when given, else until interrupted (-1) for a person at a terminal, and
+// not at all for a script.
+func (a *app) lingerFor() time.Duration {
+	if a.lingerSet != nil && a.lingerSet() {
+		return max(0, a.linger)
+	}
+	if a.env.StderrIsTerminal {
+		return -1
+	}
+	return 0
+}
+
+// linger keeps srv serving for d (-1: until the first interrupt), saying so.
+func (a *app) lingerWait(srv *dashboard.Server, d time.Duration) {
+	if d == 0 {
+		return
+	}
+	var after <-chan time.Time
+	if d > 0 {
+		fmt.Fprintf(a.env.Stderr, "dashboard: the final summary stays at %s for %s\n", srv.URL(), d)
+		after = time.After(d)
+	} else {
+		fmt.Fprintf(a.env.Stderr, "dashboard: the final summary stays at %s until Ctrl-C\n", srv.URL())
+	}
+	if a.ctx.Err() != nil {
+		return // stopped during the run: the exit code says so
+	}
+	select {
+	case <-a.ctx.Done():
+		a.servedOut.Store(true) // the signal ended the serving, not the work
+	case <-after:
+	}
 }
 
 // executeRun is runner.Execute, serving the live dashboard of the run
@@ -57,7 +97,25 @@ func (a *app) withDashboard(opt runner.Options, addr string, ts []analyze.Thresh
 	}
 	srv.Finish(res.Dir, page)
 	fmt.Fprintf(a.env.Stderr, "dashboard: run directory %s, report %s\n", res.Dir, orNone(page))
+	a.lingerAfter(srv)
 	return res, err
+}
+
+// lingerAfter keeps the page of a finished run up as lingerFor says.
+func (a *app) lingerAfter(srv *dashboard.Server) { a.lingerWait(srv, a.lingerFor()) }
+
+// serveRun serves the dashboard of a finished run directory until the first
+// interrupt (knee report --serve).
+func (a *app) serveRun(dir, addr string) error {
+	srv, err := dashboard.Start(dashboard.Options{Addr: addr, Dir: dir})
+	if err != nil {
+		return fmt.Errorf("--serve: %w", err)
+	}
+	defer srv.Close()
+	srv.Announce(a.env.Stderr)
+	srv.Finish(dir, "")
+	a.lingerWait(srv, -1)
+	return nil
 }
 
 func orNone(s string) string {

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -135,5 +137,119 @@ poll:
 	}
 	if page, err := os.ReadFile(m[2]); err != nil || !strings.Contains(string(page), "knee-data") {
 		t.Errorf("the report %s is not an HTML report: %v", m[2], err)
+	}
+}
+
+// freeAddr is a free loopback port's address.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// serving starts knee with args in the background; stop interrupts it (as
+// Ctrl-C does) and returns its exit code and stderr.
+func serving(t *testing.T, args ...string) (exited <-chan struct{}, stop func() (int, string)) {
+	t.Helper()
+	sig := make(chan os.Signal, 2)
+	done := make(chan struct{})
+	var code int
+	var errb bytes.Buffer
+	go func() {
+		defer close(done)
+		code = Main(Env{Args: args, Stdout: io.Discard, Stderr: &errb, Getenv: func(string) string { return "" }, Signals: sig})
+	}()
+	return done, func() (int, string) {
+		sig <- os.Interrupt
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("knee did not stop within 30 s of an interrupt")
+		}
+		return code, errb.String()
+	}
+}
+
+// finalData polls the dashboard at addr until its data says the run is
+// done, and returns the run's summary as the page has it.
+func finalData(t *testing.T, addr string, exited <-chan struct{}) (requests int64) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			t.Fatal("knee exited before the page said the run was done")
+		case <-time.After(200 * time.Millisecond):
+		}
+		res, err := http.Get("http://" + addr + "/data")
+		if err != nil {
+			continue
+		}
+		var snap struct {
+			Done *struct{ RunDir string }  `json:"done"`
+			Run  *struct{ Requests int64 } `json:"run"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&snap)
+		res.Body.Close()
+		if err == nil && snap.Done != nil && snap.Run != nil {
+			return snap.Run.Requests
+		}
+	}
+	t.Fatal("the page never said the run was done")
+	return 0
+}
+
+// TestDashboardStaysAfterRun: with --dashboard-linger the page is still
+// served after the run, with the run's final summary, until knee is
+// interrupted; knee report --serve shows a finished run the same way.
+func TestDashboardStaysAfterRun(t *testing.T) {
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) }))
+	defer target.Close()
+	out := t.TempDir()
+	addr := freeAddr(t)
+	exited, stop := serving(t, "run", "--rate", "20", "--duration", "1s", "--url", target.URL, "--out", out, "--quiet",
+		"--dashboard="+addr, "--dashboard-linger=2m")
+	requests := finalData(t, addr, exited)
+	select {
+	case <-exited:
+		t.Fatal("knee exited with the page while --dashboard-linger=2m had not passed")
+	default:
+	}
+	code, stderr := stop()
+	if code != ExitOK || !strings.Contains(stderr, "the final summary stays at http://"+addr+"/ for 2m0s") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	m := regexp.MustCompile(`dashboard: run directory (\S+),`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("stderr does not say where the run is:\n%s", stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(m[1], "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct{ Summary struct{ Requests int64 } }
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if requests != meta.Summary.Requests || requests == 0 {
+		t.Errorf("the page's final summary has %d requests, run.json %d", requests, meta.Summary.Requests)
+	}
+
+	addr2 := freeAddr(t)
+	exited, stop = serving(t, "report", "--serve="+addr2, m[1])
+	if got := finalData(t, addr2, exited); got != meta.Summary.Requests {
+		t.Errorf("knee report --serve shows %d requests, run.json %d", got, meta.Summary.Requests)
+	}
+	if code, stderr := stop(); code != ExitOK {
+		t.Errorf("knee report --serve: exit %d:\n%s", code, stderr)
+	}
+	for _, args := range [][]string{{"report", "--serve=no-port", m[1]}, {"report", "--serve", m[1], m[1]}} {
+		if code, _, stderr := runKnee(t, args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
+		}
 	}
 }

@@ -11,12 +11,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/dashboard"
 	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/rundir"
 )
 
 func (a *app) reportCommand() *cobra.Command {
-	var format, goal, action, data, out string
+	var format, goal, action, data, out, serve string
 	var thresholds []string
 	c := &cobra.Command{
 		Use:   "report RUN [RUN...]",
@@ -28,11 +29,26 @@ models or targets are not repetitions and are refused with the reason: report
 each on its own, or set them side by side with knee compare. HTML is one self-contained page
 that works offline: summary per endpoint, latency over time, the percentile
 distribution, the throughput-latency curve where there are steps, the USE
-table, coordinated-omission warnings and the environment note.`,
+table, coordinated-omission warnings and the environment note.
+
+--serve shows one finished run in the live dashboard's page (the charts over
+time, the final summary) until Ctrl-C.`,
 		Example: `  knee report runs/R1 runs/R2 runs/R3 --format html --out report.html \
       --goal "Can we hold 250 req/s at p95 < 200 ms?" --threshold 'p(95)<200ms' --action "..."`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if serve != "" {
+				if len(args) != 1 {
+					return usagef("--serve shows one run directory; %d given", len(args))
+				}
+				if err := dashboard.CheckAddr(serve); err != nil {
+					return usageErr(fmt.Errorf("--serve: %w", err))
+				}
+				if _, err := openRuns(args); err != nil {
+					return err
+				}
+				return a.serveRun(args[0], serve)
+			}
 			if format != "md" && format != "html" {
 				return usagef("--format %q: use md or html", format)
 			}
@@ -70,6 +86,9 @@ table, coordinated-omission warnings and the environment note.`,
 	fl.StringVar(&data, "data", "", "the test data used (e.g. '10,000 books, 5 ISBNs')")
 	fl.StringArrayVar(&thresholds, "threshold", nil, "acceptance threshold from the SLO, e.g. 'p(95)<200ms' (repeatable)")
 	fl.StringVar(&out, "out", "", "write to this file (default: standard output)")
+	fl.StringVar(&serve, "serve", "", "show the run in the live dashboard's page at http://ADDR until Ctrl-C (alone: "+
+		dashboard.DefaultAddr+"; give an address as --serve=ADDR)")
+	fl.Lookup("serve").NoOptDefVal = dashboard.DefaultAddr
 	return c
 }
 

@@ -108,7 +108,7 @@ omission can be detected and corrected by knee analyze.`,
 	fl.DurationVar(&f.repeatPause, "repeat-pause", 5*time.Second, "pause between repetitions, so one run's tail does not land in the next")
 	registerSplitFlags(fl, &f.split)
 	registerScriptFlags(fl, &f.script)
-	registerDashboardFlag(fl, &f.dashboard)
+	a.registerDashboardFlag(fl, &f.dashboard)
 	return c
 }
 

@@ -205,6 +205,12 @@
       if (ylog && !(r.y > 0)) { return; }
       el('line', { x1: M.left, x2: W - M.right, y1: y.px(r.y), y2: y.px(r.y), stroke: r.color, 'stroke-dasharray': '6 4', 'stroke-width': 1.2, opacity: 0.8 }, area);
     });
+    (spec.spans || []).forEach(function (f) {
+      var x0 = x.px(f.start_s), x1 = x.px(f.end_s);
+      el('rect', { x: x0, y: top, width: Math.max(2, x1 - x0), height: H - M.bottom - top, fill: COLORS.fault,
+        'fill-opacity': 0.22, 'class': 'fault', 'data-fault': f.label }, area);
+      el('text', { x: x0 + 4, y: H - M.bottom - 6, 'class': 'faultlabel' }, area, f.label);
+    });
     spec.series.forEach(function (s) { drawSeries(area, s, x, y, fy, fx, ylog); });
     interact(c, svg, top, fx);
   }
@@ -324,14 +330,19 @@
     return row + 1;
   }
 
-  // steps draws each interval flat over its span (an interval has one value, not a slope).
+  // steps draws each window flat over its span (a window has one value, not
+  // a slope), joined to the next by a vertical step: one connected line,
+  // broken only where a window has no value or time has a hole.
   function steps(start, end, vals) {
     var pts = [];
-    vals.forEach(function (v, i) { pts.push([start[i], v]); pts.push([end[i], v]); pts.push([end[i], null]); });
+    vals.forEach(function (v, i) {
+      if (i > 0 && Math.abs(end[i - 1] - start[i]) > 1e-9) { pts.push([start[i], null]); }
+      pts.push([start[i], v]); pts.push([end[i], v]);
+    });
     return pts;
   }
 
-  // spanLookup finds the interval holding t and reports every series' value in it.
+  // spanLookup finds the window holding t and reports every series' value in it.
   function spanLookup(start, end, rows) {
     return function (t) {
       for (var i = 0; i < start.length; i++) {
@@ -353,60 +364,100 @@
 
   function timeAxis() { return { kind: 'lin', label: 'seconds since start', time: true }; }
 
-  function drawTimeline(t, group) {
-    var w = t.window_s + ' s';
-    var ms = function (v) { return fmtExact(v, 'ms'); };
-    var lat = [
-      series('p99', NAMES.p99 + ' per window', t.p99, t.start_s, t.end_s, { width: 5, fmt: ms }),
-      series('p95', NAMES.p95 + ' per window', t.p95, t.start_s, t.end_s, { width: 3.5, fmt: ms }),
-      series('p50', NAMES.p50 + ' per window', t.p50, t.start_s, t.end_s, { fmt: ms })
+  function fmtBytes(v) {
+    var units = ['B/s', 'kB/s', 'MB/s', 'GB/s'], i = 0;
+    while (Math.abs(v) >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+    return +v.toPrecision(3) + ' ' + units[i];
+  }
+
+  // drawTime draws every chart over time from the run's chart windows
+  // (analyze.Timeline): one resolution for all, fault spans shaded on each.
+  function drawTime(t, group) {
+    var P = t.points, start = P.map(function (p) { return p.start_s; }), end = P.map(function (p) { return p.end_s; });
+    var w = fmtNum(t.window_s) + ' s';
+    var spans = t.faults || [];
+    var ms = function (v) { return fmtExact(v, 'ms'); }, count = function (v) { return fmtExact(v); };
+    var rps = function (v) { return fmtExact(v, 'req/s'); };
+    var lat = function (pts, k) { return pts.map(function (p) { return p.requests > 0 ? p.latency_ms[k] : null; }); };
+    function timeChart(id, title, y, ser) {
+      chart(id, { title: title, x: timeAxis(), y: y, series: ser, spans: spans, lookup: spanLookup(start, end, ser) }, group);
+    }
+    var latency = [
+      series('max', NAMES.max + ' per window', lat(P, 'max'), start, end, { width: 1.2, dash: '2 2', fmt: ms }),
+      series('p99', NAMES.p99 + ' per window', lat(P, 'p99'), start, end, { width: 3.5, fmt: ms }),
+      series('p95', NAMES.p95 + ' per window', lat(P, 'p95'), start, end, { width: 2.5, fmt: ms }),
+      series('p50', NAMES.p50 + ' per window', lat(P, 'p50'), start, end, { fmt: ms })
     ];
     chart('chart-timeline', {
-      title: 'Latency per ' + w + ' window',
-      x: timeAxis(),
-      y: { kind: 'log', label: 'latency (log)', fmt: fmtMs },
-      series: lat,
-      lookup: spanLookup(t.start_s, t.end_s, lat),
+      title: 'Latency per ' + w + ' window', x: timeAxis(),
+      y: { kind: 'log', label: 'latency (log)', fmt: fmtMs }, series: latency, spans: spans,
+      lookup: spanLookup(start, end, latency),
       hrefs: t.merged ? [
         { name: 'run p99 ' + fmtMs(t.merged[2]), y: t.merged[2], color: COLORS.p99, dash: '6 4' },
         { name: 'run p95 ' + fmtMs(t.merged[1]), y: t.merged[1], color: COLORS.p95, dash: '6 4' },
         { name: 'run p50 ' + fmtMs(t.merged[0]), y: t.merged[0], color: COLORS.p50, dash: '6 4' }
       ] : []
     }, group);
-    var rps = function (v) { return fmtExact(v, 'req/s'); };
-    var rate = [series('achieved', null, t.rate, t.start_s, t.end_s, { fmt: rps })];
-    if ((t.target || []).some(function (v) { return v !== null; })) {
-      rate.push(series('target', null, t.target, t.start_s, t.end_s, { dash: '5 4', fmt: rps }));
+    var rate = [series('achieved', null, P.map(function (p) { return p.rate; }), start, end, { fmt: rps })];
+    if (P.some(function (p) { return p.target > 0; })) {
+      rate.push(series('target', null, P.map(function (p) { return p.target > 0 ? p.target : null; }), start, end, { dash: '5 4', fmt: rps }));
     }
-    chart('chart-rate', {
-      title: 'Throughput per ' + w + ' window',
-      x: timeAxis(),
-      y: { kind: 'lin', label: 'req/s', zero: true },
-      series: rate,
-      lookup: spanLookup(t.start_s, t.end_s, rate)
-    }, group);
+    timeChart('chart-rate', 'Throughput per ' + w + ' window', { kind: 'lin', label: 'req/s', zero: true }, rate);
+    var lagged = P.some(function (p) { return !!p.send_lag_ms; });
+    var lagOf = function (k) { return P.map(function (p) { return p.send_lag_ms ? p.send_lag_ms[k] : null; }); };
+    if (lagged) {
+      timeChart('chart-sendlag', 'Send lag per ' + w + ' window: how late the generator sent', { kind: 'log', label: 'send lag (log)', fmt: fmtMs }, [
+        series('send_lag', NAMES.send_lag + ' p99', lagOf('p99'), start, end, { width: 2.5, fmt: ms }),
+        series('send_lag', NAMES.send_lag + ' max', lagOf('max'), start, end, { width: 1.2, dash: '2 2', fmt: ms })
+      ]);
+    } else { hide('chart-sendlag'); }
+    var c = function (k) { return P.map(function (p) { return p[k]; }); };
+    timeChart('chart-errors', 'Errors and dropped iterations per ' + w + ' window', { kind: 'lin', label: 'count', zero: true }, [
+      series('errors', null, c('errors'), start, end, { fmt: count }),
+      series('failed', null, c('failed'), start, end, { dash: '6 3', fmt: count }),
+      series('dropped', null, c('dropped'), start, end, { dash: '2 3', fmt: count })
+    ]);
+    var classes = ['2xx', '3xx', '4xx', '5xx', '1xx'].filter(function (k) {
+      return P.some(function (p) { return p.by_status && p.by_status[k] > 0; });
+    });
+    timeChart('chart-status', 'Responses by status class per ' + w + ' window', { kind: 'lin', label: 'responses', zero: true },
+      classes.map(function (k) {
+        return series('status_' + k, null, P.map(function (p) { return (p.by_status && p.by_status[k]) || 0; }), start, end, { fmt: count });
+      }));
+    timeChart('chart-vus', 'VUs per ' + w + ' window (highest of the window)', { kind: 'lin', label: 'VUs', zero: true }, [
+      series('busy_vus', null, c('busy_vus'), start, end, { fmt: count }),
+      series('vus', null, c('vus'), start, end, { dash: '5 3', fmt: count })
+    ]);
+    var bytes = function (v) { return v === null ? 'no data' : fmtBytes(v); };
+    timeChart('chart-data', 'Data sent and received per ' + w + ' window', { kind: 'lin', label: 'bytes/s', zero: true, fmt: fmtBytes }, [
+      series('data_received', null, c('bytes_in_rate'), start, end, { fmt: bytes }),
+      series('data_sent', null, c('bytes_out_rate'), start, end, { dash: '5 3', fmt: bytes })
+    ]);
+    if (P.some(function (p) { return (p.checks_passed || 0) + (p.checks_failed || 0) > 0; })) {
+      timeChart('chart-checks', 'Checks per ' + w + ' window', { kind: 'lin', label: 'checks', zero: true }, [
+        series('checks_pass', null, P.map(function (p) { return p.checks_passed || 0; }), start, end, { fmt: count }),
+        series('checks_fail', null, P.map(function (p) { return p.checks_failed || 0; }), start, end, { fmt: count })
+      ]);
+    } else { hide('chart-checks'); }
+    var scs = t.scenarios || [];
+    if (scs.length > 1) {
+      var per = function (f) {
+        return scs.map(function (sc, i) {
+          var s = series('', sc.scenario, sc.points.map(f), start.slice(0, sc.points.length), end.slice(0, sc.points.length), {});
+          s.color = COLORS[DISTINCT[i % DISTINCT.length]];
+          return s;
+        });
+      };
+      var sl = per(function (p) { return p.requests > 0 ? p.latency_ms.p99 : null; });
+      sl.forEach(function (s) { s.fmt = ms; });
+      timeChart('chart-scenario-latency', 'p99 latency by scenario per ' + w + ' window', { kind: 'log', label: 'latency (log)', fmt: fmtMs }, sl);
+      var sr = per(function (p) { return p.rate; });
+      sr.forEach(function (s) { s.fmt = rps; });
+      timeChart('chart-scenario-rate', 'Throughput by scenario per ' + w + ' window', { kind: 'lin', label: 'req/s', zero: true }, sr);
+    } else { hide('chart-scenario-latency'); hide('chart-scenario-rate'); }
   }
 
-  // drawActivity: errors, dropped iterations and VUs per interval, summed over scenarios.
-  function drawActivity(a, group) {
-    var start = a.map(function (r) { return r.start_s; }), end = a.map(function (r) { return r.end_s; });
-    var col = function (k) { return a.map(function (r) { return r[k]; }); };
-    var count = function (v) { return fmtExact(v); };
-    var errs = [series('errors', null, col('errors'), start, end, { fmt: count }),
-      series('dropped', null, col('dropped'), start, end, { dash: '5 3', fmt: count })];
-    chart('chart-errors', {
-      title: 'Errors and dropped iterations per interval',
-      x: timeAxis(), y: { kind: 'lin', label: 'count', zero: true },
-      series: errs, lookup: spanLookup(start, end, errs)
-    }, group);
-    var vus = [series('busy_vus', null, col('busy_vus'), start, end, { fmt: count }),
-      series('vus', null, col('vus'), start, end, { dash: '5 3', fmt: count })];
-    chart('chart-vus', {
-      title: 'VUs per interval',
-      x: timeAxis(), y: { kind: 'lin', label: 'VUs', zero: true },
-      series: vus, lookup: spanLookup(start, end, vus)
-    }, group);
-  }
+  function hide(id) { var f = document.getElementById(id); if (f) { f.hidden = true; } }
 
   // nines: x = 1/(1-q) on a log axis, so 90 %, 99 %, 99.9 % are equally spaced.
   // The 100 % point (the max) has no finite x: it is drawn one decade past the last.
@@ -475,13 +526,15 @@
       if (!ok) { return; }
       try { draw(); drawn += ids.length; } catch (e) { fail(ids[0] + ': ' + e.message); }
     }
-    var end = 0;
-    if (data.timeline) { end = Math.max(end, data.timeline.end_s[data.timeline.end_s.length - 1] || 0); }
-    (data.activity || []).forEach(function (r) { end = Math.max(end, r.end_s); });
+    var tp = data.time && data.time.points, end = tp && tp.length ? tp[tp.length - 1].end_s : 0;
     group.full = [0, end > 0 ? end : 1];
     if (group.range && group.range[1] > group.full[1]) { group.range = null; }
-    attempt(['chart-timeline', 'chart-rate'], !!(data.timeline && data.timeline.start_s.length), function () { drawTimeline(data.timeline, group); });
-    attempt(['chart-errors', 'chart-vus'], !!(data.activity && data.activity.length), function () { drawActivity(data.activity, group); });
+    var timeIds = ['chart-timeline', 'chart-rate', 'chart-sendlag', 'chart-errors', 'chart-status', 'chart-checks', 'chart-vus', 'chart-data',
+      'chart-scenario-latency', 'chart-scenario-rate'];
+    attempt(timeIds, !!(tp && tp.length), function () {
+      drawTime(data.time, group);
+      drawn -= timeIds.filter(function (id) { var f = document.getElementById(id); return !f || f.hidden; }).length;
+    });
     attempt(['chart-distribution'], !!(data.distributions && data.distributions.length), function () { drawDistributions(data.distributions); });
     attempt(['chart-throughput', 'chart-curve'], !!(data.curve && data.curve.offered.length), function () { drawCurve(data.curve); });
     return drawn;
