@@ -3,9 +3,85 @@ package analyze
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
+
+// K6Expr is one k6 threshold expression, "AGGREGATE OP NUMBER" as k6's
+// metrics/thresholds_parser.go reads it, for a metric's values that
+// package k6script sums as k6 does.
+type K6Expr struct {
+	Expr   string            // "key: expression", as written
+	Metric string            // the metric, without its tags
+	Tags   map[string]string // the submetric's tags; nil for the whole metric
+	Agg    string            // avg, min, max, med, p, count, rate, value
+	P      float64           // for p(N): N
+	Op     string            // <, <=, >, >=, ==, !=
+	Value  float64
+}
+
+var k6ExprRe = regexp.MustCompile(`^\s*(avg|min|max|med|count|rate|value|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|===|==|!==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$`)
+
+// ParseK6Key reads a threshold's key as k6's metrics.ParseMetricName and
+// Metric.AddSubmetric do: metric{key:value,...}, the first ':' splitting
+// each tag, spaces and quotes around keys and values trimmed.
+func ParseK6Key(key string) (metric string, tags map[string]string, err error) {
+	open, closing := strings.IndexByte(key, '{'), strings.LastIndexByte(key, '}')
+	if open < 0 && closing < 0 {
+		return strings.TrimSpace(key), nil, nil
+	}
+	if open < 0 || closing < 0 || closing < open || closing != len(strings.TrimRight(key, " "))-1 {
+		return "", nil, fmt.Errorf("threshold key %q: write metric{tag:value,...} with one closing brace at its end", key)
+	}
+	tags = map[string]string{}
+	for _, kv := range strings.Split(key[open+1:closing], ",") {
+		if strings.TrimSpace(kv) == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, ":")
+		k, v = strings.Trim(strings.TrimSpace(k), `"'`), strings.Trim(strings.TrimSpace(v), `"'`)
+		if k == "" || v == "" {
+			return "", nil, fmt.Errorf("threshold key %q: tag %q: write tag:value", key, strings.TrimSpace(kv))
+		}
+		tags[k] = v
+	}
+	if len(tags) == 0 {
+		return "", nil, fmt.Errorf("threshold key %q: the tags between {} are empty; remove {} or name a tag", key)
+	}
+	return strings.TrimSpace(key[:open]), tags, nil
+}
+
+// ParseK6Expr reads one k6 threshold of key (metric or
+// metric{tag:value,...}). JavaScript's === and !== read as == and !=.
+func ParseK6Expr(key, expr string) (K6Expr, error) {
+	full := strings.TrimSpace(key) + ": " + strings.TrimSpace(expr)
+	metric, tags, err := ParseK6Key(key)
+	if err != nil {
+		return K6Expr{}, &ThresholdError{Expr: full, Msg: err.Error(), Fix: "e.g. http_req_duration{status:200}"}
+	}
+	m := k6ExprRe.FindStringSubmatch(expr)
+	if m == nil {
+		return K6Expr{}, &ThresholdError{Expr: full, Msg: "not AGGREGATE OP NUMBER", Fix: "e.g. p(95)<200, rate<0.01, count>100"}
+	}
+	e := K6Expr{Expr: full, Metric: metric, Tags: tags, Agg: m[1], Op: m[3]}
+	switch e.Op {
+	case "===":
+		e.Op = "=="
+	case "!==":
+		e.Op = "!="
+	}
+	if m[2] != "" {
+		e.Agg = "p"
+		e.P, _ = strconv.ParseFloat(m[2], 64)
+		if e.P < 0 || e.P > 100 {
+			return e, &ThresholdError{Expr: full, Msg: "p(N) needs N between 0 and 100", Fix: "e.g. p(99.9)"}
+		}
+	}
+	e.Value, _ = strconv.ParseFloat(m[4], 64)
+	return e, nil
+}
 
 // k6Metric says how one k6 metric's threshold aggregates map onto knee's.
 type k6Metric struct {

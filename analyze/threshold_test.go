@@ -2,6 +2,7 @@ package analyze_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -232,4 +233,45 @@ func FuzzParseThreshold(f *testing.F) {
 			t.Fatalf("%q -> %+v -> %q -> %+v", expr, th, th.String(), back)
 		}
 	})
+}
+
+// k6 writes JavaScript's === and !==; on numbers they are == and !=, and
+// the expression keeps what the script wrote.
+func TestParseK6ExprStrictEquality(t *testing.T) {
+	for _, tt := range []struct{ expr, op string }{{"count===3", "=="}, {"count!==3", "!="}, {"count==3", "=="}, {"count<=3", "<="}} {
+		th, err := analyze.ParseK6Expr("c", tt.expr)
+		if err != nil || th.Op != tt.op || th.Expr != "c: "+tt.expr || th.Value != 3 {
+			t.Errorf("%s: %+v, %v; want op %s", tt.expr, th, err, tt.op)
+		}
+	}
+}
+
+// Keys read as k6's ParseMetricName and AddSubmetric read them: the first
+// ':' splits a tag (a URL's or a group's own colons stay in the value).
+func TestParseK6Key(t *testing.T) {
+	for _, tt := range []struct {
+		key, metric string
+		tags        map[string]string
+		bad         bool
+	}{
+		{key: "http_req_duration", metric: "http_req_duration"},
+		{key: "http_req_duration{expected_response:true}", metric: "http_req_duration", tags: map[string]string{"expected_response": "true"}},
+		{key: "http_reqs{url:http://127.0.0.1:8080/a, method:GET}", metric: "http_reqs", tags: map[string]string{"url": "http://127.0.0.1:8080/a", "method": "GET"}},
+		{key: "group_duration{group:::a::b}", metric: "group_duration", tags: map[string]string{"group": "::a::b"}},
+		{key: `my_trend{"staticAsset":'yes'}`, metric: "my_trend", tags: map[string]string{"staticAsset": "yes"}},
+		{key: "http_reqs{status}", bad: true},
+		{key: "http_reqs{status:200", bad: true},
+		{key: "http_reqs{}", bad: true},
+	} {
+		m, tags, err := analyze.ParseK6Key(tt.key)
+		if tt.bad {
+			if err == nil {
+				t.Errorf("%s: no error", tt.key)
+			}
+			continue
+		}
+		if err != nil || m != tt.metric || !reflect.DeepEqual(tags, tt.tags) {
+			t.Errorf("%s: %q %v %v; want %q %v", tt.key, m, tags, err, tt.metric, tt.tags)
+		}
+	}
 }

@@ -28,7 +28,9 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 	}
 	var items []*item
 	for _, key := range o.Keys() {
-		items = append(items, &item{key: key, builtCall: v.batchCall(o.Get(key))})
+		it := &item{key: key, builtCall: v.batchCall(o.Get(key))}
+		v.k6Hops(&it.builtCall, it.tags)
+		items = append(items, it)
 	}
 	var wg sync.WaitGroup
 	for _, it := range items {

@@ -55,6 +55,7 @@ func GroupRequestsName(group string) string { return "http_req_duration{group:" 
 // groupDuration records one run of the group at path, as a time Trend
 // (k6's group_duration), when in an iteration.
 func (v *vu) groupDuration(path string, d time.Duration) {
+	v.s.k6.add(path, v.k6Tags, k6Point{"group_duration", ms(d)})
 	if v.shard == nil {
 		return
 	}
@@ -189,6 +190,8 @@ type MetricResult struct {
 	P99   float64 `json:"p99,omitempty"`
 	// Clamped counts a Trend's values outside the histogram's 0.001 .. 3,600,000.
 	Clamped int64 `json:"clamped,omitempty"`
+	// Sampled: more than TrendKeep values, the percentiles are estimates.
+	Sampled bool `json:"sampled,omitempty"`
 	hist    *record.Histogram
 }
 

@@ -78,6 +78,7 @@ func httpModule(v *vu) *goja.Object {
 // httpRequest sends one request and returns k6's Response object.
 func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	b := v.buildCall(method, u, body, params)
+	v.k6Hops(&b, b.tags)
 	rep := v.s.caller.Do(v.ctx, b.call, b.jar, v.conns)
 	v.callMethod = b.call.Method
 	v.record(b.name, &rep, b.callback.verdict(&rep))
@@ -101,6 +102,8 @@ type builtCall struct {
 	jar      http.CookieJar
 	binary   bool             // responseType 'binary'
 	callback responseCallback // the VU's, or the responseCallback param's
+	named    string           // the name tag given (params.tags.name, http.url), "" for the URL
+	tags     map[string]string
 }
 
 // buildCall reads a request's arguments.
@@ -125,13 +128,21 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	// A request is named by its URL with the secrets masked (per request,
 	// without remembering: a token may change every iteration).
 	name := v.s.cfg.Redact.Name(urlName(u, call.URL))
+	named := ""
+	if name != v.s.cfg.Redact.Name(call.URL) {
+		named = name // an http.url template
+	}
+	var tags map[string]string
 	jar := v.vuJar()
 	binary, callback := false, v.callback
 	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {
 		if cb := p.Get("responseCallback"); cb != nil && !goja.IsUndefined(cb) {
 			callback = v.callbackValue(cb, "params.responseCallback")
 		}
-		name = v.applyParams(p, &call, name)
+		name, tags = v.applyParams(p, &call, name)
+		if n, ok := tags["name"]; ok {
+			named = n
+		}
 		if r := p.Get("responseType"); r != nil && !goja.IsUndefined(r) {
 			binary = r.String() == "binary"
 		}
@@ -145,18 +156,24 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	if body != nil && !goja.IsUndefined(body) && !goja.IsNull(body) {
 		call.Body = v.requestBody(body, call.Header)
 	}
-	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback}
+	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback, named: named, tags: tags}
 }
 
 // applyParams reads k6's params: headers, tags (name), timeout,
-// responseType, redirects. It returns the request's name tag.
-func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) string {
+// responseType, redirects. It returns the request's name tag and the
+// params' tags (k6 tags the request's metrics with all of them).
+func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (string, map[string]string) {
+	var tags map[string]string
 	if h, ok := p.Get("headers").(*goja.Object); ok {
 		for _, k := range h.Keys() {
 			call.Header.Set(k, h.Get(k).String())
 		}
 	}
 	if t, ok := p.Get("tags").(*goja.Object); ok {
+		tags = map[string]string{}
+		for _, k := range t.Keys() {
+			tags[k] = t.Get(k).String()
+		}
 		if n := t.Get("name"); n != nil && !goja.IsUndefined(n) {
 			name = n.String()
 		}
@@ -177,7 +194,7 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) string
 			panic(v.rt.NewGoError(fmt.Errorf("responseType %q: use text, binary or none", r.String())))
 		}
 	}
-	return name
+	return name, tags
 }
 
 // durationValue reads a k6 duration param: a string ("10s") or milliseconds.

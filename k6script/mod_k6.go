@@ -8,6 +8,20 @@ import (
 	"github.com/dop251/goja"
 )
 
+// tagsArg reads a tags argument (check's third, a metric's add's second)
+// as k6 does: an object's entries as strings; nil for anything else.
+func tagsArg(val goja.Value) map[string]string {
+	o, ok := val.(*goja.Object)
+	if !ok || goja.IsUndefined(val) || goja.IsNull(val) {
+		return nil
+	}
+	tags := map[string]string{}
+	for _, k := range o.Keys() {
+		tags[k] = o.Get(k).String()
+	}
+	return tags
+}
+
 // k6Module is "k6": check, sleep, group, fail, randomSeed.
 func k6Module(v *vu) *goja.Object {
 	rt := v.rt
@@ -29,6 +43,7 @@ func k6Module(v *vu) *goja.Object {
 				}
 				pass = r.ToBoolean()
 			}
+			v.k6Check(name, pass, tagsArg(call.Argument(2)))
 			cc := v.s.Checks.get(v.group, name)
 			v.recordCheck(pass)
 			if pass {

@@ -22,6 +22,7 @@ func metricsModule(v *vu) *goja.Object {
 			if err != nil {
 				panic(rt.NewGoError(err))
 			}
+			v.s.k6.declare(name, kind.kind)
 			obj := call.This
 			must(obj.Set("name", name))
 			must(obj.Set("add", func(c goja.FunctionCall) goja.Value {
@@ -36,6 +37,7 @@ func metricsModule(v *vu) *goja.Object {
 						n = 1
 					}
 				}
+				v.k6Custom(name, n, tagsArg(c.Argument(1)))
 				if kind.kind == KindTrend {
 					v.addTrend(name, n)
 				} else {

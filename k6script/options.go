@@ -38,6 +38,7 @@ type Options struct {
 	TeardownTimeout       *Duration                  `json:"teardownTimeout"`
 	MinIterationDuration  *Duration                  `json:"minIterationDuration"`
 	Throw                 bool                       `json:"throw"` // a failed request throws instead of returning its Response
+	Tags                  map[string]string          `json:"tags"`  // added to every sample's tags, as k6's options.tags
 }
 
 // unsupportedOptions are k6 options that change what is sent or measured

@@ -64,6 +64,7 @@ type Script struct {
 
 	Checks  *Checks
 	metrics *Metrics
+	k6      *K6Metrics // k6's own metrics, as k6 sums them
 	errs    iterErrors
 
 	iterations atomic.Int64 // iterations finished, every scenario
@@ -104,7 +105,7 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 	if cfg.Redact == nil {
 		cfg.Redact = redact.New()
 	}
-	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), exports: map[string]bool{}}
+	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), k6: newK6Metrics(), exports: map[string]bool{}}
 	s.con = newConsole(cfg.Stderr)
 	s.caller = request.NewCaller(request.TransportOptions{})
 	v, err := s.newVU(ctx, 0)
@@ -348,6 +349,16 @@ func (v *vu) callTimed(ctx context.Context, name string, arg goja.Value, timeout
 // IterationErrors is how many iterations ended in an exception, and the first one's message.
 func (s *Script) IterationErrors() (int64, string) { return s.errs.get() }
 
+// Iterations counts the iterations that ran to their end (an exception
+// included), every scenario's.
+func (s *Script) Iterations() int64 { return s.iterations.Load() }
+
+// K6Builtins are k6's built-in metrics as k6 sums them, under k6's names:
+// every request and redirect hop, setup's and teardown's included, with
+// k6's http_req_duration (sending + waiting + receiving) and k6's
+// percentiles (interpolated between the sorted values).
+func (s *Script) K6Builtins() []K6Stat { return s.k6.Builtins() }
+
 // VUsInitialised counts the VU runtimes made (the init code's runs).
 func (s *Script) VUsInitialised() int64 { return s.vuInits.Load() }
 
@@ -397,7 +408,27 @@ func (e *iterErrors) get() (int64, string) {
 // trend gives a Trend's histogram over the run (runner merges the run
 // directory's trend series); nil leaves Trends without values.
 func (s *Script) Metrics(trend func(name string) *record.Histogram) []MetricResult {
-	return s.metrics.Results(trend)
+	out := s.metrics.Results(trend)
+	for i := range out {
+		out[i] = s.k6Trend(out[i])
+	}
+	return out
+}
+
+// k6Trend gives a Trend's aggregates as k6 computes them, from the values
+// k6's way keeps (setup's and teardown's too), when it has any.
+func (s *Script) k6Trend(r MetricResult) MetricResult {
+	if r.Kind != KindTrend {
+		return r
+	}
+	st, ok := s.k6.Stat(r.Name)
+	if !ok || st.Count == 0 {
+		return r
+	}
+	r.Count, r.Avg, r.Min, r.Max = st.Count, st.Avg, st.Min, st.Max
+	r.Med, r.P90, r.P95, r.P99 = st.Med, st.P90, st.P95, st.P99
+	r.Sampled = st.Sampled
+	return r
 }
 
 type sharedEntry struct {

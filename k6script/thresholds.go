@@ -4,48 +4,37 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
 )
 
-// OwnThreshold is a threshold on what only the script measures: checks
-// (rate) and its custom metrics. The rest (http_req_duration, ...) are
-// judged on the run directory by package analyze.
+// OwnThreshold is a threshold judged on k6's metrics as k6 sums them
+// (K6Metrics): the built-ins (http_req_duration, http_reqs, checks, ...),
+// the script's custom metrics, and their submetrics on any tag.
 type OwnThreshold struct {
-	Expr   string // "metric: expression", as analyze writes them
-	Metric string
-	Agg    string  // avg, min, max, med, p, count, rate, value
-	P      float64 // for p(N)
-	Op     string
-	Value  float64
+	analyze.K6Expr
+	Series string // the metric, or its submetric's name
 }
 
-var ownExpr = regexp.MustCompile(`^\s*(avg|min|max|med|count|rate|value|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|===|==|!==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*$`)
-
-// aggsOf are the aggregates a metric kind has (k6's).
+// aggsOf are the aggregates a metric kind has (k6's metrics.Thresholds.Run).
 var aggsOf = map[string][]string{
 	KindTrend:   {"avg", "min", "max", "med", "p"},
 	KindCounter: {"count", "rate"},
 	KindRate:    {"rate"},
-	KindGauge:   {"value", "min", "max"},
+	KindGauge:   {"value"},
 }
 
-// SplitThresholds takes the thresholds on checks and on the script's custom
-// metrics out of all, parsed; the rest are left for analyze. Every problem
-// is reported.
+// SplitThresholds takes the thresholds knee judges on k6's metrics out of
+// all, parsed (with one parser, package analyze's), and makes the
+// submetrics they name so their values are summed from the start. The
+// rest, on metrics knee takes from the run directory
+// (dropped_iterations) or cannot judge, are left for analyze, which
+// says which. Every problem is reported.
 func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]string, own []OwnThreshold, err error) {
 	rest = map[string][]string{}
-	kinds := map[string]string{"checks": KindRate}
-	s.metrics.mu.Lock()
-	for n, m := range s.metrics.byName {
-		kinds[n] = m.kind
-	}
-	s.metrics.mu.Unlock()
 	keys := make([]string, 0, len(all))
 	for k := range all {
 		keys = append(keys, k)
@@ -53,73 +42,41 @@ func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]str
 	sort.Strings(keys)
 	var errs []error
 	for _, key := range keys {
-		metric := strings.TrimSpace(key)
-		kind, ok := kinds[metric]
-		if !ok && isGroupSeries(metric) {
-			kind, ok = KindTrend, true // k6's group_duration or http_req_duration of one group, a time Trend
+		metric, tags, kerr := analyze.ParseK6Key(key)
+		if kerr != nil {
+			errs = append(errs, kerr)
+			continue
 		}
-		if !ok {
-			if i := strings.IndexByte(metric, '{'); i > 0 {
-				if _, custom := kinds[metric[:i]]; custom {
-					errs = append(errs, fmt.Errorf("threshold %s: tags on a custom metric or checks are not supported by knee; remove {...}", key))
-					continue
-				}
-			}
+		kind := s.k6.kind(metric)
+		if kind == "" {
 			rest[key] = all[key]
 			continue
 		}
 		for _, expr := range all[key] {
-			t, err := parseOwn(metric, kind, expr)
-			if err != nil {
-				errs = append(errs, err)
+			e, perr := analyze.ParseK6Expr(key, expr)
+			if perr != nil {
+				errs = append(errs, perr)
 				continue
 			}
-			own = append(own, t)
+			if !hasAgg(kind, e.Agg) {
+				errs = append(errs, fmt.Errorf("threshold %s: a %s has no aggregate %q; use %s, e.g. %s", e.Expr, kind, e.Agg,
+					strings.Join(aggsOf[kind], ", "), example(kind)))
+				continue
+			}
+			s.k6.want(metric, tags)
+			own = append(own, OwnThreshold{K6Expr: e, Series: SubmetricName(metric, tags)})
 		}
 	}
 	return rest, own, errors.Join(errs...)
 }
 
-// isGroupSeries reports whether metric is one of the Trend series knee
-// keeps per group: "group_duration{group:::a}" or
-// "http_req_duration{group:::a::b}", the group tag alone.
-func isGroupSeries(metric string) bool {
-	for _, prefix := range []string{"group_duration{group:", "http_req_duration{group:"} {
-		if g, ok := strings.CutPrefix(metric, prefix); ok && strings.HasSuffix(g, "}") {
-			return strings.HasPrefix(g, "::") && !strings.ContainsAny(strings.TrimSuffix(g, "}"), ",{}")
+func hasAgg(kind, agg string) bool {
+	for _, a := range aggsOf[kind] {
+		if a == agg {
+			return true
 		}
 	}
 	return false
-}
-
-func parseOwn(metric, kind, expr string) (OwnThreshold, error) {
-	m := ownExpr.FindStringSubmatch(expr)
-	full := metric + ": " + expr
-	if m == nil {
-		return OwnThreshold{}, fmt.Errorf("threshold %s: write AGGREGATE OP NUMBER, e.g. %s", full, example(kind))
-	}
-	op := m[3]
-	switch op { // JavaScript's === and !== are == and != on numbers
-	case "===":
-		op = "=="
-	case "!==":
-		op = "!="
-	}
-	t := OwnThreshold{Expr: full, Metric: metric, Agg: m[1], Op: op}
-	if m[2] != "" {
-		t.Agg = "p"
-		t.P, _ = strconv.ParseFloat(m[2], 64)
-		if t.P < 0 || t.P > 100 {
-			return t, fmt.Errorf("threshold %s: p(N) needs N between 0 and 100", full)
-		}
-	}
-	t.Value, _ = strconv.ParseFloat(m[4], 64)
-	for _, a := range aggsOf[kind] {
-		if a == t.Agg {
-			return t, nil
-		}
-	}
-	return t, fmt.Errorf("threshold %s: a %s has no aggregate %q; use %s", full, kind, t.Agg, strings.Join(aggsOf[kind], ", "))
 }
 
 func example(kind string) string {
@@ -134,62 +91,71 @@ func example(kind string) string {
 	return "rate>0.99"
 }
 
-// EvaluateOwn judges the thresholds after the run on the custom metrics'
-// results ms (Script.Metrics); span is the run's measured length, for a
-// Counter's rate.
-func (s *Script) EvaluateOwn(ts []OwnThreshold, ms []MetricResult, span time.Duration) []analyze.ThresholdResult {
-	byName := map[string]MetricResult{}
-	for _, r := range ms {
-		byName[r.Name] = r
-	}
+// EvaluateOwn judges the thresholds on k6's metrics as they stand (after
+// the run, or during it for abortOnFail); span is the test's length so
+// far, for a Counter's rate. Values are k6's: a Trend's percentile
+// interpolates between its sorted values. A series with no values is
+// judged as k6 judges it at the end (a Trend's aggregates and a Counter's
+// are 0) with a note; a Rate with none k6 cannot judge, and neither
+// fails.
+func (s *Script) EvaluateOwn(ts []OwnThreshold, span time.Duration) []analyze.ThresholdResult {
 	out := make([]analyze.ThresholdResult, 0, len(ts))
 	for _, t := range ts {
 		res := analyze.ThresholdResult{Expr: t.Expr}
+		st, _ := s.k6.Stat(t.Series)
 		var got float64
-		var have bool
-		if t.Metric == "checks" {
-			rate, total := s.Checks.Rate()
-			got, have, res.Unit = rate, total > 0, "fraction"
-		} else {
-			m := byName[t.Metric]
-			have = m.Count > 0
-			switch t.Agg {
-			case "avg":
-				got = m.Avg
-			case "min":
-				got = m.Min
-			case "max":
-				got = m.Max
-			case "med":
-				got = m.Percentile(50)
-			case "p":
-				got = m.Percentile(t.P)
-			case "count": // a Counter's count is the sum of what was added, as in k6
-				got, res.Unit = m.Sum, "count"
-			case "rate":
-				if m.Kind == KindCounter {
-					got, res.Unit = math.NaN(), "per s"
-					if span > 0 {
-						got = m.Sum / span.Seconds()
-					}
-				} else {
-					got, res.Unit = m.Rate, "fraction"
+		switch t.Agg {
+		case "avg":
+			got = st.Avg
+		case "min":
+			got = st.Min
+		case "max":
+			got = st.Max
+		case "med":
+			got, _ = s.k6.percentile(t.Series, 50)
+		case "p":
+			got, _ = s.k6.percentile(t.Series, t.P)
+		case "count": // a Counter's count is the sum of what was added, as in k6
+			got, res.Unit = st.Sum, "count"
+		case "rate":
+			if st.Kind == KindCounter {
+				got, res.Unit = math.NaN(), "per s"
+				if span > 0 {
+					got = st.Sum / span.Seconds()
 				}
-			case "value":
-				got = m.Value
+			} else {
+				got, res.Unit = st.Rate, "fraction"
 			}
-			if res.Unit == "" && m.Time {
-				res.Unit = "ms"
-			}
+		case "value":
+			got = st.Value
+		}
+		if res.Unit == "" && s.isTime(t.Metric) {
+			res.Unit = "ms"
 		}
 		res.Value = got
-		if !have {
-			res.Note = "no values"
-			out = append(out, res)
-			continue
+		switch {
+		case st.Count == 0 && st.Kind == KindRate:
+			res.Pass, res.Note = true, "no values: k6 cannot judge a rate of nothing, and does not fail it"
+		case st.Count == 0:
+			res.Pass, res.Note = analyze.CompareOp(got, t.Op, t.Value), "no values: judged as k6 does, on 0"
+		default:
+			res.Pass = analyze.CompareOp(got, t.Op, t.Value)
+			if st.Sampled && (t.Agg == "p" || t.Agg == "med") {
+				res.Note = fmt.Sprintf("estimated: %d values, a uniform sample of %d kept", st.Count, TrendKeep)
+			}
 		}
-		res.Pass = analyze.CompareOp(got, t.Op, t.Value)
 		out = append(out, res)
 	}
 	return out
+}
+
+// isTime reports whether a metric's values are durations in ms.
+func (s *Script) isTime(metric string) bool {
+	if k6Builtins[metric] == KindTrend {
+		return true
+	}
+	s.metrics.mu.Lock()
+	defer s.metrics.mu.Unlock()
+	x, ok := s.metrics.byName[metric]
+	return ok && x.isTime
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,11 +27,19 @@ type Call struct {
 	Discard bool
 	// Cookies are sent with every request of the call, besides the jar's.
 	Cookies []*http.Cookie
+	// OnHop, when set, is given every request of the redirect chain (the
+	// last one too) with its own timings and bytes, as k6 counts each hop
+	// as a request.
+	OnHop func(hop *Reply)
 }
 
 // Timings are k6's phases of one request (k6's Response.timings), measured
-// with net/http's client trace. Duration is Sending+Waiting+Receiving, the
-// service time.
+// with net/http's client trace as k6's httpext tracer does: Blocked is from
+// asking for a connection to having one (a new one's connect and TLS
+// handshake included), Sending from the connection being ready (after the
+// handshake) to the request written, Waiting to the first response byte,
+// Receiving to the body's end. Duration is Sending+Waiting+Receiving, never
+// the connect or handshake.
 type Timings struct {
 	Blocked, Connecting, TLSHandshaking, Sending, Waiting, Receiving, Duration time.Duration
 }
@@ -113,6 +122,9 @@ func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar, conns *C
 			r = c.once(rctx, method, u, call.Header, body, call.Discard, jar, call.Cookies)
 			cancel()
 		}
+		if call.OnHop != nil {
+			call.OnHop(&r)
+		}
 		if hop == 0 {
 			rep.Sent = r.Sent
 		} else {
@@ -154,22 +166,54 @@ func isRedirect(status int) bool {
 // once sends one request and reads its response.
 func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Header, body []byte, discard bool, jar http.CookieJar, extra []*http.Cookie) Reply {
 	rep := Reply{URL: u.String()}
+	// The client trace as k6's httpext tracer keeps it: the hooks may run
+	// on the transport's dialing goroutine (atomics), a phase's first
+	// report wins, and a connection handed over from the pool resets the
+	// connect and handshake marks (a dial this request started may finish
+	// later for another).
 	var (
-		start              = time.Now()
-		gotConn, connStart time.Time
-		tlsStart, tlsDone  time.Time
-		wrote, firstByte   time.Time
-		connectDone        time.Time
+		start                 = time.Now()
+		gotConn               time.Time
+		connStart, connDone   atomic.Int64
+		tlsStartNs, tlsDoneNs atomic.Int64
+		wroteNs, firstByteNs  atomic.Int64
 	)
+	first := func(a *atomic.Int64) { a.CompareAndSwap(0, time.Now().UnixNano()) }
 	trace := &httptrace.ClientTrace{
-		GetConn:              func(string) { start = time.Now() },
-		ConnectStart:         func(string, string) { connStart = time.Now() },
-		ConnectDone:          func(string, string, error) { connectDone = time.Now() },
-		TLSHandshakeStart:    func() { tlsStart = time.Now() },
-		TLSHandshakeDone:     func(tls.ConnectionState, error) { tlsDone = time.Now() },
-		GotConn:              func(httptrace.GotConnInfo) { gotConn = time.Now() },
-		WroteRequest:         func(httptrace.WroteRequestInfo) { wrote = time.Now() },
-		GotFirstResponseByte: func() { firstByte = time.Now() },
+		GetConn:      func(string) { start = time.Now() },
+		ConnectStart: func(string, string) { first(&connStart) },
+		ConnectDone: func(_, _ string, err error) {
+			if err == nil {
+				first(&connDone)
+			}
+		},
+		TLSHandshakeStart: func() { first(&tlsStartNs) },
+		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
+			if err == nil {
+				first(&tlsDoneNs)
+			}
+		},
+		GotConn: func(info httptrace.GotConnInfo) {
+			gotConn = time.Now()
+			now := gotConn.UnixNano()
+			_, isTLS := info.Conn.(*tls.Conn)
+			set := func(a *atomic.Int64) { a.CompareAndSwap(0, now) }
+			if info.Reused {
+				set = func(a *atomic.Int64) { a.Store(now) }
+			}
+			set(&connStart)
+			set(&connDone)
+			if isTLS {
+				set(&tlsStartNs)
+				set(&tlsDoneNs)
+			}
+		},
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				wroteNs.Store(time.Now().UnixNano())
+			}
+		},
+		GotFirstResponseByte: func() { first(&firstByteNs) },
 	}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), method, u.String(), bytes.NewReader(body))
 	if err != nil {
@@ -217,29 +261,36 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		rep.Err, rep.ErrClass = err, Classify(err) // a deadline is ClassTimeout
 	}
 	t := &rep.Timings
-	if !gotConn.IsZero() {
+	if !gotConn.IsZero() && gotConn.After(start) {
 		t.Blocked = gotConn.Sub(start)
-		if !connStart.IsZero() && !connectDone.IsZero() {
-			t.Connecting = connectDone.Sub(connStart)
-			t.Blocked -= t.Connecting
-		}
-		if !tlsStart.IsZero() && !tlsDone.IsZero() {
-			t.TLSHandshaking = tlsDone.Sub(tlsStart)
-			t.Blocked -= t.TLSHandshaking
-		}
-		t.Blocked = max(t.Blocked, 0)
 	}
-	if !wrote.IsZero() && !gotConn.IsZero() {
-		t.Sending = wrote.Sub(gotConn)
+	ns := func(a *atomic.Int64) time.Duration { return time.Duration(a.Load()) }
+	if connStart.Load() != 0 && connDone.Load() != 0 {
+		t.Connecting = ns(&connDone) - ns(&connStart)
 	}
-	if !firstByte.IsZero() && !wrote.IsZero() {
-		t.Waiting = firstByte.Sub(wrote)
-		t.Receiving = rep.Done.Sub(firstByte)
+	if tlsStartNs.Load() != 0 && tlsDoneNs.Load() != 0 {
+		t.TLSHandshaking = ns(&tlsDoneNs) - ns(&tlsStartNs)
+	}
+	done := time.Duration(rep.Done.UnixNano())
+	if wrote := ns(&wroteNs); wrote != 0 {
+		switch { // sending counts from the handshake's end, else the connect's
+		case tlsDoneNs.Load() != 0:
+			t.Sending = wrote - ns(&tlsDoneNs)
+		case connDone.Load() != 0:
+			t.Sending = wrote - ns(&connDone)
+		case !gotConn.IsZero():
+			t.Sending = wrote - time.Duration(gotConn.UnixNano())
+		}
+		if fb := ns(&firstByteNs); fb == 0 {
+			t.Waiting = done - wrote // no reply: waited until it failed
+		} else if fb > wrote {
+			t.Waiting = fb - wrote
+		}
+	}
+	if fb := ns(&firstByteNs); fb != 0 {
+		t.Receiving = done - fb
 	}
 	t.Duration = t.Sending + t.Waiting + t.Receiving
-	if t.Duration == 0 {
-		t.Duration = rep.Done.Sub(rep.Sent)
-	}
 	return rep
 }
 

@@ -210,15 +210,17 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 			}
 			rep.Err, rep.ErrClass = err, Classify(err) // a deadline is ClassTimeout
 		}
+		// k6's phases: a new connection's dial is blocked and connecting
+		// time, never part of the duration.
+		t.Blocked = t.Connecting
 		t.Sending = wrote.Sub(rep.Sent)
 		if !firstByte.IsZero() {
 			t.Waiting = firstByte.Sub(wrote)
 			t.Receiving = rep.Done.Sub(firstByte)
+		} else {
+			t.Waiting = rep.Done.Sub(wrote) // no reply: waited until it failed
 		}
 		t.Duration = t.Sending + t.Waiting + t.Receiving
-		if t.Duration == 0 {
-			t.Duration = rep.Done.Sub(rep.Sent)
-		}
 		rep.Timings = t
 		if jar != nil && len(cookies) > 0 {
 			jar.SetCookies(u, cookies)

@@ -18,7 +18,7 @@ import (
 type abortWatch struct {
 	s      *k6script.Script
 	run    []analyze.Threshold      // judged on the run so far
-	own    []k6script.OwnThreshold  // checks
+	own    []k6script.OwnThreshold  // on k6's metrics, as k6 sums them
 	delay  map[string]time.Duration // by Expr: delayAbortEval
 	so     rundir.Dir               // the run so far, as one interval
 	hists  record.Series
@@ -26,8 +26,6 @@ type abortWatch struct {
 }
 
 // newAbortWatch picks the thresholds plan marks abortOnFail; nil when none.
-// A custom metric's threshold cannot abort (its values are merged only at
-// the end): that is refused here, before the run.
 func newAbortWatch(s *k6script.Script, plan *k6script.Plan) (*abortWatch, error) {
 	if len(plan.AbortOnFail) == 0 {
 		return nil, nil
@@ -53,9 +51,6 @@ func newAbortWatch(s *k6script.Script, plan *k6script.Plan) (*abortWatch, error)
 	for _, t := range ownTs {
 		if _, ok := delay[normalExpr(t.Expr)]; !ok {
 			continue
-		}
-		if t.Metric != "checks" {
-			return nil, fmt.Errorf("threshold %s: abortOnFail works on k6's HTTP metrics and checks, not on a custom metric or a group's series (knee merges those at the end); remove abortOnFail", t.Expr)
 		}
 		w.own = append(w.own, t)
 	}
@@ -96,7 +91,7 @@ func (w *abortWatch) add(meta *rundir.Meta, snap record.IntervalSnapshot) string
 			own = append(own, t)
 		}
 	}
-	results := append(analyze.EvaluateThresholds(&w.so, due), w.s.EvaluateOwn(own, nil, elapsed)...)
+	results := append(analyze.EvaluateThresholds(&w.so, due), w.s.EvaluateOwn(own, elapsed)...)
 	for _, r := range results {
 		if !r.Pass && r.Note == "" { // nothing measured yet is not a crossing
 			return fmt.Sprintf("threshold %s crossed at %s (%s): abortOnFail stopped the test", r.Expr, elapsed.Round(time.Millisecond), r.Measured())

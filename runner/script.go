@@ -21,8 +21,12 @@ import (
 // the script knows (its checks, its iterations' exceptions).
 type ScriptResult struct {
 	*Result
-	Checks          []k6script.CheckResult
-	Metrics         []k6script.MetricResult
+	Checks  []k6script.CheckResult
+	Metrics []k6script.MetricResult
+	// K6 are k6's built-in metrics as k6 sums them (setup's and
+	// teardown's requests included), under k6's names.
+	K6              []k6script.K6Stat
+	Iterations      int64 // iterations that ran to their end
 	ChecksRate      float64
 	ChecksTotal     int64
 	IterationErrors int64
@@ -38,6 +42,8 @@ type ScriptResult struct {
 const (
 	ChecksFile  = "checks.json"
 	MetricsFile = "metrics.json"
+	// K6File holds k6's built-in metrics as k6 sums them (ScriptResult.K6).
+	K6File = "k6.json"
 )
 
 // errIterationsDone ends a run whose iteration count was reached: complete, not interrupted.
@@ -102,9 +108,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	if res == nil {
 		return nil, err
 	}
-	out := &ScriptResult{Result: res, Checks: s.Checks.Results(), Metrics: s.Metrics(trendOf(res))}
-	out.ChecksRate, out.ChecksTotal = s.Checks.Rate()
-	out.IterationErrors, out.FirstError = s.IterationErrors()
+	out := &ScriptResult{Result: res}
 	if reason := thresholdAbort.Load(); reason != nil {
 		out.ThresholdAbort = *reason
 	}
@@ -118,7 +122,12 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 			err = errors.Join(err, terr) // k6 exits 101 for a teardown past its timeout
 		}
 	}
-	for file, v := range map[string]any{ChecksFile: out.Checks, MetricsFile: out.Metrics} {
+	// After teardown: k6 counts its requests, checks and metrics too.
+	out.Checks, out.Metrics = s.Checks.Results(), s.Metrics(trendOf(res))
+	out.ChecksRate, out.ChecksTotal = s.Checks.Rate()
+	out.IterationErrors, out.FirstError = s.IterationErrors()
+	out.K6, out.Iterations = s.K6Builtins(), s.Iterations()
+	for file, v := range map[string]any{ChecksFile: out.Checks, MetricsFile: out.Metrics, K6File: out.K6} {
 		if b, jerr := json.MarshalIndent(v, "", "  "); jerr == nil {
 			if werr := os.WriteFile(filepath.Join(res.Dir, file), append(b, '\n'), 0o644); werr != nil && err == nil {
 				err = werr

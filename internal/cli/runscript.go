@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,6 +157,8 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	if err != nil {
 		return nil, usageErr(err)
 	}
+	// The thresholds on k6's metrics are judged on them as k6 sums them
+	// (ownTs); the rest (dropped_iterations) on the run directory.
 	runTs, ownTs, err := s.SplitThresholds(plan.Thresholds)
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
@@ -165,9 +169,11 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	}
 	thresholds = append(thresholds, sr.flagTs...)
 	// A runner of a split test records the thresholds, in knee's own
-	// syntax, for the merge to judge (runner.Split).
+	// syntax, for the merge to judge (runner.Split): those of k6's that
+	// knee's run directory can judge.
+	mergeTs := append(mergeableK6(plan.Thresholds), thresholds...)
 	plan.Config.Thresholds = nil
-	for _, t := range thresholds {
+	for _, t := range mergeTs {
 		plan.Config.Thresholds = append(plan.Config.Thresholds, t.String())
 	}
 	plan.Config.Faults = append(plan.Config.Faults, sr.faults...)
@@ -200,13 +206,17 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		return nil, scriptExit(err, notRun)
 	}
 	printChecks(a.env.Stdout, res)
+	printK6(a.env.Stdout, res.K6)
 	printMetrics(a.env.Stdout, res.Metrics)
-	own := s.EvaluateOwn(ownTs, res.Metrics, time.Duration(res.Summary.DurationS*float64(time.Second)))
-	if res.Run.Meta.Part != nil && len(own) > 0 {
-		// Custom metrics are not in the run directory, so the merge cannot
-		// judge them; a part judging its slice would be no verdict either.
-		fmt.Fprintf(a.env.Stdout, "thresholds on the script's own metrics: %d not judged: this runner ran a part of a split test, and knee merge does not merge custom metrics\n", len(own))
-		own = nil
+	own := s.EvaluateOwn(ownTs, time.Duration(res.Summary.DurationS*float64(time.Second)))
+	if res.Run.Meta.Part != nil {
+		// k6's metrics are not in the run directory, so the merge judges
+		// what it can on knee's; a part judging its slice would be no
+		// verdict either.
+		if len(own) > 0 {
+			fmt.Fprintf(a.env.Stdout, "thresholds on k6's metrics: %d not judged here: this runner ran a part of a split test; knee merge judges those it can on the run directories\n", len(own))
+		}
+		own, thresholds = nil, mergeTs
 	}
 	ferr := a.finishRun(res.Result, export, thresholds)
 	// The script's own thresholds join the block finishRun printed, if any.
@@ -234,6 +244,57 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		return res, &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
 	}
 	return res, nil
+}
+
+// mergeableK6 are the k6 thresholds knee's run directory can judge (for
+// a split test's merge), in knee's syntax; the others are left out.
+func mergeableK6(all map[string][]string) []analyze.Threshold {
+	var out []analyze.Threshold
+	for key, exprs := range all {
+		for _, e := range exprs {
+			if ts, err := analyze.ParseK6Thresholds(map[string][]string{key: {e}}); err == nil {
+				out = append(out, ts...)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Expr < out[j].Expr })
+	return out
+}
+
+// printK6 prints k6's built-in metrics as k6 sums them, under k6's names
+// and with k6's aggregates (its summary's avg, min, med, max, p(90),
+// p(95)); knee's own figures (latency from the intended start, send lag)
+// are in the summary above, under knee's names.
+func printK6(w io.Writer, ms []k6script.K6Stat) {
+	if len(ms) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "k6 metrics (as k6 sums them; setup and teardown included)")
+	for _, m := range ms {
+		switch m.Kind {
+		case k6script.KindTrend:
+			fmt.Fprintf(w, "  %-32s avg=%s min=%s med=%s max=%s p(90)=%s p(95)=%s", m.Name, k6ms(m.Avg), k6ms(m.Min), k6ms(m.Med), k6ms(m.Max), k6ms(m.P90), k6ms(m.P95))
+			if m.Sampled {
+				fmt.Fprintf(w, " (percentiles estimated: %d values, a uniform sample of %d kept)", m.Count, k6script.TrendKeep)
+			}
+			fmt.Fprintln(w)
+		case k6script.KindCounter:
+			fmt.Fprintf(w, "  %-32s %g\n", m.Name, m.Sum)
+		case k6script.KindRate:
+			fmt.Fprintf(w, "  %-32s %.2f%% %d out of %d\n", m.Name, 100*m.Rate, m.Trues, m.Count)
+		}
+	}
+}
+
+// k6ms writes milliseconds as k6's summary does: µs below 1 ms, s from 1 s.
+func k6ms(v float64) string {
+	switch {
+	case v >= 1000:
+		return strconv.FormatFloat(v/1000, 'f', 2, 64) + "s"
+	case v >= 1 || v == 0:
+		return strconv.FormatFloat(v, 'f', 2, 64) + "ms"
+	}
+	return strconv.FormatFloat(v*1000, 'f', 2, 64) + "µs"
 }
 
 // openK6Output creates the k6 output asked for (csv=FILE[,timeFormat=...]
@@ -381,8 +442,18 @@ func printChecks(w io.Writer, res *runner.ScriptResult) {
 	if res.TeardownError != "" {
 		fmt.Fprintf(w, "teardown failed: %s\n", res.TeardownError)
 	}
-	if res.IterationErrors > 0 {
-		fmt.Fprintf(w, "iteration errors: %d; the first: %s\n", res.IterationErrors, res.FirstError)
+	if res.IterationErrors > 0 || len(res.Checks) > 0 {
+		// Beside the checks: the share of iterations that threw, which no
+		// check sees.
+		share := 0.0
+		if res.Iterations > 0 {
+			share = 100 * float64(res.IterationErrors) / float64(res.Iterations)
+		}
+		fmt.Fprintf(w, "iteration errors: %.2f%% of %d iterations (%d)", share, res.Iterations, res.IterationErrors)
+		if res.FirstError != "" {
+			fmt.Fprintf(w, "; the first: %s", res.FirstError)
+		}
+		fmt.Fprintln(w)
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 )
 
 // abortOnFail stops the test once its threshold fails on what was measured
-// so far (k6's semantics; exit 99), not before its delayAbortEval; a custom
-// metric's threshold cannot abort and is refused before the test.
+// so far (k6's semantics; exit 99), not before its delayAbortEval, on k6's
+// metrics and custom ones alike.
 func TestScriptAbortOnFail(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(30 * time.Millisecond)
@@ -31,6 +31,7 @@ export const options = {
 export default function () {
   const r = http.get(__ENV.BASE + '/');
   check(r, { 'never': () => false });
+  mine.add(50);
 }
 `)
 	}
@@ -74,9 +75,10 @@ export default function () {
 		t.Errorf("checks: exit %d, %d requests; want %d and an early stop\n%s\n%s", code, n, ExitThresholds, out, stderr)
 	}
 
-	// A custom metric cannot abort: refused before the test.
-	code, _, stderr, n, _ = run(`{ mine: [{ threshold: 'p(95)<10', abortOnFail: true }] }`, "30s")
-	if code != ExitUsage || !strings.Contains(stderr, "abortOnFail works on k6's HTTP metrics and checks") || n != 0 {
-		t.Errorf("custom metric: exit %d, %d requests; want %d before the test\n%s", code, n, ExitUsage, stderr)
+	// A custom metric's values are summed as they come, as k6's: every
+	// value is 50, so p(95)<10 fails at the first judgement and stops it.
+	code, out, stderr, n, _ = run(`{ mine: [{ threshold: 'p(95)<10', abortOnFail: true }] }`, "30s")
+	if code != ExitThresholds || !strings.Contains(out, "ABORTED: threshold mine: p(95)<10 crossed at") || n >= 600 {
+		t.Errorf("custom metric: exit %d, %d requests; want %d and an early stop\n%s\n%s", code, n, ExitThresholds, out, stderr)
 	}
 }

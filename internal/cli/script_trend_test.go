@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,15 +16,19 @@ import (
 // A k6/metrics Trend goes through knee's recorder: its values land in
 // latency.hlog under the trend's name, the summary gives count, avg, min,
 // p50, p95, p99 and max, metrics.json has them, and a threshold on it is
-// judged (a failing one exits 99). The values are 10, 20, ..., 100 (one per
-// iteration), so by hand: count 10, avg 55, min 10, p50 50, p95 and p99
-// and max 100.
+// judged (a failing one exits 99). The iterations add 10, 20, ..., 100 and
+// setup adds 100000: latency.hlog holds the test's 10 (knee's numbers),
+// while the summary, metrics.json and the thresholds are k6's, setup's
+// value included (k6 counts it). By k6's rule (sorted values, rank
+// p*(n-1), interpolated) on the 11 values: count 11, avg 100550/11 =
+// 9140.909..., min 10, med (rank 5) 60, p95 (rank 9.5) 100 + 0.5*99900 =
+// 50050, p99 (rank 9.9) 100 + 0.9*99900 = 90010, max 100000.
 func TestScriptTrendThroughRecorder(t *testing.T) {
 	script := writeJS(t, `import { Trend } from 'k6/metrics';
 const t = new Trend('step_ms', true);
 const plain = new Trend('items');
 export const options = { vus: 2, iterations: 10, thresholds: { step_ms: ['p(95)<=100', 'max>=100', 'avg<50'], items: ['min==3'] } };
-export function setup() { t.add(100000); } // setup is not part of the test's numbers
+export function setup() { t.add(100000); } // k6 counts it; knee's latency.hlog does not
 export default function () {
   const exec = require('k6/execution');
   t.add(10 * (exec.scenario.iterationInTest + 1));
@@ -33,12 +38,12 @@ export default function () {
 	dir := filepath.Join(t.TempDir(), "run")
 	code, out, stderr := runKnee(t, "run", script, "--out", dir, "--quiet")
 	if code != ExitThresholds {
-		t.Fatalf("exit %d; want %d (avg 55 is not < 50)\n%s\n%s", code, ExitThresholds, out, stderr)
+		t.Fatalf("exit %d; want %d (avg 9140.9 is not < 50)\n%s\n%s", code, ExitThresholds, out, stderr)
 	}
 	for _, want := range []string{
-		"step_ms              count=10 avg=55ms min=10ms p50=50ms p95=100ms p99=100ms max=100ms",
+		"step_ms              count=11 avg=9141ms min=10ms p50=60ms p95=5.005e+04ms p99=9.001e+04ms max=1e+05ms",
 		"items                count=10 avg=3 min=3 p50=3 p95=3 p99=3 max=3",
-		"PASS  step_ms: p(95)<=100", "PASS  step_ms: max>=100", "FAIL  step_ms: avg<50", "PASS  items: min==3",
+		"FAIL  step_ms: p(95)<=100          measured 50050 ms", "PASS  step_ms: max>=100", "FAIL  step_ms: avg<50", "PASS  items: min==3",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -75,7 +80,9 @@ export default function () {
 	if err := json.Unmarshal(b, &ms); err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 2 || ms[1].Name != "step_ms" || ms[1].Count != 10 || ms[1].Avg != 55 || ms[1].Min != 10 || ms[1].Med != 50 || ms[1].P95 != 100 || ms[1].Max != 100 {
-		t.Errorf("metrics.json: %+v; want items, then step_ms count 10 avg 55 min 10 med 50 p95 100 max 100", ms)
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Abs(want) }
+	if len(ms) != 2 || ms[1].Name != "step_ms" || ms[1].Count != 11 || !near(ms[1].Avg, 100550.0/11) || ms[1].Min != 10 || ms[1].Med != 60 ||
+		!near(ms[1].P95, 50050) || !near(ms[1].P99, 90010) || ms[1].Max != 100000 {
+		t.Errorf("metrics.json: %+v; want items, then step_ms count 11 avg 9140.909 min 10 med 60 p95 50050 p99 90010 max 100000", ms)
 	}
 }

@@ -1,0 +1,346 @@
+package k6script
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// K6 built-in metrics, as k6 v1.8.1 defines them (lib/netext/httpext,
+// js/modules/k6/http, metrics/builtin.go), with their kinds. Every HTTP
+// request and every redirect hop is one http_reqs; setup's and teardown's
+// requests count too. http_req_duration is sending + waiting + receiving.
+var k6Builtins = map[string]string{
+	"http_reqs": KindCounter, "http_req_duration": KindTrend, "http_req_blocked": KindTrend,
+	"http_req_connecting": KindTrend, "http_req_tls_handshaking": KindTrend, "http_req_sending": KindTrend,
+	"http_req_waiting": KindTrend, "http_req_receiving": KindTrend, "http_req_failed": KindRate,
+	"iterations": KindCounter, "iteration_duration": KindTrend, "checks": KindRate, "group_duration": KindTrend,
+}
+
+// k6Order is the order the built-ins are printed in, k6's summary's.
+var k6Order = []string{"checks", "http_req_blocked", "http_req_connecting", "http_req_duration", "http_req_failed",
+	"http_req_receiving", "http_req_sending", "http_req_tls_handshaking", "http_req_waiting", "http_reqs",
+	"iteration_duration", "iterations"}
+
+// TrendKeep is how many values a k6 Trend series keeps. k6 keeps every
+// value and takes its percentiles between the sorted values; knee keeps
+// every value too, up to TrendKeep per series (8 MiB), which makes its
+// percentiles k6's exactly. Beyond that, the series keeps a uniform sample
+// of TrendKeep of its values (reservoir sampling), its percentiles are
+// estimates and say so (K6Stat.Sampled); count, sum, min, max and avg stay
+// exact.
+const TrendKeep = 1 << 20
+
+// k6Sink is one series: a metric, or a metric's submetric (its values
+// with given tags), summed as k6's sinks are.
+type k6Sink struct {
+	kind     string
+	count    int64
+	sum      float64
+	min, max float64
+	last     float64
+	trues    int64
+	values   []float64 // Trend: every value, or a uniform sample of TrendKeep
+	sorted   bool
+	rng      uint64
+	keep     int
+}
+
+func (s *k6Sink) add(v float64) {
+	if s.count == 0 || v < s.min {
+		s.min = v
+	}
+	if s.count == 0 || v > s.max {
+		s.max = v
+	}
+	s.count++
+	s.sum += v
+	s.last = v
+	if v != 0 {
+		s.trues++
+	}
+	if s.kind != KindTrend {
+		return
+	}
+	s.sorted = false
+	if len(s.values) < s.keep {
+		s.values = append(s.values, v)
+		return
+	}
+	// Algorithm R: the count-th value replaces a random kept one with
+	// probability keep/count, so every value is kept equally likely.
+	if j := s.rand() % uint64(s.count); j < uint64(s.keep) {
+		s.values[j] = v
+	}
+}
+
+// rand is splitmix64: fast, and the same run of values keeps the same sample.
+func (s *k6Sink) rand() uint64 {
+	s.rng += 0x9e3779b97f4a7c15
+	z := s.rng
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// pct is k6's Trend percentile (metrics.TrendSink.P): sorted values,
+// rank i = p*(n-1), linear interpolation between the values at floor(i)
+// and ceil(i); 0 with no values. p is a fraction (0.95).
+func (s *k6Sink) pct(p float64) float64 {
+	n := len(s.values)
+	switch n {
+	case 0:
+		return 0
+	case 1:
+		return s.values[0]
+	}
+	if !s.sorted {
+		sort.Float64s(s.values)
+		s.sorted = true
+	}
+	i := p * float64(n-1)
+	lo, hi := s.values[int(math.Floor(i))], s.values[int(math.Ceil(i))]
+	return lo + (hi-lo)*(i-math.Floor(i))
+}
+
+// k6Sub is a submetric: a metric's values whose tags include all of filter.
+type k6Sub struct {
+	filter map[string]string
+	sink   *k6Sink
+}
+
+// K6Metrics holds k6's metrics of a script as k6 sums them: the built-ins,
+// the script's custom metrics, and the submetrics its thresholds name
+// (metric{tag:value,...}). It is safe for concurrent use.
+type K6Metrics struct {
+	mu    sync.Mutex
+	keep  int
+	kinds map[string]string            // metric -> kind
+	main  map[string]*k6Sink           // by metric
+	subs  map[string]map[string]*k6Sub // metric -> submetric name -> submetric
+}
+
+func newK6Metrics() *K6Metrics {
+	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, main: map[string]*k6Sink{}, subs: map[string]map[string]*k6Sub{}}
+	for n, k := range k6Builtins {
+		m.kinds[n] = k
+	}
+	return m
+}
+
+func (m *K6Metrics) newSink(kind string) *k6Sink {
+	return &k6Sink{kind: kind, keep: m.keep}
+}
+
+// declare adds a custom metric's kind.
+func (m *K6Metrics) declare(name, kind string) {
+	m.mu.Lock()
+	m.kinds[name] = kind
+	m.mu.Unlock()
+}
+
+// kind is a metric's kind, "" when k6 has no such metric here.
+func (m *K6Metrics) kind(name string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.kinds[name]
+}
+
+// want makes the submetric of metric with the tags filter (named as the
+// threshold key names it), so its values are summed from the start.
+func (m *K6Metrics) want(metric string, filter map[string]string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.wantLocked(metric, filter)
+}
+
+func (m *K6Metrics) wantLocked(metric string, filter map[string]string) *k6Sub {
+	name := SubmetricName(metric, filter)
+	if m.subs[metric] == nil {
+		m.subs[metric] = map[string]*k6Sub{}
+	}
+	if sub, ok := m.subs[metric][name]; ok {
+		return sub
+	}
+	sub := &k6Sub{filter: filter, sink: m.newSink(m.kinds[metric])}
+	m.subs[metric][name] = sub
+	return sub
+}
+
+// SubmetricName is metric{k:v,...} with the tags sorted by key.
+func SubmetricName(metric string, filter map[string]string) string {
+	if len(filter) == 0 {
+		return metric
+	}
+	keys := make([]string, 0, len(filter))
+	for k := range filter {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(metric)
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k + ":" + filter[k])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// k6Point is one value of one metric.
+type k6Point struct {
+	metric string
+	value  float64
+}
+
+// add records points that share tags. tags is called only when a
+// submetric needs them, so a script without tagged thresholds builds no
+// tag map per request. A value whose group is set also goes to the
+// metric's {group:...} submetric, made at its group's first value (so it
+// misses none): k6's per-group series.
+func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k6Point) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var tm map[string]string
+	for _, p := range points {
+		if math.IsNaN(p.value) {
+			continue
+		}
+		s := m.main[p.metric]
+		if s == nil {
+			kind := m.kinds[p.metric]
+			if kind == "" {
+				continue
+			}
+			s = m.newSink(kind)
+			m.main[p.metric] = s
+		}
+		s.add(p.value)
+		if group != "" && (p.metric == "http_req_duration" || p.metric == "group_duration") {
+			m.wantLocked(p.metric, map[string]string{"group": group})
+		}
+		subs := m.subs[p.metric]
+		if len(subs) == 0 {
+			continue
+		}
+		if tm == nil {
+			tm = tags()
+		}
+		for _, sub := range subs {
+			if matches(sub.filter, tm) {
+				sub.sink.add(p.value)
+			}
+		}
+	}
+}
+
+func matches(filter, tags map[string]string) bool {
+	for k, v := range filter {
+		if tags[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// K6Stat is one series' aggregates as k6 computes them.
+type K6Stat struct {
+	Name  string  `json:"name"` // metric or metric{tag:value,...}
+	Kind  string  `json:"kind"`
+	Count int64   `json:"count"` // values added
+	Sum   float64 `json:"sum"`   // a Counter's count (k6's) is this
+	Trues int64   `json:"trues,omitempty"`
+	Rate  float64 `json:"rate,omitempty"` // a Rate's share of non-zero values
+	Value float64 `json:"value,omitempty"`
+	Min   float64 `json:"min,omitempty"`
+	Max   float64 `json:"max,omitempty"`
+	Avg   float64 `json:"avg,omitempty"`
+	Med   float64 `json:"med,omitempty"`
+	P90   float64 `json:"p90,omitempty"`
+	P95   float64 `json:"p95,omitempty"`
+	P99   float64 `json:"p99,omitempty"`
+	// Sampled is set when a Trend had more than TrendKeep values: its
+	// percentiles are estimated from a uniform sample of TrendKeep.
+	Sampled bool `json:"sampled,omitempty"`
+}
+
+// stat reads the series called name (a metric or a submetric); false when
+// there is none.
+func (m *K6Metrics) stat(name string) (K6Stat, *k6Sink, bool) {
+	metric, _, _ := strings.Cut(name, "{")
+	var s *k6Sink
+	if metric == name {
+		s = m.main[name]
+	} else if sub, ok := m.subs[metric][name]; ok {
+		s = sub.sink
+	}
+	kind := m.kinds[metric]
+	if kind == "" {
+		return K6Stat{}, nil, false
+	}
+	if s == nil {
+		s = m.newSink(kind)
+	}
+	st := K6Stat{Name: name, Kind: kind, Count: s.count, Sum: s.sum, Trues: s.trues, Value: s.last}
+	if s.count > 0 {
+		st.Min, st.Max, st.Avg = s.min, s.max, s.sum/float64(s.count)
+		st.Rate = float64(s.trues) / float64(s.count)
+	}
+	if kind == KindTrend {
+		st.Med, st.P90, st.P95, st.P99 = s.pct(0.5), s.pct(0.9), s.pct(0.95), s.pct(0.99)
+		st.Sampled = s.count > int64(len(s.values))
+	}
+	return st, s, true
+}
+
+// Stat is one series' aggregates as k6 computes them: a metric or a
+// submetric a threshold named (Script.SplitThresholds makes those).
+func (m *K6Metrics) Stat(name string) (K6Stat, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, _, ok := m.stat(name)
+	return st, ok
+}
+
+// Builtins are the k6 built-in metrics that have values, in k6's
+// summary's order, then each group's http_req_duration and group_duration.
+func (m *K6Metrics) Builtins() []K6Stat {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []K6Stat
+	for _, n := range k6Order {
+		if s := m.main[n]; s != nil && s.count > 0 {
+			st, _, _ := m.stat(n)
+			out = append(out, st)
+		}
+	}
+	for _, metric := range []string{"group_duration", "http_req_duration"} {
+		var names []string
+		for n, sub := range m.subs[metric] {
+			if len(sub.filter) == 1 && sub.filter["group"] != "" && sub.sink.count > 0 {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			st, _, _ := m.stat(n)
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// percentile is a series' p-th percentile (p in 0..100) by k6's rule.
+func (m *K6Metrics) percentile(name string, p float64) (float64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, s, ok := m.stat(name)
+	if !ok {
+		return 0, false
+	}
+	return s.pct(p / 100), true
+}

@@ -1,0 +1,136 @@
+package k6script
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/knee-dev/knee/request"
+)
+
+// k6Tags are the tags every sample of this VU carries now, as k6 adds
+// them: options.tags, the scenario's tags, scenario and group (k6 leaves
+// the group tag empty at the top level, and sets no scenario in setup and
+// teardown).
+func (v *vu) k6Tags() map[string]string {
+	scenario := ""
+	if v.shard != nil {
+		scenario = v.st.Scenario
+	}
+	return v.tagsFor(scenario, v.group)
+}
+
+// tagsFor builds the tags of k6Tags for a scenario ("" in setup and
+// teardown) and a group; safe on any goroutine (it reads only options).
+func (v *vu) tagsFor(scenario, group string) map[string]string {
+	tags := make(map[string]string, 16)
+	for k, val := range v.s.Options.Tags {
+		tags[k] = val
+	}
+	if scenario != "" {
+		for k, val := range v.s.Options.Scenarios[scenario].Tags {
+			tags[k] = val
+		}
+		tags["scenario"] = scenario
+	}
+	tags["group"] = group
+	return tags
+}
+
+// k6Hops makes call report each request of its redirect chain to the k6
+// metrics as one request, with the tags k6 gives it: method, url, name
+// (the explicit one, else the hop's URL), status, expected_response,
+// error_code, proto, and the params' tags. It runs on the VU's goroutine;
+// the hook it sets may run on another (http.batch).
+func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
+	group := v.group
+	var base func() map[string]string
+	if v.shard == nil { // setup, teardown: no scenario
+		base = func() map[string]string { return v.tagsFor("", group) }
+	} else {
+		scenario := v.st.Scenario
+		base = func() map[string]string { return v.tagsFor(scenario, group) }
+	}
+	method, named := b.call.Method, b.named
+	cb, red := b.callback, v.s.cfg.Redact
+	k6 := v.s.k6
+	b.call.OnHop = func(hop *request.Reply) {
+		expected := cb.verdict(hop)
+		ok := expected > 0 || expected == 0 && hop.Err == nil && hop.Status < 400
+		hopMethod := method
+		tags := func() map[string]string {
+			tags := base()
+			for k, val := range custom {
+				tags[k] = val
+			}
+			u := red.Name(hop.URL)
+			tags["method"], tags["url"], tags["status"] = hopMethod, u, strconv.Itoa(hop.Status)
+			if named == "" {
+				tags["name"] = u
+			} else {
+				tags["name"] = named
+			}
+			if hop.Proto != "" {
+				tags["proto"] = hop.Proto
+			}
+			if code := errorCode(hop); code != 0 {
+				tags["error_code"] = strconv.Itoa(code)
+			}
+			tags["expected_response"] = strconv.FormatBool(ok)
+			return tags
+		}
+		failed := 1.0
+		if ok {
+			failed = 0
+		}
+		t := hop.Timings
+		k6.add(group, tags,
+			k6Point{"http_reqs", 1},
+			k6Point{"http_req_duration", ms(t.Duration)},
+			k6Point{"http_req_blocked", ms(t.Blocked)},
+			k6Point{"http_req_connecting", ms(t.Connecting)},
+			k6Point{"http_req_tls_handshaking", ms(t.TLSHandshaking)},
+			k6Point{"http_req_sending", ms(t.Sending)},
+			k6Point{"http_req_waiting", ms(t.Waiting)},
+			k6Point{"http_req_receiving", ms(t.Receiving)},
+			k6Point{"http_req_failed", failed},
+		)
+		// The method of the next hop, as the client follows it.
+		if hop.Status == http.StatusSeeOther || (hop.Status == http.StatusMovedPermanently || hop.Status == http.StatusFound) && method == http.MethodPost {
+			method = http.MethodGet
+		}
+	}
+}
+
+// k6Iteration records a finished iteration: iterations and
+// iteration_duration, as k6 emits them (an interrupted one is not).
+func (v *vu) k6Iteration(d time.Duration) {
+	v.s.k6.add(v.group, v.k6Tags, k6Point{"iterations", 1}, k6Point{"iteration_duration", ms(d)})
+}
+
+// k6Check records one check's result into k6's checks Rate.
+func (v *vu) k6Check(name string, pass bool, custom map[string]string) {
+	val := 0.0
+	if pass {
+		val = 1
+	}
+	v.s.k6.add(v.group, func() map[string]string {
+		tags := v.k6Tags()
+		for k, val := range custom {
+			tags[k] = val
+		}
+		tags["check"] = name
+		return tags
+	}, k6Point{"checks", val})
+}
+
+// k6Custom records a value of a custom metric, with the tags given to add().
+func (v *vu) k6Custom(name string, val float64, custom map[string]string) {
+	v.s.k6.add(v.group, func() map[string]string {
+		tags := v.k6Tags()
+		for k, x := range custom {
+			tags[k] = x
+		}
+		return tags
+	}, k6Point{name, val})
+}
