@@ -94,6 +94,9 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseLacked(path, b.sourceMap); err != nil {
+		return nil, err
+	}
 	ast, err := goja.Parse(path, b.code, parser.WithSourceMapLoader(func(string) ([]byte, error) { return b.sourceMap, nil }))
 	if err != nil {
 		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, err)}

@@ -193,3 +193,25 @@ export default function () {
 		t.Errorf("http_req_tls_handshaking max %g ms; the server delayed every handshake 1 s", tlsMax)
 	}
 }
+
+// Iteration errors are counted beside the checks, with their share of the
+// iterations: 4 iterations of one VU, the odd ones (__ITER 1 and 3) throw
+// after their check: 2 of 4, 50.00%.
+func TestScriptIterationErrorShare(t *testing.T) {
+	script := writeJS(t, `import { check } from 'k6';
+export const options = { vus: 1, iterations: 4 };
+export default function () {
+  check(1, { 'one': (x) => x === 1 });
+  if (__ITER % 2 === 1) { throw new Error('odd iteration'); }
+}
+`)
+	code, out, stderr := runKnee(t, "run", script, "--out", t.TempDir(), "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	want := "checks: 100.00% of 4 passed"
+	if !strings.Contains(out, want) || !strings.Contains(out, "iteration errors: 50.00% of 4 iterations (2); the first: ") ||
+		!strings.Contains(out, "script.js:5:") {
+		t.Errorf("output lacks the checks, the errors' share or the first one's place:\n%s", out)
+	}
+}

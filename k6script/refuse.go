@@ -1,0 +1,126 @@
+package k6script
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// lackedAPI is a k6 API knee does not have, found in the script's text
+// before the test starts: k6 would run it, so knee refuses the script
+// rather than fail each iteration with an exception while the run exits 0.
+type lackedAPI struct {
+	re  *regexp.Regexp
+	why string
+}
+
+var lackedAPIs = []lackedAPI{
+	{regexp.MustCompile(`\.submitForm\s*\(`), "res.submitForm is not supported by knee: read the form with res.html() and send it with http.post"},
+	{regexp.MustCompile(`\.clickLink\s*\(`), "res.clickLink is not supported by knee: read the link with res.html() and send it with http.get"},
+	{regexp.MustCompile(`\.ocsp\b`), "res.ocsp (OCSP stapling status) is not supported by knee; remove it"},
+	{regexp.MustCompile(`\bcrypto\s*\.\s*(subtle|getRandomValues|randomUUID)\b`), "the WebCrypto API (global crypto) is not supported by knee; use k6/crypto's hashes and HMACs, or run the script with k6"},
+}
+
+// refuseLacked scans the script's own files (the bundle's sources, read
+// from its source map) for lackedAPIs, comments left out, and reports
+// each use as file:line:col, relative to the entry's directory.
+func refuseLacked(entry string, sourceMap []byte) error {
+	var sm struct {
+		Sources []string `json:"sources"`
+	}
+	if err := json.Unmarshal(sourceMap, &sm); err != nil {
+		return nil // no map: nothing to scan (the bundle always has one)
+	}
+	abs, err := filepath.Abs(entry)
+	if err != nil {
+		return nil
+	}
+	dir := filepath.Dir(abs)
+	var errs []string
+	for _, src := range sm.Sources {
+		p := src
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, filepath.FromSlash(src))
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		code := maskComments(string(b))
+		name := relTo(entry, p)
+		for _, api := range lackedAPIs {
+			for _, loc := range api.re.FindAllStringIndex(code, -1) {
+				line := 1 + strings.Count(code[:loc[0]], "\n")
+				col := loc[0] - strings.LastIndexByte(code[:loc[0]], '\n')
+				errs = append(errs, fmt.Sprintf("%s:%d:%d: %s", name, line, col, api.why))
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	sort.Strings(errs)
+	return &ScriptError{Msg: strings.Join(errs, "\n")}
+}
+
+// maskComments blanks JavaScript comments and the insides of strings and
+// template literals (keeping newlines, so lines and columns stay): only
+// code is scanned.
+func maskComments(s string) string {
+	b := []byte(s)
+	const (
+		code = iota
+		line
+		block
+		str
+	)
+	state, quote := code, byte(0)
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch state {
+		case code:
+			switch {
+			case c == '/' && i+1 < len(b) && b[i+1] == '/':
+				state = line
+				b[i] = ' '
+			case c == '/' && i+1 < len(b) && b[i+1] == '*':
+				state = block
+				b[i] = ' '
+			case c == '"' || c == '\'' || c == '`':
+				state, quote = str, c
+			}
+		case line:
+			if c == '\n' {
+				state = code
+			} else {
+				b[i] = ' '
+			}
+		case block:
+			if c == '*' && i+1 < len(b) && b[i+1] == '/' {
+				b[i], b[i+1] = ' ', ' '
+				i++
+				state = code
+			} else if c != '\n' {
+				b[i] = ' '
+			}
+		case str:
+			switch {
+			case c == '\\':
+				b[i] = ' '
+				if i+1 < len(b) && b[i+1] != '\n' {
+					b[i+1] = ' '
+				}
+				i++
+			case c == quote || c == '\n' && quote != '`':
+				state = code
+			case c != '\n':
+				b[i] = ' '
+			}
+		}
+	}
+	return string(b)
+}

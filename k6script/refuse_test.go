@@ -1,0 +1,56 @@
+package k6script
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An API knee lacks is refused before the test, at its file:line:col, in
+// the script or a file it imports; a mention in a comment, or k6/crypto's
+// own functions, are not. (Before, these threw in every iteration and the
+// run exited 0.)
+func TestLoadRefusesLackedAPIs(t *testing.T) {
+	for _, tt := range []struct {
+		name, main, lib string
+		want            []string // "" = loads
+	}{
+		{name: "submitForm", main: "import http from 'k6/http';\nexport default function () {\n  const r = http.get('http://127.0.0.1:1/');\n  r.submitForm({ formSelector: 'form' });\n}\n",
+			want: []string{"script.js:4:4: res.submitForm is not supported"}},
+		{name: "ocsp", main: "import http from 'k6/http';\nexport default function () {\n  const r = http.get('https://127.0.0.1:1/');\n  if (r.ocsp.status) {}\n}\n",
+			want: []string{"script.js:4:8: res.ocsp"}},
+		{name: "webcrypto in an import", main: "import { enc } from './lib.js';\nexport default function () { enc(); }\n",
+			lib:  "export async function enc() {\n  const k = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt']);\n  return crypto.getRandomValues(new Uint8Array(12));\n}\n",
+			want: []string{"lib.js:2:19: the WebCrypto API", "lib.js:3:10: the WebCrypto API"}},
+		{name: "comments and k6/crypto", main: "import crypto from 'k6/crypto';\n// r.submitForm() is not used\n/* crypto.subtle */\nconst url = 'http://x/.ocsp'; // a string\nexport default function () { crypto.sha256('x', 'hex'); }\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"script.js": tt.main}
+			if tt.lib != "" {
+				files["lib.js"] = tt.lib
+			}
+			path := writeScript(t, "script.js", files)
+			s, err := Load(context.Background(), path, Config{})
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				s.Close()
+				return
+			}
+			if err == nil {
+				s.Close()
+				t.Fatalf("loaded; want refused with %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if !strings.Contains(err.Error(), filepath.Dir(path)) {
+				t.Errorf("error %q does not name the file by its path", err)
+			}
+		})
+	}
+}
