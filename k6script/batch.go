@@ -41,7 +41,6 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 	var arr []any
 	out := rt.NewObject()
 	for _, it := range items {
-		v.callMethod = it.call.Method
 		v.record(it.name, &it.rep, it.callback.verdict(&it.rep))
 		res := v.response(&it.call, &it.rep, it.binary)
 		if isArray {

@@ -9,15 +9,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/request"
 )
 
 // Output writes k6's --out csv format (the columns k6 writes, times in
 // k6's unix_micro timeFormat) or its --out json format (JSON lines of
-// Metric declarations and Points) for every request of the test, so a
-// team's k6 tooling keeps working; knee's importer reads both back. The
-// durations are k6's: http_req_duration is the service time (send to
-// reply), not knee's latency from the intended start.
+// Metric declarations and Points) for every request, one row set per
+// redirect hop as k6 writes them, so a team's k6 tooling keeps working;
+// knee's importer reads both back. The durations are k6's:
+// http_req_duration is sending + waiting + receiving, not knee's latency
+// from the intended start.
 type Output struct {
 	mu   sync.Mutex
 	json bool
@@ -55,7 +56,9 @@ func NewCSVOutput(dst io.WriteCloser) *Output {
 func NewJSONOutput(dst io.WriteCloser) *Output {
 	o := &Output{json: true, w: bufio.NewWriterSize(dst, 64<<10), dst: dst}
 	for _, m := range []struct{ name, typ, contains string }{
-		{"http_reqs", "counter", "default"}, {"http_req_duration", "trend", "time"}, {"http_req_failed", "rate", "default"},
+		{"http_reqs", "counter", "default"}, {"http_req_duration", "trend", "time"}, {"http_req_blocked", "trend", "time"},
+		{"http_req_connecting", "trend", "time"}, {"http_req_tls_handshaking", "trend", "time"}, {"http_req_sending", "trend", "time"},
+		{"http_req_waiting", "trend", "time"}, {"http_req_receiving", "trend", "time"}, {"http_req_failed", "rate", "default"},
 		{"data_sent", "counter", "data"}, {"data_received", "counter", "data"}, {"iteration_duration", "trend", "time"},
 	} {
 		line, _ := json.Marshal(map[string]any{"type": "Metric", "metric": m.name,
@@ -92,28 +95,42 @@ func (o *Output) write(row []string, at time.Time) {
 	_, o.err = o.w.Write(append(line, '\n'))
 }
 
-// SetOutput makes every request of the test (not setup's or teardown's)
-// also go to o.
+// SetOutput makes every request (every redirect hop, setup's and
+// teardown's too, as in k6) also go to o.
 func (s *Script) SetOutput(o *Output) { s.out = o }
 
-// request writes one request's rows: http_reqs, http_req_duration,
-// http_req_failed, data_sent, data_received.
-func (o *Output) request(smp *load.Sample, method, url, group, proto string, code int) {
-	ts := o.timestamp(smp.Done)
-	status := strconv.Itoa(smp.Status)
+// hopRow is one request (one redirect hop) as k6 writes it.
+type hopRow struct {
+	done                         time.Time
+	method, name, url, group, sc string
+	proto                        string
+	status, code                 int
+	err                          error
+	expected                     bool
+	t                            request.Timings
+	bytesOut, bytesIn            int64
+}
+
+// request writes one request's rows, as k6 writes a hop's: http_reqs,
+// http_req_duration (k6's: sending + waiting + receiving), the six
+// phases, http_req_failed; then data_sent and data_received (knee's
+// bodies' bytes: k6 counts the bytes on the wire, per iteration).
+func (o *Output) request(h *hopRow) {
+	ts := o.timestamp(h.done)
+	status := strconv.Itoa(h.status)
 	failed, expected := "0", "true"
-	if smp.Expected < 0 || smp.Expected == 0 && (smp.Status == 0 || smp.Status >= 400) {
+	if !h.expected {
 		failed, expected = "1", "false"
 	}
 	errText, errCode := "", ""
-	if smp.Err != nil {
-		errText = smp.Err.Error()
+	if h.err != nil {
+		errText = h.err.Error()
 	}
-	if code != 0 {
-		errCode = strconv.Itoa(code)
+	if h.code != 0 {
+		errCode = strconv.Itoa(h.code)
 	}
 	row := func(metric, value string) []string {
-		return []string{metric, ts, value, "", errText, errCode, expected, group, method, smp.Name, proto, smp.Scenario, "", status, "", "", url, "", ""}
+		return []string{metric, ts, value, "", errText, errCode, expected, h.group, h.method, h.name, h.proto, h.sc, "", status, "", "", h.url, "", ""}
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -122,12 +139,18 @@ func (o *Output) request(smp *load.Sample, method, url, group, proto string, cod
 	}
 	for _, r := range [][]string{
 		row("http_reqs", "1"),
-		row("http_req_duration", msString(smp.Service)),
+		row("http_req_duration", msString(h.t.Duration)),
+		row("http_req_blocked", msString(h.t.Blocked)),
+		row("http_req_connecting", msString(h.t.Connecting)),
+		row("http_req_tls_handshaking", msString(h.t.TLSHandshaking)),
+		row("http_req_sending", msString(h.t.Sending)),
+		row("http_req_waiting", msString(h.t.Waiting)),
+		row("http_req_receiving", msString(h.t.Receiving)),
 		row("http_req_failed", failed),
-		row("data_sent", strconv.FormatInt(smp.BytesOut, 10)),
-		row("data_received", strconv.FormatInt(smp.BytesIn, 10)),
+		row("data_sent", strconv.FormatInt(h.bytesOut, 10)),
+		row("data_received", strconv.FormatInt(h.bytesIn, 10)),
 	} {
-		o.write(r, smp.Done)
+		o.write(r, h.done)
 	}
 }
 

@@ -43,14 +43,11 @@ func (v *vu) tagsFor(scenario, group string) map[string]string {
 // error_code, proto, and the params' tags. It runs on the VU's goroutine;
 // the hook it sets may run on another (http.batch).
 func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
-	group := v.group
-	var base func() map[string]string
-	if v.shard == nil { // setup, teardown: no scenario
-		base = func() map[string]string { return v.tagsFor("", group) }
-	} else {
-		scenario := v.st.Scenario
-		base = func() map[string]string { return v.tagsFor(scenario, group) }
+	group, scenario, out := v.group, "", v.s.out
+	if v.shard != nil { // setup and teardown have no scenario
+		scenario = v.st.Scenario
 	}
+	base := func() map[string]string { return v.tagsFor(scenario, group) }
 	method, named := b.call.Method, b.named
 	cb, red := b.callback, v.s.cfg.Redact
 	k6 := v.s.k6
@@ -84,6 +81,15 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 			failed = 0
 		}
 		t := hop.Timings
+		if out != nil {
+			name := named
+			if name == "" {
+				name = red.Name(hop.URL)
+			}
+			out.request(&hopRow{done: hop.Done, method: hopMethod, name: name, url: red.Name(hop.URL), group: group, sc: scenario,
+				proto: hop.Proto, status: hop.Status, code: errorCode(hop), err: hop.Err, expected: ok, t: t,
+				bytesOut: hop.BytesOut, bytesIn: hop.BytesIn})
+		}
 		k6.add(group, tags,
 			k6Point{"http_reqs", 1},
 			k6Point{"http_req_duration", ms(t.Duration)},

@@ -80,7 +80,6 @@ func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	b := v.buildCall(method, u, body, params)
 	v.k6Hops(&b, b.tags)
 	rep := v.s.caller.Do(v.ctx, b.call, b.jar, v.conns)
-	v.callMethod = b.call.Method
 	v.record(b.name, &rep, b.callback.verdict(&rep))
 	v.throwIfFailed(&rep)
 	return v.response(&b.call, &rep, b.binary)

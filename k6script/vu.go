@@ -47,7 +47,6 @@ type vu struct {
 	seenGroups, seenReqGroups map[string]bool
 	iterInTest                int64            // k6/execution scenario.iterationInTest
 	scStart                   time.Time        // k6/execution scenario.startTime
-	callMethod                string           // the method of the request being recorded
 	callback                  responseCallback // http.setResponseCallback's, for every request without its own
 }
 
@@ -279,9 +278,6 @@ func (v *vu) record(name string, rep *request.Reply, expected int8) {
 		lag := max(v.st.Called.Sub(v.st.Intended), 0)
 		smp.Latency += lag
 		smp.SendLag = lag
-	}
-	if v.s.out != nil {
-		v.s.out.request(&smp, v.callMethod, v.s.cfg.Redact.Name(rep.URL), v.group, rep.Proto, errorCode(rep))
 	}
 	if v.group != "" {
 		v.groupRequest(v.group, smp.Latency) // k6 tags the request with its group

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"crypto/tls"
+	"encoding/csv"
 	"encoding/json"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -92,7 +94,8 @@ export default function () {
 export function teardown() { http.get(base + '/redirect/0'); }
 `)
 	runs := t.TempDir()
-	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", runs, "--quiet")
+	csvPath := filepath.Join(t.TempDir(), "k6.csv")
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", runs, "--out", "csv="+csvPath, "--quiet")
 	if code != ExitThresholds {
 		t.Fatalf("exit %d; want %d (count==5 of the 302s fails)\n%s\n%s", code, ExitThresholds, out, stderr)
 	}
@@ -113,6 +116,33 @@ export function teardown() { http.get(base + '/redirect/0'); }
 	}
 	if m := ms["http_req_duration"]; m.Count != 10 {
 		t.Errorf("k6.json http_req_duration has %d values; want 10", m.Count)
+	}
+	// k6's CSV: one row set per hop; the 302s and 200s by status column.
+	f, err := os.Open(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byStatus := map[string]int{}
+	metrics := map[string]int{}
+	for _, r := range rows[1:] {
+		metrics[r[0]]++
+		if r[0] == "http_reqs" {
+			byStatus[r[13]]++
+		}
+	}
+	if byStatus["302"] != 6 || byStatus["200"] != 4 {
+		t.Errorf("CSV http_reqs rows by status %v; want 6 302s and 4 200s", byStatus)
+	}
+	for _, m := range []string{"http_req_duration", "http_req_blocked", "http_req_connecting", "http_req_tls_handshaking",
+		"http_req_sending", "http_req_waiting", "http_req_receiving", "http_req_failed"} {
+		if metrics[m] != 10 {
+			t.Errorf("CSV has %d %s rows; want 10", metrics[m], m)
+		}
 	}
 }
 
@@ -185,7 +215,8 @@ export default function () {
 	}
 	for k6name, mine := range map[string]string{"http_req_duration": "seen_duration", "http_req_tls_handshaking": "seen_tls"} {
 		k, c := ms[k6name], by[mine]
-		if k.Count != 6 || c.Count != 6 || k.Max != c.Max || k.Min != c.Min || k.Avg != c.Avg || k.P95 != c.P95 {
+		// The same values, summed in another order: avg to 1e-9.
+		if k.Count != 6 || c.Count != 6 || k.Max != c.Max || k.Min != c.Min || math.Abs(k.Avg-c.Avg) > 1e-9*c.Avg || k.P95 != c.P95 {
 			t.Errorf("%s %+v; want the values res.timings gave (%s %+v)", k6name, k, mine, c)
 		}
 	}

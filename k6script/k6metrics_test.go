@@ -1,0 +1,70 @@
+package k6script
+
+import (
+	"math"
+	"testing"
+)
+
+// k6's Trend percentile (v1.8.1 metrics/sink.go TrendSink.P): sorted
+// values, rank p*(n-1), linear interpolation; 0 with no values. Expected
+// values by hand.
+func TestK6PercentileInterpolates(t *testing.T) {
+	for _, tt := range []struct {
+		values  []float64
+		p, want float64
+	}{
+		{nil, 0.95, 0},
+		{[]float64{7}, 0.95, 7},
+		{[]float64{1, 2, 3, 4}, 0.5, 2.5}, // rank 1.5
+		{[]float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, 0.95, 95.5}, // rank 8.55: 90 + 0.55*10
+		{[]float64{100, 90, 80, 70, 60, 50, 40, 30, 20, 10}, 0.9, 91},    // unsorted input; rank 8.1
+		{[]float64{3, 1, 2}, 1, 3},
+		{[]float64{3, 1, 2}, 0, 1},
+	} {
+		m := newK6Metrics()
+		for _, v := range tt.values {
+			m.add("", nil, k6Point{"iteration_duration", v})
+		}
+		got, _ := m.percentile("iteration_duration", tt.p*100)
+		if math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%v p%g: %g; want %g", tt.values, tt.p*100, got, tt.want)
+		}
+	}
+}
+
+// A submetric counts the values whose tags include all of its filter,
+// from the first value on; a group's series is made at its first value.
+func TestK6SubmetricsFilterByTags(t *testing.T) {
+	m := newK6Metrics()
+	m.want("http_reqs", map[string]string{"status": "200", "method": "GET"})
+	add := func(group, status, method string) {
+		m.add(group, func() map[string]string { return map[string]string{"group": group, "status": status, "method": method} },
+			k6Point{"http_reqs", 1}, k6Point{"http_req_duration", 5})
+	}
+	add("", "200", "GET")
+	add("", "200", "POST")
+	add("::g", "200", "GET")
+	add("::g", "404", "GET")
+	for name, want := range map[string]float64{"http_reqs": 4, "http_reqs{method:GET,status:200}": 2} {
+		if st, _ := m.Stat(name); st.Sum != want {
+			t.Errorf("%s = %g; want %g", name, st.Sum, want)
+		}
+	}
+	if st, _ := m.Stat("http_req_duration{group:::g}"); st.Count != 2 {
+		t.Errorf("http_req_duration{group:::g} has %d values; want 2", st.Count)
+	}
+}
+
+// Beyond keep values a Trend keeps a uniform sample: count, sum, min, max
+// stay exact, the sample stays keep long, and the stat says Sampled.
+func TestK6TrendKeepsBoundedSample(t *testing.T) {
+	m := newK6Metrics()
+	m.keep = 100
+	for i := 1; i <= 1000; i++ {
+		m.add("", nil, k6Point{"iteration_duration", float64(i)})
+	}
+	st, _ := m.Stat("iteration_duration")
+	if st.Count != 1000 || st.Sum != 500500 || st.Min != 1 || st.Max != 1000 || !st.Sampled || len(m.main["iteration_duration"].values) != 100 {
+		t.Errorf("%+v, %d kept; want count 1000, sum 500500, min 1, max 1000, sampled, 100 kept", st, len(m.main["iteration_duration"].values))
+	}
+}
