@@ -12,7 +12,7 @@
 // (load.SelfRecording). In the open model every request of an iteration is
 // charged the iteration's start lag, so its latency counts from when it
 // would have been sent had the iteration started on time; its service time
-// (k6's http_req_duration) is recorded too. In the closed model each VU's
+// is recorded too. In the closed model each VU's
 // iteration interval is recorded once per iteration, so coordinated
 // omission is detected and corrected as for any closed run.
 //
@@ -23,17 +23,24 @@
 // extensions, remote imports and handleSummary fail in Load, naming the
 // place and what to do instead.
 //
-// Groups: a group's durations are k6's group_duration{group:::a::b}, and the
-// requests sent directly in it form http_req_duration{group:::a::b}, both
-// time Trends that thresholds can judge (the group tag alone). Requests'
-// http_req_failed follows k6's rule (a transport error or a status >= 400)
-// or the response callback given (http.setResponseCallback, the
-// responseCallback param: http.expectedStatuses or null), counted apart
-// from knee's errors (transport errors and 5xx).
+// k6's metrics (K6Metrics, k6metrics.go, k6record.go) are summed beside
+// knee's as k6 v1.8.1 defines them: every request and redirect hop is one
+// http_reqs (request.Call.OnHop), setup's and teardown's count,
+// http_req_duration is sending + waiting + receiving, and every sample
+// carries k6's tags (method, url, name, status, expected_response, group,
+// scenario, custom tags). The script's thresholds are judged on them, on
+// any metric{tag:value} submetric, with k6's Trend percentile
+// (interpolated between sorted values; every value kept up to TrendKeep
+// per series, a uniform sample beyond). Requests' http_req_failed follows
+// k6's rule (a transport error or a status >= 400) or the response
+// callback given (http.setResponseCallback, the responseCallback param:
+// http.expectedStatuses or null), counted apart from knee's errors
+// (transport errors and 5xx).
 //
 // res.json(selector) uses gjson, as k6 does. Thresholds with abortOnFail
 // (and delayAbortEval) are kept in Plan.AbortOnFail; the runner judges them
-// as the run goes.
+// as the run goes. APIs knee lacks (res.submitForm, res.ocsp, WebCrypto)
+// are refused by Load, found in the script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run
 // as constant-vus with a shared iteration count, alone in their script;
