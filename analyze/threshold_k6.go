@@ -3,10 +3,12 @@ package analyze
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // K6Expr is one k6 threshold expression, "AGGREGATE OP NUMBER" as k6's
@@ -174,4 +176,98 @@ func parseK6Threshold(key, expr string) (Threshold, error) {
 	}
 	t.Expr = full
 	return t, nil
+}
+
+// K6Series is what a k6 threshold reads of one series (a metric or a
+// submetric), summed as k6 sums it; package k6script supplies it.
+type K6Series struct {
+	Kind             string // trend, counter, rate, gauge
+	Time             bool   // a Trend of durations in ms
+	Count            int64  // values added
+	Sum, Rate, Value float64
+	Min, Max, Avg    float64
+	Pct              func(p float64) float64 // a Trend's p-th percentile (0..100) by k6's rule
+	Sampled          bool                    // the percentiles are estimated from a sample
+	SampleSize       int
+}
+
+// k6Aggs are the aggregates a metric kind has (k6's metrics.Thresholds.Run).
+var k6Aggs = map[string][]string{
+	"trend":   {"avg", "min", "max", "med", "p"},
+	"counter": {"count", "rate"},
+	"rate":    {"rate"},
+	"gauge":   {"value"},
+}
+
+// CheckK6Agg says whether a metric of kind has e's aggregate, as k6's
+// Thresholds.Validate does.
+func CheckK6Agg(e K6Expr, kind string) error {
+	for _, a := range k6Aggs[kind] {
+		if a == e.Agg {
+			return nil
+		}
+	}
+	ex := map[string]string{"trend": "p(95)<200", "counter": "count>100", "gauge": "value<10", "rate": "rate>0.99"}[kind]
+	return &ThresholdError{Expr: e.Expr, Msg: fmt.Sprintf("a %s has no aggregate %q", kind, e.Agg),
+		Fix: fmt.Sprintf("use %s, e.g. %s", strings.Join(k6Aggs[kind], ", "), ex)}
+}
+
+// EvaluateK6 judges k6 thresholds as k6 does at the end of a test, on the
+// series each names (series gives it); elapsed is the test's length so
+// far, for a Counter's rate. A series with no values is judged as k6
+// judges it (a Trend's aggregates and a Counter's are 0), with a note; a
+// Rate with none k6 cannot judge, and neither fails.
+func EvaluateK6(ts []K6Expr, series func(K6Expr) K6Series, elapsed time.Duration) []ThresholdResult {
+	out := make([]ThresholdResult, 0, len(ts))
+	for _, t := range ts {
+		res := ThresholdResult{Expr: t.Expr}
+		st := series(t)
+		var got float64
+		switch t.Agg {
+		case "avg":
+			got = st.Avg
+		case "min":
+			got = st.Min
+		case "max":
+			got = st.Max
+		case "med", "p":
+			p := 50.0
+			if t.Agg == "p" {
+				p = t.P
+			}
+			if st.Pct != nil {
+				got = st.Pct(p)
+			}
+		case "count": // a Counter's count is the sum of what was added, as in k6
+			got, res.Unit = st.Sum, "count"
+		case "rate":
+			if st.Kind == "counter" {
+				got, res.Unit = math.NaN(), "per s"
+				if elapsed > 0 {
+					got = st.Sum / elapsed.Seconds()
+				}
+			} else {
+				got, res.Unit = st.Rate, "fraction"
+			}
+		case "value":
+			got = st.Value
+		}
+		if res.Unit == "" && st.Time {
+			res.Unit = "ms"
+		}
+		res.Value = got
+		switch {
+		case st.Count == 0 && st.Kind == "rate":
+			res.Pass, res.Note = true, "no values: k6 cannot judge a rate of nothing, and does not fail it"
+		case st.Count == 0:
+			res.Pass, res.Note = CompareOp(got, t.Op, t.Value), "no values: judged as k6 does, on 0"
+		default:
+			res.Pass = CompareOp(got, t.Op, t.Value)
+			if st.Sampled && (t.Agg == "p" || t.Agg == "med") {
+				res.Note = fmt.Sprintf("estimated: %d values, a uniform sample of %d kept", st.Count, st.SampleSize)
+			}
+		}
+		out = append(out, res)
+	}
+	return out
 }

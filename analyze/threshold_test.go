@@ -275,3 +275,40 @@ func TestParseK6Key(t *testing.T) {
 		}
 	}
 }
+
+// k6's end-of-test judgement: a Counter's count is its sum and its rate
+// per second of the test; an empty Trend is judged on 0 (k6's sink gives
+// 0), an empty Rate is not judged and does not fail; a wrong aggregate
+// for the kind is refused as k6's Validate refuses it.
+func TestEvaluateK6(t *testing.T) {
+	parse := func(key, expr string) analyze.K6Expr {
+		e, err := analyze.ParseK6Expr(key, expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	series := map[string]analyze.K6Series{
+		"http_reqs":         {Kind: "counter", Count: 10, Sum: 10},
+		"http_req_duration": {Kind: "trend", Time: true, Count: 4, Avg: 2.5, Pct: func(p float64) float64 { return p / 10 }},
+		"empty_trend":       {Kind: "trend"},
+		"empty_rate":        {Kind: "rate"},
+	}
+	ts := []analyze.K6Expr{
+		parse("http_reqs", "count==10"), parse("http_reqs", "rate==2"), parse("http_req_duration", "p(95)<9.5"),
+		parse("http_req_duration", "med==5"), parse("empty_trend", "p(95)<1"), parse("empty_trend", "max>0"), parse("empty_rate", "rate>0.9"),
+	}
+	got := analyze.EvaluateK6(ts, func(e analyze.K6Expr) analyze.K6Series { return series[e.Metric] }, 5*time.Second)
+	want := []struct {
+		pass  bool
+		value float64
+	}{{true, 10}, {true, 2}, {false, 9.5}, {true, 5}, {true, 0}, {false, 0}, {true, 0}}
+	for i, w := range want {
+		if got[i].Pass != w.pass || got[i].Value != w.value {
+			t.Errorf("%s: pass %v value %g; want %v %g", got[i].Expr, got[i].Pass, got[i].Value, w.pass, w.value)
+		}
+	}
+	if err := analyze.CheckK6Agg(parse("http_reqs", "p(95)<1"), "counter"); err == nil || !strings.Contains(err.Error(), "count, rate") {
+		t.Errorf("p(95) on a counter: %v; want refused naming count, rate", err)
+	}
+}

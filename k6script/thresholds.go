@@ -2,10 +2,7 @@ package k6script
 
 import (
 	"errors"
-	"fmt"
-	"math"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
@@ -17,14 +14,6 @@ import (
 type OwnThreshold struct {
 	analyze.K6Expr
 	Series string // the metric, or its submetric's name
-}
-
-// aggsOf are the aggregates a metric kind has (k6's metrics.Thresholds.Run).
-var aggsOf = map[string][]string{
-	KindTrend:   {"avg", "min", "max", "med", "p"},
-	KindCounter: {"count", "rate"},
-	KindRate:    {"rate"},
-	KindGauge:   {"value"},
 }
 
 // SplitThresholds takes the thresholds knee judges on k6's metrics out of
@@ -58,9 +47,8 @@ func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]str
 				errs = append(errs, perr)
 				continue
 			}
-			if !hasAgg(kind, e.Agg) {
-				errs = append(errs, fmt.Errorf("threshold %s: a %s has no aggregate %q; use %s, e.g. %s", e.Expr, kind, e.Agg,
-					strings.Join(aggsOf[kind], ", "), example(kind)))
+			if aerr := analyze.CheckK6Agg(e, kind); aerr != nil {
+				errs = append(errs, aerr)
 				continue
 			}
 			s.k6.want(metric, tags)
@@ -70,83 +58,24 @@ func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]str
 	return rest, own, errors.Join(errs...)
 }
 
-func hasAgg(kind, agg string) bool {
-	for _, a := range aggsOf[kind] {
-		if a == agg {
-			return true
-		}
-	}
-	return false
-}
-
-func example(kind string) string {
-	switch kind {
-	case KindTrend:
-		return "p(95)<200"
-	case KindCounter:
-		return "count>100"
-	case KindGauge:
-		return "value<10"
-	}
-	return "rate>0.99"
-}
-
 // EvaluateOwn judges the thresholds on k6's metrics as they stand (after
-// the run, or during it for abortOnFail); span is the test's length so
-// far, for a Counter's rate. Values are k6's: a Trend's percentile
-// interpolates between its sorted values. A series with no values is
-// judged as k6 judges it at the end (a Trend's aggregates and a Counter's
-// are 0) with a note; a Rate with none k6 cannot judge, and neither
-// fails.
+// the run, or during it for abortOnFail) with analyze's evaluator, on the
+// values k6's way sums; span is the test's length so far, for a Counter's
+// rate.
 func (s *Script) EvaluateOwn(ts []OwnThreshold, span time.Duration) []analyze.ThresholdResult {
-	out := make([]analyze.ThresholdResult, 0, len(ts))
-	for _, t := range ts {
-		res := analyze.ThresholdResult{Expr: t.Expr}
-		st, _ := s.k6.Stat(t.Series)
-		var got float64
-		switch t.Agg {
-		case "avg":
-			got = st.Avg
-		case "min":
-			got = st.Min
-		case "max":
-			got = st.Max
-		case "med":
-			got, _ = s.k6.percentile(t.Series, 50)
-		case "p":
-			got, _ = s.k6.percentile(t.Series, t.P)
-		case "count": // a Counter's count is the sum of what was added, as in k6
-			got, res.Unit = st.Sum, "count"
-		case "rate":
-			if st.Kind == KindCounter {
-				got, res.Unit = math.NaN(), "per s"
-				if span > 0 {
-					got = st.Sum / span.Seconds()
-				}
-			} else {
-				got, res.Unit = st.Rate, "fraction"
-			}
-		case "value":
-			got = st.Value
-		}
-		if res.Unit == "" && s.isTime(t.Metric) {
-			res.Unit = "ms"
-		}
-		res.Value = got
-		switch {
-		case st.Count == 0 && st.Kind == KindRate:
-			res.Pass, res.Note = true, "no values: k6 cannot judge a rate of nothing, and does not fail it"
-		case st.Count == 0:
-			res.Pass, res.Note = analyze.CompareOp(got, t.Op, t.Value), "no values: judged as k6 does, on 0"
-		default:
-			res.Pass = analyze.CompareOp(got, t.Op, t.Value)
-			if st.Sampled && (t.Agg == "p" || t.Agg == "med") {
-				res.Note = fmt.Sprintf("estimated: %d values, a uniform sample of %d kept", st.Count, TrendKeep)
-			}
-		}
-		out = append(out, res)
+	exprs := make([]analyze.K6Expr, len(ts))
+	series := map[string]string{}
+	for i, t := range ts {
+		exprs[i] = t.K6Expr
+		series[t.Expr] = t.Series
 	}
-	return out
+	return analyze.EvaluateK6(exprs, func(e analyze.K6Expr) analyze.K6Series {
+		name := series[e.Expr]
+		st, _ := s.k6.Stat(name)
+		return analyze.K6Series{Kind: st.Kind, Time: s.isTime(e.Metric), Count: st.Count, Sum: st.Sum, Rate: st.Rate,
+			Value: st.Value, Min: st.Min, Max: st.Max, Avg: st.Avg, Sampled: st.Sampled, SampleSize: TrendKeep,
+			Pct: func(p float64) float64 { v, _ := s.k6.percentile(name, p); return v }}
+	}, span)
 }
 
 // isTime reports whether a metric's values are durations in ms.
