@@ -1,6 +1,7 @@
 package k6script
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -38,9 +39,10 @@ func (v *vu) tagsFor(scenario, group string) map[string]string {
 }
 
 // k6Hops makes call report each request of its redirect chain to the k6
-// metrics as one request, with the tags k6 gives it: method, url, name
-// (the explicit one, else the hop's URL), status, expected_response,
-// error_code, proto, and the params' tags. It runs on the VU's goroutine;
+// metrics as one request, with the tags k6's httpext transport gives it:
+// method, name and url (the name given, else the hop's URL), status (0
+// when none), expected_response, error, error_code, proto, and the
+// params' tags. It runs on the VU's goroutine;
 // the hook it sets may run on another (http.batch).
 func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 	group, scenario, out := v.group, "", v.s.out
@@ -54,18 +56,24 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 	b.call.OnHop = func(hop *request.Reply) {
 		expected := cb.verdict(hop)
 		ok := expected > 0 || expected == 0 && hop.Err == nil && hop.Status < 400
+		// A null response callback turns the judgement off: k6 then
+		// writes no http_req_failed and no expected_response tag.
+		judged := !cb.set || cb.statuses != nil
 		hopMethod := method
 		tags := func() map[string]string {
 			tags := base()
 			for k, val := range custom {
 				tags[k] = val
 			}
+			// k6 (since v0.41) gives url the name's value when a name
+			// was set, else both are the hop's URL.
 			u := red.Name(hop.URL)
-			tags["method"], tags["url"], tags["status"] = hopMethod, u, strconv.Itoa(hop.Status)
-			if named == "" {
-				tags["name"] = u
-			} else {
-				tags["name"] = named
+			if named != "" {
+				u = named
+			}
+			tags["method"], tags["url"], tags["name"], tags["status"] = hopMethod, u, u, strconv.Itoa(hop.Status)
+			if hop.Err != nil {
+				tags["error"] = errorText(hop.Err)
 			}
 			if hop.Proto != "" {
 				tags["proto"] = hop.Proto
@@ -73,12 +81,17 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 			if code := errorCode(hop); code != 0 {
 				tags["error_code"] = strconv.Itoa(code)
 			}
-			tags["expected_response"] = strconv.FormatBool(ok)
+			if judged {
+				tags["expected_response"] = strconv.FormatBool(ok)
+			}
 			return tags
 		}
 		failed := 1.0
-		if ok {
-			failed = 0
+		if ok || !judged {
+			failed = math.NaN()
+			if judged {
+				failed = 0
+			}
 		}
 		t := hop.Timings
 		if out != nil {

@@ -246,3 +246,38 @@ export default function () {
 		t.Errorf("output lacks the checks, the errors' share or the first one's place:\n%s", out)
 	}
 }
+
+// As k6's httpext transport tags them: a request given a name has that
+// name as its url tag too; with the response callback null, k6 writes no
+// http_req_failed (a threshold on it has nothing to judge and does not
+// fail) and no expected_response tag. By hand: 2 requests to /broken
+// (500), one named 'named', both with the callback off.
+func TestScriptK6NameURLAndNullCallback(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }))
+	t.Cleanup(srv.Close)
+	script := writeJS(t, `import http from 'k6/http';
+export const options = { vus: 1, iterations: 1, thresholds: {
+  'http_reqs{url:named}': ['count==1'],
+  'http_reqs{name:named}': ['count==1'],
+  'http_reqs{status:500}': ['count==2'],
+  'http_reqs{expected_response:false}': ['count==0'],
+  http_req_failed: ['rate==0.5'],
+} };
+export default function () {
+  http.setResponseCallback(null);
+  http.get(__ENV.BASE + '/broken', { tags: { name: 'named' } });
+  http.get(__ENV.BASE + '/broken');
+}
+`)
+	code, out, stderr := runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", t.TempDir(), "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d; want 0\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"PASS  http_reqs{url:named}: count==1 ", "PASS  http_reqs{name:named}: count==1 ",
+		"PASS  http_reqs{status:500}: count==2 ", "PASS  http_reqs{expected_response:false}: count==0 ",
+		"PASS  http_req_failed: rate==0.5", "no values: k6 cannot judge a rate of nothing"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
