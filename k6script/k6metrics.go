@@ -307,26 +307,14 @@ func (m *K6Metrics) Stat(name string) (K6Stat, bool) {
 }
 
 // Builtins are the k6 built-in metrics that have values, in k6's
-// summary's order, then each group's http_req_duration and group_duration.
+// summary's order. Each group's http_req_duration and group_duration are
+// the script's metrics (Script.Metrics), with k6's aggregates too.
 func (m *K6Metrics) Builtins() []K6Stat {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []K6Stat
 	for _, n := range k6Order {
 		if s := m.main[n]; s != nil && s.count > 0 {
-			st, _, _ := m.stat(n)
-			out = append(out, st)
-		}
-	}
-	for _, metric := range []string{"group_duration", "http_req_duration"} {
-		var names []string
-		for n, sub := range m.subs[metric] {
-			if len(sub.filter) == 1 && sub.filter["group"] != "" && sub.sink.count > 0 {
-				names = append(names, n)
-			}
-		}
-		sort.Strings(names)
-		for _, n := range names {
 			st, _, _ := m.stat(n)
 			out = append(out, st)
 		}

@@ -46,10 +46,11 @@ type Metrics struct {
 // k6's group_duration metric with the group's tag, as k6 writes it.
 func GroupDurationName(group string) string { return "group_duration{group:" + group + "}" }
 
-// GroupRequestsName is the Trend series of the latencies of the requests
-// sent in a group (directly, not in a group nested in it): k6's
-// http_req_duration with the group's tag. The values are knee's latency,
-// as for every request (in the open model, from the intended start).
+// GroupRequestsName is the Trend series of the requests sent in a group
+// (directly, not in a group nested in it): k6's http_req_duration with
+// the group's tag. Its summary and thresholds are k6's (K6Metrics); the
+// series knee also records into latency.hlog holds knee's latency (in the
+// open model, from the intended start).
 func GroupRequestsName(group string) string { return "http_req_duration{group:" + group + "}" }
 
 // groupDuration records one run of the group at path, as a time Trend

@@ -41,7 +41,7 @@ export default function () {
 	}
 }
 
-// Requests are tagged with their group, as in k6: the latencies of the
+// Requests are tagged with their group, as in k6: the k6 durations of the
 // requests sent directly in a group form http_req_duration{group:::PATH},
 // which thresholds can judge; a request outside every group is in none, and
 // a nested group's requests are in the nested group's series only.
