@@ -107,6 +107,7 @@ type hopRow struct {
 	status, code                 int
 	err                          error
 	expected                     bool
+	judged                       bool // a response callback judged it (none under a null one, as k6)
 	t                            request.Timings
 	bytesOut, bytesIn            int64
 }
@@ -121,6 +122,9 @@ func (o *Output) request(h *hopRow) {
 	failed, expected := "0", "true"
 	if !h.expected {
 		failed, expected = "1", "false"
+	}
+	if !h.judged {
+		expected = ""
 	}
 	errText, errCode := "", ""
 	if h.err != nil {
@@ -150,6 +154,9 @@ func (o *Output) request(h *hopRow) {
 		row("data_sent", strconv.FormatInt(h.bytesOut, 10)),
 		row("data_received", strconv.FormatInt(h.bytesIn, 10)),
 	} {
+		if r[0] == "http_req_failed" && !h.judged {
+			continue
+		}
 		o.write(r, h.done)
 	}
 }

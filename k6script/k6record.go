@@ -100,7 +100,7 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 				name = red.Name(hop.URL)
 			}
 			out.request(&hopRow{done: hop.Done, method: hopMethod, name: name, url: red.Name(hop.URL), group: group, sc: scenario,
-				proto: hop.Proto, status: hop.Status, code: errorCode(hop), err: hop.Err, expected: ok, t: t,
+				proto: hop.Proto, status: hop.Status, code: errorCode(hop), err: hop.Err, expected: ok, judged: judged, t: t,
 				bytesOut: hop.BytesOut, bytesIn: hop.BytesIn})
 		}
 		k6.add(group, tags,
