@@ -38,6 +38,7 @@ func TestImportDirections(t *testing.T) {
 		"merge":         {"load", "report", "runner"},
 		"promrw":        {"load", "rundir", "analyze", "report", "runner"},
 		"k8s":           {"runner", "record", "analyze", "report"},
+		"coord":         {"runner", "merge", "record", "rundir", "analyze", "report"}, // moves bytes; the merge is its caller's
 		"cgroup":        {}, // checked below: no knee package at all
 		"palette":       {}, // likewise
 		"redact":        {}, // likewise
