@@ -189,9 +189,9 @@ func Fetch(ctx context.Context, base, token, out string, hc *http.Client, log io
 	if _, err := os.Stat(out); err == nil {
 		return 0, "", permanent{fmt.Errorf("--out %s exists; choose a new directory", out)}
 	}
-	c := &Client{URL: base, Token: token, HTTP: hc, Log: log}
+	c := &Client{URL: base, Token: token, HTTP: hc}
 	var exit int
-	var msg string
+	var msg, waiting string
 	err := c.retry(ctx, "fetching the result", 0, func() error {
 		req, err := c.request(ctx, http.MethodGet, ResultPath, nil, nil)
 		if err != nil {
@@ -202,7 +202,12 @@ func Fetch(ctx context.Context, base, token, out string, hc *http.Client, log io
 			return err
 		}
 		if resp.StatusCode != http.StatusOK {
-			return answer(resp)
+			err := answer(resp)
+			if log != nil && err.Error() != waiting { // each new state once, not every poll
+				waiting = err.Error()
+				fmt.Fprintf(log, "knee: coordinator %s: %s\n", base, strings.TrimPrefix(waiting, "503 Service Unavailable: "))
+			}
+			return err
 		}
 		defer resp.Body.Close()
 		want := resp.Header.Get(DigestHeader)

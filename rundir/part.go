@@ -14,7 +14,7 @@ type Part struct {
 	Thresholds  []string      `json:"thresholds,omitempty"`      // the test's thresholds: judged on the merge, not on a part
 	Interval    time.Duration `json:"interval_ns"`               // --interval, the histograms' nominal length
 	T0          time.Time     `json:"t0"`                        // wall clock at the schedule's start
-	StartAt     time.Time     `json:"start_at"`                  // --start-at; zero when not given
+	StartAt     time.Time     `json:"start_at"`                  // --start-at, or the coordinator's clock at its release; zero when neither
 	StartOffset time.Duration `json:"start_offset_ns,omitempty"` // T0 − StartAt
 	ClockSync   string        `json:"clock_sync,omitempty"`      // what the kernel says of the clock (adjtimex)
 	ClockSynced bool          `json:"clock_synced"`

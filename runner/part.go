@@ -22,10 +22,15 @@ type Split struct {
 	StartAt time.Time      // start the schedule at this wall-clock instant; zero: at once
 	TestID  string         // names the test; "" derives one from the plan and the sequence
 	Runner  string         // this runner's name (e.g. a pod's), for the merge's notes
+	// Release, when set, is waited for before the schedule starts instead
+	// of StartAt: a coordinator's barrier, which returns once every runner
+	// is ready, with the coordinator's clock at that instant (recorded as
+	// the part's StartAt, so StartOffset is this runner's start against it).
+	Release func(ctx context.Context) (time.Time, error)
 }
 
 func (s Split) active() bool {
-	return !s.Share.IsWhole() || !s.StartAt.IsZero() || s.TestID != ""
+	return !s.Share.IsWhole() || !s.StartAt.IsZero() || s.TestID != "" || s.Release != nil
 }
 
 // splitConfig returns cfg cut to the share, and the run.json Part that

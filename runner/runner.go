@@ -175,6 +175,13 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	if err := waitUntil(ctx, opt.Split.StartAt); err != nil {
 		return nil, err
 	}
+	if opt.Split.Release != nil {
+		at, err := opt.Split.Release(ctx)
+		if err != nil {
+			return nil, err
+		}
+		meta.Part.StartAt = at
+	}
 
 	redactMeta(&meta, red)
 	w, err := rundir.Create(opt.Dir, meta)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/knee-dev/knee/coord"
 	"github.com/knee-dev/knee/internal/version"
 	"github.com/knee-dev/knee/redact"
 )
@@ -119,6 +120,7 @@ type app struct {
 	// rawStdout is stdout unscrubbed, for a file the user asked for on it
 	// (knee k8s job's manifests, whose Secret must hold the real values).
 	rawStdout io.Writer
+	coord     *coord.Client // knee run --coordinator: sends the part after the run
 
 	linger    time.Duration // --dashboard-linger
 	lingerSet func() bool   // whether --dashboard-linger was given
@@ -160,6 +162,7 @@ SIGTERM; 107 the script's setup() failed; 108 the script called test.abort().`,
 		a.runCommand, a.analyzeCommand, a.importCommand, a.tailCommand,
 		a.labCommand, a.thawCommand, a.reportCommand, a.compareCommand,
 		a.stepsCommand, a.curveCommand, a.useCommand, a.mergeCommand, a.k8sCommand,
+		a.coordinateCommand,
 	} {
 		root.AddCommand(add())
 	}

@@ -75,15 +75,21 @@ func (a *app) doMerge(args []string, f mergeFlags) error {
 	if err != nil {
 		return err
 	}
-	// The test's own thresholds, which its runners recorded and left to
-	// the merge, come first; --threshold adds to them.
+	return a.printMerge(res, len(dirs), out, ts)
+}
+
+// printMerge prints a merge's summary, its runners and its thresholds (the
+// test's own, which its runners recorded and left to the merge, then ts);
+// an error of exit code 99 when one fails. knee merge and knee coordinate
+// print through it.
+func (a *app) printMerge(res *merge.Result, parts int, out string, ts []analyze.Threshold) error {
 	own, err := analyze.ParseThresholds(res.Thresholds)
 	if err != nil {
 		return usageErr(fmt.Errorf("merge: the parts' recorded thresholds: %w", err))
 	}
 	ts = append(own, ts...)
 	w := a.env.Stdout
-	fmt.Fprintf(w, "merged %d parts into run directory: %s\n", len(dirs), out)
+	fmt.Fprintf(w, "merged %d parts into run directory: %s\n", parts, out)
 	if err := report.Summary(a.tables(), res.Run.Meta.Summary); err != nil {
 		return err
 	}

@@ -327,6 +327,12 @@ func (a *app) runOptions(f runFlags) (runner.Options, error) {
 	if opt.Split, err = f.split.parse(); err != nil {
 		return opt, err
 	}
+	if a.coord, err = f.split.coordinator(&opt.Split, a.env.Getenv, a.env.Stderr); err != nil {
+		return opt, err
+	}
+	if a.coord != nil && f.repeat > 1 {
+		return opt, fmt.Errorf("--coordinator takes one run: not with --repeat %d", f.repeat)
+	}
 	if !f.quiet {
 		opt.Progress, opt.Live = a.progressStream()
 	}
@@ -380,7 +386,8 @@ func newRunDir(base string) (string, error) {
 }
 
 // finishRun prints the run's notices and summary, exports it and evaluates thresholds.
-func (a *app) finishRun(res *runner.Result, export string, ts []analyze.Threshold) error {
+func (a *app) finishRun(res *runner.Result, export string, ts []analyze.Threshold) (err error) {
+	defer func() { err = errors.Join(err, a.sendPart(res)) }()
 	for _, n := range res.Notices {
 		fmt.Fprintln(a.env.Stdout, n) // first: what the figures below leave out
 	}
@@ -408,6 +415,20 @@ func (a *app) finishRun(res *runner.Result, export string, ts []analyze.Threshol
 	if !analyze.ThresholdsPass(results) {
 		return &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
 	}
+	return nil
+}
+
+// sendPart sends the run directory to --coordinator, if given: even after
+// an interrupt (what was measured is kept), but not after a second one.
+func (a *app) sendPart(res *runner.Result) error {
+	if a.coord == nil {
+		return nil
+	}
+	defer a.coord.Close()
+	if err := a.coord.Send(a.abort, res.Dir); err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	fmt.Fprintf(a.env.Stderr, "knee: part sent to the coordinator %s\n", a.coord.URL)
 	return nil
 }
 

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/knee-dev/knee/coord"
 	"github.com/knee-dev/knee/load/schedule"
 	"github.com/knee-dev/knee/promrw"
 	"github.com/knee-dev/knee/record"
@@ -25,6 +28,7 @@ type splitFlags struct {
 	startAt  string
 	testID   string
 	runner   string
+	coord    string   // --coordinator URL
 	promRW   []string // --out prometheus-rw=URL
 	// closeTimeout bounds, in all, the pushes left when the run ends.
 	closeTimeout time.Duration
@@ -38,6 +42,31 @@ func registerSplitFlags(fl *pflag.FlagSet, f *splitFlags) {
 	fl.StringVar(&f.testID, "test-id", "", "name of the split test, the same on every runner (default: derived from the plan)")
 	fl.StringVar(&f.runner, "runner-name", "", "this runner's name in the merge and its Prometheus runner label (default: its segment, unique among the test's runners)")
 	fl.DurationVar(&f.closeTimeout, "out-close-timeout", promrw.DefaultCloseTimeout, "prometheus-rw: at the end, push what is queued within this long in all; what is left is counted as not pushed")
+	fl.StringVar(&f.coord, "coordinator", "", "start when knee coordinate at this URL releases every runner, and send it the run directory after (token from "+coord.TokenEnv+"); with --execution-segment-index")
+}
+
+// coordinator is the client of --coordinator, or nil; sp is the parsed split.
+func (f splitFlags) coordinator(sp *runner.Split, getenv func(string) string, log io.Writer) (*coord.Client, error) {
+	if f.coord == "" {
+		return nil, nil
+	}
+	if f.index == "" {
+		return nil, fmt.Errorf("--coordinator: give --execution-segment-index too (the coordinator knows runners by index)")
+	}
+	if f.startAt != "" {
+		return nil, fmt.Errorf("give --coordinator or --start-at, not both: the coordinator starts the runners")
+	}
+	if u, err := url.Parse(f.coord); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("--coordinator %q: want a URL such as http://checkout-coord:7070", f.coord)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(f.index)) // checked by parse
+	name := sp.Runner
+	if name == "" {
+		name = sp.Share.Segment().String()
+	}
+	c := &coord.Client{URL: f.coord, Token: getenv(coord.TokenEnv), Index: n, Runner: name, Log: log}
+	sp.Release = c.Ready
+	return c, nil
 }
 
 // parse turns the flags into a runner.Split.
