@@ -406,6 +406,9 @@ func (c *Coordinator) Wait(ctx context.Context) (Outcome, error) {
 	return out, nil
 }
 
+// Released is closed when the runners are released.
+func (c *Coordinator) Released() <-chan struct{} { return c.released }
+
 // Publish serves dir (the merged run directory) at ResultPath, with the
 // test's exit code and message.
 func (c *Coordinator) Publish(dir string, exit int, msg string) {

@@ -2,8 +2,9 @@
 # Installs what knee's tests need on a fresh Debian machine (Go modules, a
 # PostgreSQL server, Chromium for the HTML report and dashboard tests, tmux
 # for the progress line's terminal test, Prometheus for the remote-write
-# test, Java with HdrHistogram's Java jar for the percentile reference test),
-# starts PostgreSQL on loopback and runs every test.
+# test, Java with HdrHistogram's Java jar for the percentile reference test,
+# iproute2 for the Kubernetes rehearsal in network namespaces), starts
+# PostgreSQL on loopback and runs every test.
 # `make test` and .ci/run call this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,8 @@ command -v tmux >/dev/null 2>&1 || need_apt+=(tmux) # the progress line in a rea
 command -v prometheus >/dev/null 2>&1 || need_apt+=(prometheus)
 # HdrHistogram's Java implementation, the reference knee's percentiles are held to (record/java_test.go)
 { command -v javac >/dev/null 2>&1 && [ -f /usr/share/java/hdrhistogram.jar ]; } || need_apt+=(default-jdk-headless libhdrhistogram-java)
+command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)        # the netns rehearsal (k8s)
+command -v unshare >/dev/null 2>&1 || need_apt+=(util-linux) # its distinct host names
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "test.sh: installing ${need_apt[*]} (apt-get)"

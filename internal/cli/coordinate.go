@@ -99,12 +99,19 @@ func (a *app) doCoordinate(f coordinateFlags) error {
 	}
 	fmt.Fprintf(a.env.Stderr, "coordinator: waiting up to %v for %d runners to report ready\n", f.o.ReadyTimeout, f.o.Runners)
 
+	go func() {
+		select {
+		case <-c.Released():
+			fmt.Fprintf(a.env.Stderr, "coordinator: all %d runners ready: released them\n", f.o.Runners)
+		case <-a.ctx.Done():
+		}
+	}()
 	out, err := c.Wait(a.ctx)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	fmt.Fprintf(a.env.Stderr, "coordinator: released %d runners at %s; %d parts in, %d missing\n",
-		f.o.Runners, out.Release.UTC().Format(time.RFC3339Nano), len(out.Parts), len(out.Missing))
+	fmt.Fprintf(a.env.Stderr, "coordinator: released at %s; %d parts in, %d missing\n",
+		out.Release.UTC().Format(time.RFC3339Nano), len(out.Parts), len(out.Missing))
 	if len(out.Parts) == 0 {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("no runner sent its part: %s", missingText(out.Missing))}
 	}
