@@ -1,4 +1,4 @@
-.PHONY: test check build man schema lab bench fuzz fault
+.PHONY: test check build image man schema lab bench fuzz fault
 
 # Installs what is missing (Go modules, PostgreSQL, Chromium, tmux), starts
 # PostgreSQL on loopback and runs every test. CI calls exactly this.
@@ -16,6 +16,17 @@ check:
 # commit and Go version give the same bytes wherever it is built.
 build:
 	CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags '-s -w -buildid=' -o knee ./cmd/knee
+
+# The knee image from the binary above, with no network access: FROM scratch,
+# the binary, this machine's CA certificates (for https targets) and /tmp.
+# IMAGE names it; DOCKER may be podman.
+IMAGE ?= knee:dev
+DOCKER ?= docker
+CA_CERTS ?= /etc/ssl/certs/ca-certificates.crt
+image: build
+	rm -rf .image && mkdir -p .image/tmp && chmod 1777 .image/tmp
+	cp knee Dockerfile.static .image/ && cp $(CA_CERTS) .image/ca-certificates.crt
+	$(DOCKER) build --network=none -f .image/Dockerfile.static -t $(IMAGE) .image
 
 # Man pages, one per command, into man/man1 (SOURCE_DATE_EPOCH dates them).
 man:

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/knee-dev/knee/internal/kneetest"
+	"github.com/knee-dev/knee/load/schedule"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -189,111 +191,208 @@ func writeScenario(t *testing.T, dir, url string, rate int, dur time.Duration) s
 	return sc
 }
 
-// TestRehearsal runs the README's Kubernetes sequence on this machine:
-// knee k8s job; the manifests "applied" (each container run as the kubelet
-// would, the Service's name mapped to the coordinator's loopback port);
-// knee k8s fetch with a kubectl whose port-forward is a stand-in; knee
-// report on what it fetched.
+// readmeSequence is the README's Kubernetes sequence, one argv per command
+// (lines joined at a trailing backslash, split at &&, words split as a
+// shell does for the quoting it uses: '...').
+func readmeSequence(t *testing.T) [][]string {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "<!-- k8s-sequence -->\n```\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no <!-- k8s-sequence --> block")
+	}
+	var cmds [][]string
+	for _, line := range strings.Split(strings.ReplaceAll(block, "\\\n", " "), "\n") {
+		for _, c := range strings.Split(line, "&&") {
+			var words []string
+			var w strings.Builder
+			quoted, inWord := false, false
+			for _, r := range c {
+				switch {
+				case r == '\'':
+					quoted, inWord = !quoted, true
+				case r == ' ' && !quoted:
+					if inWord {
+						words = append(words, w.String())
+						w.Reset()
+						inWord = false
+					}
+				default:
+					w.WriteRune(r)
+					inWord = true
+				}
+			}
+			if inWord {
+				words = append(words, w.String())
+			}
+			if len(words) > 0 {
+				cmds = append(cmds, words)
+			}
+		}
+	}
+	return cmds
+}
+
+// flagValue is the value of --name in args.
+func flagValue(args []string, name string) string {
+	for i, a := range args {
+		if a == name && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// TestRehearsal runs the README's Kubernetes sequence on this machine, each
+// line as written: make image and docker push are left to TestMakeImageOffline
+// (no docker engine here); knee k8s job; kubectl apply as the kubelet would
+// run each container (the Service's name mapped to the coordinator's
+// loopback port); knee k8s fetch with a kubectl whose port-forward is a
+// stand-in; knee report on what it fetched.
 func TestRehearsal(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs five knee processes; not in -short")
+		t.Skip("runs a dozen knee processes; not in -short")
 	}
-	const runners, rate, dur = 3, 300, 2 * time.Second
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	const rate, dur = 300, 2 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bin := kneetest.BuildKnee(t)
 	url := kneetest.DelayServer(t, 5*time.Millisecond)
 	tmp := t.TempDir()
-	sc := writeScenario(t, tmp, url, rate, dur)
+	run := func(env []string, args ...string) (int, string) {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Dir, cmd.Env = tmp, append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		return cmd.ProcessState.ExitCode(), fmt.Sprintf("$ knee %s\n%s%v", strings.Join(args, " "), out, err)
+	}
 
-	// Step 1: knee k8s job, twice: a test written again has names of its own.
-	manifest := filepath.Join(tmp, "checkout-k8s.yaml")
 	var o objects
-	for i, out := range []string{filepath.Join(tmp, "first.yaml"), manifest} {
-		if code, log := knee(ctx, bin, nil, "k8s", "job", sc, "--runners", strconv.Itoa(runners), "--image", "knee:test",
-			"--name", "checkout", "--threshold", "p(50)<1s", "--out", out); code != 0 {
-			t.Fatalf("knee k8s job: %s", log)
-		}
-		stream, _ := os.ReadFile(out)
-		d := decodeStrict(t, stream)
-		if i == 1 && (d.runners.Name == o.runners.Name || d.secret.StringData[TokenKey] == o.secret.StringData[TokenKey]) {
-			t.Fatalf("two tests share the name %s or a token", d.runners.Name)
-		}
-		o = d
-	}
-
-	// Step 2: kubectl apply.
+	var manifest string
+	var co *pod
+	var pods []*pod
 	port := freePort(t)
-	svc := fmt.Sprintf("http://%s:%d", o.service.Name, o.service.Spec.Ports[0].Port)
-	k := &kubelet{t: t, bin: bin, secret: o.secret, rewrite: func(a string) string {
-		switch a {
-		case ":" + strconv.Itoa(int(o.service.Spec.Ports[0].TargetPort.IntValue())):
-			return "127.0.0.1:" + strconv.Itoa(port) // the pod's own address: loopback here
-		case svc:
-			return "http://127.0.0.1:" + strconv.Itoa(port)
-		}
-		return a
-	}}
-	co := k.command(ctx, o.coord.Spec.Template.Spec, nil, nil)
-	if err := co.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pods := make([]*pod, runners)
-	for i := range pods {
-		pods[i] = k.command(ctx, o.runners.Spec.Template.Spec, runnerFields(o.runners.Name, i), nil)
-		if err := pods[i].cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	steps := map[string]bool{}
+	for _, cmd := range readmeSequence(t) {
+		line := strings.Join(cmd, " ")
+		switch {
+		case cmd[0] == "make" || cmd[0] == "docker":
+			t.Logf("%s: no docker engine here; make -n image is checked by TestMakeImageOffline", line)
+			steps["image"] = true
 
-	// Step 3: knee k8s fetch, while the test runs.
-	kubectlDir, argsFile := fakeKubectl(t, port)
-	merged := filepath.Join(tmp, "results", "checkout")
-	fcode, flog := knee(ctx, bin, []string{"PATH=" + kubectlDir + ":" + os.Getenv("PATH")}, "k8s", "fetch", manifest, "--out", merged)
-	for i, p := range pods {
-		if err := p.cmd.Wait(); err != nil {
-			t.Errorf("runner %d: %v\n%s", i, err, p.out)
-		}
-	}
-	if err := co.cmd.Wait(); err != nil {
-		t.Errorf("coordinator: %v\n%s", err, co.out)
-	}
-	t.Logf("coordinator pod:\n%s", co.out)
-	if fcode != 0 {
-		t.Fatalf("fetch exited %d:\n%s", fcode, flog)
-	}
-	pf, _ := os.ReadFile(argsFile)
-	if want := fmt.Sprintf("port-forward --address 127.0.0.1 service/%s :7070\n", o.service.Name); string(pf) != want {
-		t.Errorf("kubectl ran with %q, want %q", pf, want)
-	}
-	run, err := rundir.Open(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(run.Meta.Parts) != runners {
-		t.Fatalf("the merge holds %d parts, want %d", len(run.Meta.Parts), runners)
-	}
-	for i, p := range run.Meta.Parts {
-		if want := fmt.Sprintf("%s-%d-x7k2p", o.runners.Name, i); p.Part.Runner != want {
-			t.Errorf("part %d ran as %q, want %q", i, p.Part.Runner, want)
-		}
-	}
-	// 300/s for 2 s is 600 iterations; in thirds, 200 each.
-	c := run.Counters(0, 0)
-	if c.Requests+c.DroppedIterations != rate*2 {
-		t.Errorf("merge: %d requests + %d dropped, want %d", c.Requests, c.DroppedIterations, rate*2)
-	}
-	if !strings.Contains(co.out.String(), "PASS  p(50)<1s") {
-		t.Errorf("the coordinator did not judge the threshold:\n%s", co.out)
-	}
+		case cmd[0] == "knee" && cmd[1] == "k8s" && cmd[2] == "job":
+			writeScenario(t, tmp, url, rate, dur)
+			os.Rename(filepath.Join(tmp, "test.yaml"), filepath.Join(tmp, cmd[3]))
+			if code, log := run(nil, cmd[1:]...); code != 0 {
+				t.Fatalf("%s", log)
+			}
+			manifest = filepath.Join(tmp, flagValue(cmd, "--out"))
+			stream, _ := os.ReadFile(manifest)
+			o = decodeStrict(t, stream)
+			// The same line again gives a test of its own: no name or token shared.
+			again := slices.Clone(cmd[1:])
+			again[slices.Index(again, "--out")+1] = "again.yaml"
+			if code, log := run(nil, again...); code != 0 {
+				t.Fatalf("%s", log)
+			}
+			stream, _ = os.ReadFile(filepath.Join(tmp, "again.yaml"))
+			if d := decodeStrict(t, stream); d.runners.Name == o.runners.Name || d.secret.StringData[TokenKey] == o.secret.StringData[TokenKey] {
+				t.Fatalf("two tests share the name %s or a token", d.runners.Name)
+			}
+			steps["job"] = true
 
-	// Step 4: knee report.
-	html := filepath.Join(tmp, "checkout.html")
-	if code, log := knee(ctx, bin, nil, "report", merged, "--format", "html", "--out", html); code != 0 {
-		t.Fatalf("knee report: %s", log)
+		case cmd[0] == "kubectl" && cmd[1] == "apply":
+			if filepath.Join(tmp, cmd[3]) != manifest {
+				t.Fatalf("%s applies another file than knee k8s job wrote", line)
+			}
+			svc := fmt.Sprintf("http://%s:%d", o.service.Name, o.service.Spec.Ports[0].Port)
+			k := &kubelet{t: t, bin: bin, secret: o.secret, rewrite: func(a string) string {
+				switch a {
+				case ":" + strconv.Itoa(o.service.Spec.Ports[0].TargetPort.IntValue()):
+					return "127.0.0.1:" + strconv.Itoa(port) // the pod's own address: loopback here
+				case svc:
+					return "http://127.0.0.1:" + strconv.Itoa(port)
+				}
+				return a
+			}}
+			co = k.command(ctx, o.coord.Spec.Template.Spec, nil, nil)
+			if err := co.cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for i := range int(*o.runners.Spec.Completions) {
+				p := k.command(ctx, o.runners.Spec.Template.Spec, runnerFields(o.runners.Name, i), nil)
+				if err := p.cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				pods = append(pods, p)
+			}
+			steps["apply"] = true
+
+		case cmd[0] == "knee" && cmd[1] == "k8s" && cmd[2] == "fetch":
+			kubectlDir, argsFile := fakeKubectl(t, port)
+			code, log := run([]string{"PATH=" + kubectlDir + ":" + os.Getenv("PATH")}, cmd[1:]...)
+			for i, p := range pods {
+				if err := p.cmd.Wait(); err != nil {
+					t.Errorf("runner %d: %v\n%s", i, err, p.out)
+				}
+			}
+			if err := co.cmd.Wait(); err != nil {
+				t.Errorf("coordinator: %v\n%s", err, co.out)
+			}
+			t.Logf("coordinator pod:\n%s", co.out)
+			if code != 0 {
+				t.Fatalf("fetch exited %d:\n%s", code, log)
+			}
+			pf, _ := os.ReadFile(argsFile)
+			if want := fmt.Sprintf("port-forward --address 127.0.0.1 service/%s :7070\n", o.service.Name); string(pf) != want {
+				t.Errorf("kubectl ran with %q, want %q", pf, want)
+			}
+			merged, err := rundir.Open(filepath.Join(tmp, flagValue(cmd, "--out")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(merged.Meta.Parts) != len(pods) || len(pods) != 10 {
+				t.Fatalf("the merge holds %d parts of %d runners, want 10", len(merged.Meta.Parts), len(pods))
+			}
+			// Pod i ran segment i of the sequence: 0:1/10, 1/10:1/5, ...
+			seq, _ := schedule.EvenSequence(10)
+			podOf := map[string]string{}
+			for i, seg := range seq {
+				podOf[seg.String()] = fmt.Sprintf("%s-%d-x7k2p", o.runners.Name, i)
+			}
+			for _, p := range merged.Meta.Parts {
+				if want := podOf[p.Part.Segment]; p.Part.Runner != want || want == "" {
+					t.Errorf("segment %s ran as %q, want %q", p.Part.Segment, p.Part.Runner, want)
+				}
+				delete(podOf, p.Part.Segment)
+			}
+			// 300/s for 2 s is 600 iterations; in tenths, 60 each.
+			c := merged.Counters(0, 0)
+			if c.Requests+c.DroppedIterations != rate*2 {
+				t.Errorf("merge: %d requests + %d dropped, want %d", c.Requests, c.DroppedIterations, rate*2)
+			}
+			if th := flagValue(o.coord.Spec.Template.Spec.Containers[0].Args, "--threshold"); !strings.Contains(co.out.String(), "PASS  "+th) {
+				t.Errorf("the coordinator did not judge %q:\n%s", th, co.out)
+			}
+			steps["fetch"] = true
+
+		case cmd[0] == "knee" && cmd[1] == "report":
+			if code, log := run(nil, cmd[1:]...); code != 0 {
+				t.Fatalf("%s", log)
+			}
+			if b, _ := os.ReadFile(filepath.Join(tmp, flagValue(cmd, "--out"))); !bytes.Contains(b, []byte("<html")) {
+				t.Errorf("knee report wrote %d bytes, no page", len(b))
+			}
+			steps["report"] = true
+
+		default:
+			t.Fatalf("the README's sequence has a line the rehearsal does not know: %s", line)
+		}
 	}
-	if b, _ := os.ReadFile(html); !bytes.Contains(b, []byte("<html")) {
-		t.Errorf("knee report wrote %d bytes, no page", len(b))
+	if len(steps) != 5 {
+		t.Errorf("the README's sequence covered %v; want image, job, apply, fetch and report", steps)
 	}
 }
 
