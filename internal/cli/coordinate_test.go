@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCoordinatorFlagsBadInput: --coordinator without an index, beside
+// --start-at, with --repeat or as no URL is bad input, before any load.
+func TestCoordinatorFlagsBadInput(t *testing.T) {
+	base := []string{"run", "--rate", "10", "--duration", "1s", "--url", "http://127.0.0.1:1/", "--out", t.TempDir(),
+		"--execution-segment-sequence", "0,1/2,1"}
+	for _, tc := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--execution-segment", "0:1/2", "--coordinator", "http://127.0.0.1:1"}, "give --execution-segment-index too"},
+		{[]string{"--execution-segment-index", "0", "--coordinator", "http://127.0.0.1:1", "--start-at", "2026-12-01T03:00:00Z"}, "not both"},
+		{[]string{"--execution-segment-index", "0", "--coordinator", "http://127.0.0.1:1", "--repeat", "2"}, "not with --repeat 2"},
+		{[]string{"--execution-segment-index", "0", "--coordinator", "coord:7070"}, "want a URL"},
+	} {
+		code, _, stderr := runKnee(t, append(append([]string{}, base...), tc.extra...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.extra, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestCoordinateBarrierFails: no runner ever comes; the coordinator says
+// which runners never reported ready and exits 1.
+func TestCoordinateBarrierFails(t *testing.T) {
+	code, _, stderr := runKnee(t, "coordinate", "--runners", "2", "--dir", t.TempDir(), "--listen", "127.0.0.1:0", "--ready-timeout", "200ms")
+	if code != ExitFailure || !strings.Contains(stderr, "0 of 2 runners ready after 200ms; never ready: runner 0, 1") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestK8sJobBadInput(t *testing.T) {
+	sc := filepath.Join(t.TempDir(), "s.yaml")
+	os.WriteFile(sc, []byte("scenarios:\n  a:\n    executor: constant-arrival-rate\n    rate: 5\n    duration: 10s\n    preAllocatedVUs: 2\n    requests: [{url: 'http://127.0.0.1:1/'}]\n"), 0o644)
+	for _, tc := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--toleration", "dedicated"}, "--toleration"},
+		{[]string{"--node-selector", "pool"}, "want key=value"},
+		{[]string{"--cpu", "lots"}, "--cpu \"lots\""},
+		{[]string{"--spread", "far"}, "--spread \"far\""},
+		{[]string{"--name", "Checkout"}, "--name"},
+	} {
+		args := append([]string{"k8s", "job", sc, "--runners", "2", "--image", "knee:test"}, tc.extra...)
+		code, _, stderr := runKnee(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.extra, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestK8sFetchBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notManifests := filepath.Join(dir, "x.yaml")
+	os.WriteFile(notManifests, []byte("apiVersion: v1\nkind: ConfigMap\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"k8s", "fetch", notManifests}, "--out"},
+		{[]string{"k8s", "fetch", notManifests, "--out", dir}, "exists"},
+		{[]string{"k8s", "fetch", notManifests, "--out", filepath.Join(dir, "new")}, "no coordinator Service and token"},
+	} {
+		code, _, stderr := runKnee(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
