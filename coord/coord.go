@@ -114,7 +114,8 @@ type Coordinator struct {
 	changed  chan struct{}   // a buffered nudge: a part arrived or a runner was lost
 	done     chan struct{}   // closed when Wait returns: no more parts taken
 
-	result     string // the published run directory; "" until Publish
+	published  bool
+	result     string // the published run directory; "" for none
 	resultExit int
 	resultMsg  string
 	fetched    chan struct{}
@@ -410,11 +411,12 @@ func (c *Coordinator) Wait(ctx context.Context) (Outcome, error) {
 func (c *Coordinator) Released() <-chan struct{} { return c.released }
 
 // Publish serves dir (the merged run directory) at ResultPath, with the
-// test's exit code and message.
+// test's exit code and message; with dir "", only the message, as a
+// failure (the test never started, or nothing could be merged).
 func (c *Coordinator) Publish(dir string, exit int, msg string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.result, c.resultExit, c.resultMsg = dir, exit, msg
+	c.published, c.result, c.resultExit, c.resultMsg = true, dir, exit, msg
 }
 
 // Fetched is closed once the published result has been sent whole.
@@ -422,12 +424,18 @@ func (c *Coordinator) Fetched() <-chan struct{} { return c.fetched }
 
 func (c *Coordinator) serveResult(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
-	dir, exit, msg := c.result, c.resultExit, c.resultMsg
+	published, dir, exit, msg := c.published, c.result, c.resultExit, c.resultMsg
 	parts, lost := len(c.parts), len(c.lost)
 	c.mu.Unlock()
-	if dir == "" {
+	if !published {
 		w.Header().Set("Retry-After", "5")
 		http.Error(w, fmt.Sprintf("no result yet: %d of %d parts in, %d lost", parts, c.opt.Runners, lost), http.StatusServiceUnavailable)
+		return
+	}
+	if dir == "" {
+		w.Header().Set(ExitHeader, strconv.Itoa(exit))
+		http.Error(w, msg, http.StatusGone)
+		c.fetchOnce.Do(func() { close(c.fetched) })
 		return
 	}
 	sum, err := Digest(dir)

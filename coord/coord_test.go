@@ -356,3 +356,21 @@ func TestLateAndDuplicateRunnersRefused(t *testing.T) {
 		t.Errorf("index out of range: %v", err)
 	}
 }
+
+// TestFetchLearnsTheFailure: a test that never started is published as a
+// failure, and Fetch returns its message at once instead of waiting.
+func TestFetchLearnsTheFailure(t *testing.T) {
+	c, srv, token := start(t, Options{Runners: 2})
+	c.Publish("", 1, "the test did not start: 1 of 2 runners ready")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, _, err := Fetch(ctx, srv.URL, token, filepath.Join(t.TempDir(), "out"), nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "410") || !strings.Contains(err.Error(), "1 of 2 runners ready") {
+		t.Errorf("Fetch: %v", err)
+	}
+	select {
+	case <-c.Fetched():
+	default:
+		t.Error("the failure was told but Fetched is not closed")
+	}
+}

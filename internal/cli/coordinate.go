@@ -108,12 +108,18 @@ func (a *app) doCoordinate(f coordinateFlags) error {
 	}()
 	out, err := c.Wait(a.ctx)
 	if err != nil {
+		// knee k8s fetch learns why, rather than waiting for a result.
+		c.Publish("", ExitFailure, err.Error())
+		a.lingerForFetch(c, f.linger)
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	fmt.Fprintf(a.env.Stderr, "coordinator: released at %s; %d parts in, %d missing\n",
 		out.Release.UTC().Format(time.RFC3339Nano), len(out.Parts), len(out.Missing))
 	if len(out.Parts) == 0 {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("no runner sent its part: %s", missingText(out.Missing))}
+		err := fmt.Errorf("no runner sent its part: %s", missingText(out.Missing))
+		c.Publish("", ExitFailure, err.Error())
+		a.lingerForFetch(c, f.linger)
+		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	mergedDir := filepath.Join(f.o.Dir, "merged")
 	res, err := merge.MergeDirs(out.Parts, mergedDir, merge.Options{Partial: len(out.Missing) > 0})
@@ -135,15 +141,21 @@ func (a *app) doCoordinate(f coordinateFlags) error {
 		code, msg = ExitFailure, verdict.Error()
 	}
 	c.Publish(mergedDir, code, msg)
-	fmt.Fprintf(a.env.Stderr, "coordinator: serving the merged run directory for up to %v (knee k8s fetch)\n", f.linger)
+	a.lingerForFetch(c, f.linger)
+	return verdict
+}
+
+// lingerForFetch waits until the published result is fetched, linger
+// passes or knee is interrupted.
+func (a *app) lingerForFetch(c *coord.Coordinator, linger time.Duration) {
+	fmt.Fprintf(a.env.Stderr, "coordinator: serving the result for up to %v (knee k8s fetch)\n", linger)
 	select {
 	case <-c.Fetched():
-		fmt.Fprintln(a.env.Stderr, "coordinator: the merged run directory was fetched")
-	case <-time.After(f.linger):
-		fmt.Fprintf(a.env.Stderr, "coordinator: not fetched within --linger %v\n", f.linger)
+		fmt.Fprintln(a.env.Stderr, "coordinator: the result was fetched")
+	case <-time.After(linger):
+		fmt.Fprintf(a.env.Stderr, "coordinator: not fetched within --linger %v\n", linger)
 	case <-a.ctx.Done():
 	}
-	return verdict
 }
 
 func missingText(ms []coord.Missing) string {

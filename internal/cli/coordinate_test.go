@@ -31,7 +31,7 @@ func TestCoordinatorFlagsBadInput(t *testing.T) {
 // TestCoordinateBarrierFails: no runner ever comes; the coordinator says
 // which runners never reported ready and exits 1.
 func TestCoordinateBarrierFails(t *testing.T) {
-	code, _, stderr := runKnee(t, "coordinate", "--runners", "2", "--dir", t.TempDir(), "--listen", "127.0.0.1:0", "--ready-timeout", "200ms")
+	code, _, stderr := runKnee(t, "coordinate", "--runners", "2", "--dir", t.TempDir(), "--listen", "127.0.0.1:0", "--ready-timeout", "200ms", "--linger", "10ms")
 	if code != ExitFailure || !strings.Contains(stderr, "0 of 2 runners ready after 200ms; never ready: runner 0, 1") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
