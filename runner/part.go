@@ -15,6 +15,11 @@ import (
 	"github.com/knee-dev/knee/scenario"
 )
 
+// ErrNotReleased is wrapped by the error of a run whose coordinator did
+// not release it (Split.Release failed): a failure of the test, not of its
+// configuration.
+var ErrNotReleased = errors.New("not started by the coordinator")
+
 // Split says how this runner takes part in a test split among runners.
 // The zero value is a whole test on one runner.
 type Split struct {

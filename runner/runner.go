@@ -178,7 +178,7 @@ func Execute(ctx context.Context, cfg *scenario.Config, opt Options) (*Result, e
 	if opt.Split.Release != nil {
 		at, err := opt.Split.Release(ctx)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %w", ErrNotReleased, err)
 		}
 		meta.Part.StartAt = at
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,5 +75,29 @@ func TestK8sFetchBadInput(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestRunnerNotReleased: a runner whose coordinator fails the barrier
+// exits 1 (the test failed), with the coordinator's reason, not 2.
+func TestRunnerNotReleased(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	done := make(chan int, 1)
+	go func() {
+		code, _, _ := runKnee(t, "coordinate", "--runners", "2", "--dir", t.TempDir(), "--listen", addr, "--ready-timeout", "1s", "--linger", "10ms")
+		done <- code
+	}()
+	code, _, stderr := runKnee(t, "run", "--rate", "10", "--duration", "1s", "--url", "http://127.0.0.1:1/", "--out", t.TempDir(),
+		"--execution-segment-sequence", "0,1/2,1", "--execution-segment-index", "0", "--coordinator", "http://"+addr)
+	if code != ExitFailure || !strings.Contains(stderr, "not started by the coordinator") || !strings.Contains(stderr, "never ready: runner 1") {
+		t.Errorf("runner: exit %d, stderr %q", code, stderr)
+	}
+	if c := <-done; c != ExitFailure {
+		t.Errorf("coordinator exited %d, want 1", c)
 	}
 }

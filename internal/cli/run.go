@@ -254,7 +254,7 @@ func noResponse(s rundir.Summary) error {
 // notRun is the exit of a run that never started: bad input (exit 2), unless
 // the run directory could not be created (exit 1).
 func notRun(err error) error {
-	if errors.Is(err, runner.ErrRunDir) {
+	if errors.Is(err, runner.ErrRunDir) || errors.Is(err, runner.ErrNotReleased) {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	return usageErr(err)
