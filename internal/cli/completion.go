@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/knee-dev/knee/importer"
+	"github.com/knee-dev/knee/k8s"
 	"github.com/knee-dev/knee/load"
 )
 
@@ -20,18 +21,20 @@ func completeFlagValues(root *cobra.Command) {
 		importFormats = append(importFormats, string(f))
 	}
 	fixed := map[string][]string{
-		"executor": {load.KindConstantArrivalRate, load.KindRampingArrivalRate, load.KindConstantVUs, load.KindRampingVUs},
-		"unit":     {"ns", "us", "ms", "s"},
-		"model":    {load.ModelOpen, load.ModelClosed},
-		"method":   {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"},
+		"executor":          {load.KindConstantArrivalRate, load.KindRampingArrivalRate, load.KindConstantVUs, load.KindRampingVUs},
+		"unit":              {"ns", "us", "ms", "s"},
+		"model":             {load.ModelOpen, load.ModelClosed},
+		"method":            {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"},
+		"spread":            {k8s.SpreadEven, k8s.SpreadOnePerNode, k8s.SpreadNone},
+		"image-pull-policy": {"Always", "IfNotPresent", "Never"},
 	}
 	files := map[string][]string{ // flag: file extensions (none: any file)
 		"summary-export": {"json"},
 		"junit":          {"xml"},
 		"db":             nil,
 	}
-	dirs := []string{"out", "plots", "state-dir", "target-cgroup"}
-	noFiles := []string{"url", "metrics", "postgres", "addr", "name", "body", "header", "var", "threshold", "stages", "fault", "goal", "action"}
+	dirs := []string{"out", "plots", "state-dir", "target-cgroup", "dir"}
+	noFiles := []string{"url", "metrics", "postgres", "addr", "name", "body", "header", "var", "threshold", "stages", "fault", "goal", "action", "coordinator", "image", "listen", "toleration", "node-selector", "label", "annotation", "prometheus-rw"}
 	// Arguments: a scenario file, run directories. analyze, curve and import
 	// read a file or a run directory: the shell's own completion.
 	args := map[string]cobra.CompletionFunc{

@@ -36,7 +36,7 @@ it (two levels down), so a volume of parts can be merged without a shell glob.`,
 	c.Flags().StringVar(&f.out, "out", "", "the run directory to write (must not exist yet)")
 	c.Flags().StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion evaluated on the merge, e.g. 'p(99)<250ms' (exit 99 when one fails)")
 	c.Flags().BoolVar(&f.partial, "partial", false, "merge even when segments of the test are missing; every output then says which share of the test it covers")
-	c.Flags().IntVar(&f.waitParts, "wait-parts", 0, "first wait until this many parts have finished (a merge Job started beside the runners)")
+	c.Flags().IntVar(&f.waitParts, "wait-parts", 0, "first wait until this many parts have finished (a merge started beside runners that share a volume)")
 	c.Flags().DurationVar(&f.waitTimeout, "wait-timeout", 30*time.Minute, "how long --wait-parts waits")
 	return c
 }
