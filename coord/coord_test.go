@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -372,5 +373,42 @@ func TestFetchLearnsTheFailure(t *testing.T) {
 	case <-c.Fetched():
 	default:
 		t.Error("the failure was told but Fetched is not closed")
+	}
+}
+
+// TestPartStreamsInBoundedMemory sends a 64 MiB part through the client
+// and the coordinator (both in this process): what they allocate stays far
+// below the part's size, so neither holds it whole. Held whole, the bytes
+// alone would be 64 MiB of allocation.
+func TestPartStreamsInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves 64 MiB; not in -short")
+	}
+	const size = 64 << 20
+	src := t.TempDir()
+	f, err := os.Create(filepath.Join(src, "latency.hlog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil { // sparse: no memory to write it
+		t.Fatal(err)
+	}
+	f.Close()
+	c, srv, token := start(t, Options{Runners: 1})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := (&Client{URL: srv.URL, Token: token, Index: 0}).Send(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("a %d MiB part: %d KiB allocated", size>>20, alloc>>10)
+	if alloc > size/4 {
+		t.Errorf("sending a %d MiB part allocated %d MiB", size>>20, alloc>>20)
+	}
+	st, err := os.Stat(filepath.Join(c.opt.Dir, "part-0", "latency.hlog"))
+	if err != nil || st.Size() != size {
+		t.Errorf("received %v, %v; want %d bytes", st, err, size)
 	}
 }
