@@ -362,6 +362,18 @@ func TestRehearsal(t *testing.T) {
 			for i, seg := range seq {
 				podOf[seg.String()] = fmt.Sprintf("%s-%d-x7k2p", o.runners.Name, i)
 			}
+			// Each part records the coordinator's clock at the release (the
+			// instant its log prints) and its own start against it.
+			rel := regexp.MustCompile(`released at (\S+);`).FindStringSubmatch(co.out.String())
+			if rel == nil {
+				t.Fatalf("the coordinator did not log the release:\n%s", co.out)
+			}
+			release, _ := time.Parse(time.RFC3339Nano, rel[1])
+			for _, p := range merged.Meta.Parts {
+				if !p.Part.StartAt.Equal(release) || p.Part.StartOffset != p.Part.T0.Sub(release) {
+					t.Errorf("segment %s: start_at %v, offset %v; the release was at %v, its start at %v", p.Part.Segment, p.Part.StartAt, p.Part.StartOffset, release, p.Part.T0)
+				}
+			}
 			for _, p := range merged.Meta.Parts {
 				if want := podOf[p.Part.Segment]; p.Part.Runner != want || want == "" {
 					t.Errorf("segment %s ran as %q, want %q", p.Part.Segment, p.Part.Runner, want)
