@@ -101,3 +101,16 @@ func TestRunnerNotReleased(t *testing.T) {
 		t.Errorf("coordinator exited %d, want 1", c)
 	}
 }
+
+// TestK8sFetchWithoutKubectl: no kubectl is a failure said at once, not
+// a retry until --timeout.
+func TestK8sFetchWithoutKubectl(t *testing.T) {
+	dir := t.TempDir()
+	manifests := filepath.Join(dir, "t.yaml")
+	os.WriteFile(manifests, []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: t-scenario, labels: {knee/role: scenario}}\nstringData: {token: x}\n---\n"+
+		"apiVersion: v1\nkind: Service\nmetadata: {name: t-coord, labels: {knee/role: coordinator}}\nspec: {ports: [{port: 7070}]}\n"), 0o644)
+	code, _, stderr := runKnee(t, "k8s", "fetch", manifests, "--out", filepath.Join(dir, "out"), "--kubectl", filepath.Join(dir, "no-kubectl"))
+	if code != ExitFailure || !strings.Contains(stderr, "install kubectl") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

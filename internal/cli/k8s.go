@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -224,6 +225,12 @@ func (a *app) doK8sFetch(file string, f k8sFetchFlags) error {
 	}
 	if tok := a.env.Getenv(coord.TokenEnv); tok != "" {
 		t.Token = tok
+	}
+	if f.url == "" {
+		// Missing, it would never appear: say so now, not after --timeout.
+		if _, err := exec.LookPath(f.kubectl); err != nil {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--kubectl %s: %w (fix: install kubectl, or give --url with your own port-forward)", f.kubectl, err)}
+		}
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, f.timeout)
 	defer cancel()
