@@ -284,7 +284,7 @@ func (a *app) doK8sFetch(file string, f k8sFetchFlags) error {
 	}
 	fmt.Fprintf(a.env.Stdout, "fetched the merged run directory: %s\n", f.out)
 	if run, rerr := rundir.Open(f.out); rerr == nil {
-		report.Summary(a.env.Stdout, run.Meta.Summary)
+		report.Summary(a.tables(), run.Meta.Summary)
 	}
 	fmt.Fprintf(a.env.Stdout, "coordinator: %s\n", msg)
 	if exit != ExitOK {

@@ -39,10 +39,10 @@ func TestImportDirections(t *testing.T) {
 		"promrw":        {"load", "rundir", "analyze", "report", "runner"},
 		"k8s":           {"runner", "record", "analyze", "report"},
 		"coord":         {"runner", "merge", "record", "rundir", "analyze", "report"}, // moves bytes; the merge is its caller's
-		"cgroup":        {}, // checked below: no knee package at all
-		"palette":       {}, // likewise
-		"redact":        {}, // likewise
-		"guard":         {}, // likewise
+		"cgroup":        {},                                                           // checked below: no knee package at all
+		"palette":       {},                                                           // likewise
+		"redact":        {},                                                           // likewise
+		"guard":         {},                                                           // likewise
 		"cmd/knee":      {"record", "rundir", "load", "lab", "runner"},
 		"bookstore":     {}, // checked below: no knee package at all
 	}
