@@ -191,18 +191,18 @@ func writeScenario(t *testing.T, dir, url string, rate int, dur time.Duration) s
 	return sc
 }
 
-// readmeSequence is the README's Kubernetes sequence, one argv per command
+// readmeSequence is the Kubernetes sequence of docs/many-runners.md, one argv per command
 // (lines joined at a trailing backslash, split at &&, words split as a
 // shell does for the quoting it uses: '...').
 func readmeSequence(t *testing.T) [][]string {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/many-runners.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(b), "<!-- k8s-sequence -->\n```\n")
 	block, _, ok2 := strings.Cut(rest, "```")
 	if !ok || !ok2 {
-		t.Fatal("README.md has no <!-- k8s-sequence --> block")
+		t.Fatal("docs/many-runners.md has no <!-- k8s-sequence --> block")
 	}
 	var cmds [][]string
 	for _, line := range strings.Split(strings.ReplaceAll(block, "\\\n", " "), "\n") {
