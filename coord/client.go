@@ -48,15 +48,21 @@ func (c *Client) logf(format string, args ...any) {
 	}
 }
 
-func (c *Client) request(ctx context.Context, method, path string, q url.Values, body io.Reader) (*http.Request, error) {
+// do sends one request to the coordinator, with header and the token.
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, body io.Reader, header http.Header) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.URL, "/")+path+"?"+q.Encode(), body)
 	if err != nil {
 		return nil, permanent{fmt.Errorf("--coordinator %q: %w", c.URL, err)}
 	}
+	for k, vs := range header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
-	return req, nil
+	return c.client().Do(req)
 }
 
 // answer turns a reply that is not 200 into an error, permanent unless
@@ -105,11 +111,7 @@ func (c *Client) Ready(ctx context.Context) (time.Time, error) {
 	q := url.Values{"index": {strconv.Itoa(c.Index)}, "runner": {c.Runner}}
 	var rel releaseMsg
 	err := c.retry(ctx, "reporting ready", 0, func() error {
-		req, err := c.request(ctx, http.MethodPost, ReadyPath, q, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := c.client().Do(req)
+		resp, err := c.do(ctx, http.MethodPost, ReadyPath, q, nil, nil)
 		if err != nil {
 			return err
 		}
@@ -148,13 +150,7 @@ func (c *Client) Send(ctx context.Context, dir string) error {
 		pr, pw := io.Pipe()
 		go func() { pw.CloseWithError(Pack(pw, dir)) }()
 		defer pr.Close()
-		req, err := c.request(ctx, http.MethodPut, PartPath, q, pr)
-		if err != nil {
-			return err
-		}
-		req.Header.Set(DigestHeader, sum)
-		req.Header.Set("Content-Type", "application/x-tar")
-		resp, err := c.client().Do(req)
+		resp, err := c.do(ctx, http.MethodPut, PartPath, q, pr, http.Header{DigestHeader: {sum}, "Content-Type": {"application/x-tar"}})
 		if err != nil {
 			return err
 		}
@@ -193,11 +189,7 @@ func Fetch(ctx context.Context, base, token, out string, hc *http.Client, log io
 	var exit int
 	var msg, waiting string
 	err := c.retry(ctx, "fetching the result", 0, func() error {
-		req, err := c.request(ctx, http.MethodGet, ResultPath, nil, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := c.client().Do(req)
+		resp, err := c.do(ctx, http.MethodGet, ResultPath, nil, nil, nil)
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,26 +39,8 @@ type kubelet struct {
 // pod is one started container: its command, output and volumes.
 type pod struct {
 	cmd  *exec.Cmd
-	out  *lockedBuffer
+	out  *kneetest.Buffer
 	vols map[string]string // volume name → directory
-}
-
-// lockedBuffer is a bytes.Buffer a process writes while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 var varRef = regexp.MustCompile(`\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
@@ -69,7 +50,7 @@ var varRef = regexp.MustCompile(`\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 func (k *kubelet) command(ctx context.Context, spec corev1.PodSpec, fields map[string]string, wrap []string) *pod {
 	k.t.Helper()
 	c := spec.Containers[0]
-	p := &pod{out: &lockedBuffer{}, vols: map[string]string{}}
+	p := &pod{out: &kneetest.Buffer{}, vols: map[string]string{}}
 	for _, v := range spec.Volumes {
 		dir := k.t.TempDir()
 		switch {

@@ -3,32 +3,14 @@ package lab_test
 import (
 	"context"
 	"fmt"
+	"github.com/knee-dev/knee/internal/kneetest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/knee-dev/knee/lab"
 )
-
-// lockedBuffer is a strings.Builder safe for the child's copier and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // When the lab stops the Bookstore it says so, in place of the child's own
 // words for the SIGTERM, which read like a failure.
@@ -43,7 +25,7 @@ func TestStopSaysTheLabStoppedIt(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var stderr lockedBuffer
+	var stderr kneetest.Buffer
 	tg, err := lab.StartBookstore(ctx, lab.TargetOptions{Executable: exe, Stderr: &stderr})
 	if err != nil {
 		t.Fatal(err)

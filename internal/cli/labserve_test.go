@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/knee-dev/knee/internal/kneetest"
 	"net/http"
 	"os"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // a browser still orders (201), so the lab's load is unchanged.
 func TestLabServeGuarded(t *testing.T) {
 	sig := make(chan os.Signal, 1)
-	var out, errb lockedBuffer
+	var out, errb kneetest.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- Main(Env{Args: []string{"lab", "serve", "--addr", "127.0.0.1:0"}, Stdout: &out, Stderr: &errb,

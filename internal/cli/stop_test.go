@@ -1,36 +1,16 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
+	"github.com/knee-dev/knee/internal/kneetest"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the signal watcher and the
-// command writing at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // runKneeSignals runs knee and sends it n interrupts, the first after
 // after, the others 300 ms apart. A run still going after a minute is a
@@ -44,7 +24,7 @@ func runKneeSignals(t *testing.T, n int, after time.Duration, args ...string) (c
 func runKneeSignalsWhen(t *testing.T, n int, wait func(), args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	sig := make(chan os.Signal, 4)
-	var out, errb lockedBuffer
+	var out, errb kneetest.Buffer
 	exited := make(chan int, 1)
 	done := make(chan int, 1)
 	go func() {
@@ -132,7 +112,7 @@ func TestScriptPhasesStop(t *testing.T) {
 func TestSecondInterruptExits(t *testing.T) {
 	sig := make(chan os.Signal, 3)
 	exited := make(chan int, 1)
-	var errb lockedBuffer
+	var errb kneetest.Buffer
 	ctx, abort, _, stop := interruptContexts(Env{Stderr: &errb, Signals: sig, Exit: func(c int) { exited <- c }})
 	defer stop()
 	sig <- os.Interrupt
