@@ -83,7 +83,7 @@ func (s Scheduler) Run(ctx context.Context, t0 time.Time, faults []Fault, onEven
 	if onEvent == nil {
 		onEvent = func(Event) {}
 	}
-	r := &runner{s: s, t0: t0, faults: faults, onEvent: onEvent, frozen: map[int]StateEntry{}}
+	r := &faultRun{s: s, t0: t0, faults: faults, onEvent: onEvent, frozen: map[int]StateEntry{}}
 	r.owner = os.Getpid()
 	if st, err := readProcStat("/proc", r.owner); err == nil {
 		r.ownerStart = st.start
@@ -129,7 +129,7 @@ func plan(faults []Fault) []step {
 	return steps
 }
 
-type runner struct {
+type faultRun struct {
 	s          Scheduler
 	t0         time.Time
 	faults     []Fault
@@ -140,7 +140,7 @@ type runner struct {
 	errs       []error
 }
 
-func (r *runner) event(i int, kind string, err error) {
+func (r *faultRun) event(i int, kind string, err error) {
 	f := r.faults[i].Freezer
 	ev := Event{Fault: i, Kind: kind, At: time.Since(r.t0), Target: f.String(), Err: err}
 	if m, ok := f.(interface{ Method() string }); ok {
@@ -154,7 +154,7 @@ func (r *runner) event(i int, kind string, err error) {
 
 // freeze records the target, then freezes it. A target that cannot be
 // recorded is not frozen: nothing could thaw it after a SIGKILL.
-func (r *runner) freeze(ctx context.Context, i int) {
+func (r *faultRun) freeze(ctx context.Context, i int) {
 	f := r.faults[i].Freezer
 	entry, recorded := entryFor(f, r.owner, r.ownerStart, time.Now())
 	if recorded && r.s.StateDir != "" {
@@ -182,7 +182,7 @@ func (r *runner) freeze(ctx context.Context, i int) {
 }
 
 // thaw thaws fault i if it is frozen and reports it.
-func (r *runner) thaw(i int) {
+func (r *faultRun) thaw(i int) {
 	if _, ok := r.frozen[i]; ok {
 		r.event(i, "thaw", r.doThaw(i))
 	}
@@ -190,7 +190,7 @@ func (r *runner) thaw(i int) {
 
 // doThaw thaws fault i and drops its state entry; a failed thaw keeps the
 // entry for ThawAll.
-func (r *runner) doThaw(i int) error {
+func (r *faultRun) doThaw(i int) error {
 	entry := r.frozen[i]
 	delete(r.frozen, i)
 	err := r.faults[i].Freezer.Thaw()
@@ -203,7 +203,7 @@ func (r *runner) doThaw(i int) error {
 // thawAll thaws whatever is still frozen, in fault order. Every thaw is
 // done before any event is reported, so a panicking onEvent cannot leave a
 // target frozen.
-func (r *runner) thawAll() error {
+func (r *faultRun) thawAll() error {
 	keys := make([]int, 0, len(r.frozen))
 	for i := range r.frozen {
 		keys = append(keys, i)

@@ -11,7 +11,7 @@ import (
 // scheduler sleeps through every start that a VU makes itself.
 type alarm interface {
 	// set makes the alarm ring at at (at once if at is past); the zero
-	// time cancels it. Callers serialise set (arrivals.mu).
+	// time cancels it. Callers serialise set (openGoroutines.mu).
 	set(at time.Time)
 	// wait blocks until the alarm rings after the last set, or stop; false
 	// if stop came first. The scheduler alone waits.

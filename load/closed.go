@@ -9,7 +9,7 @@ import (
 )
 
 func (c ConstantVUs) newDriver() (driver, error) {
-	return &loops{steps: []schedule.VUStep{{At: 0, VUs: c.VUs}}, span: c.Duration, think: c.Think}, nil
+	return &closedVUs{steps: []schedule.VUStep{{At: 0, VUs: c.VUs}}, span: c.Duration, think: c.Think}, nil
 }
 
 func (c RampingVUs) newDriver() (driver, error) {
@@ -17,13 +17,13 @@ func (c RampingVUs) newDriver() (driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &loops{steps: steps, span: c.Span(), think: c.Think}, nil
+	return &closedVUs{steps: steps, span: c.Span(), think: c.Think}, nil
 }
 
-// loops drives the closed model: each active VU loops Do, then Think. The
+// closedVUs drives the closed model: each active VU loops Do, then Think. The
 // VU count follows steps; a VU that is ramped down finishes its iteration
 // (it is not cut short) and skips its think time.
-type loops struct {
+type closedVUs struct {
 	steps []schedule.VUStep
 	span  time.Duration
 	think time.Duration
@@ -31,11 +31,11 @@ type loops struct {
 	wg sync.WaitGroup
 }
 
-func (l *loops) offered(time.Duration) float64 { return 0 }
+func (l *closedVUs) offered(time.Duration) float64 { return 0 }
 
-func (l *loops) prepare(*scenarioRun) {}
+func (l *closedVUs) prepare(*scenarioRun) {}
 
-func (l *loops) run(s *scenarioRun, start time.Time) {
+func (l *closedVUs) run(s *scenarioRun, start time.Time) {
 	s.live.start.Store(&start)
 	// end stops starting iterations at the span's end or at a run stop.
 	endAt := start.Add(l.span)
@@ -72,10 +72,10 @@ func (l *loops) run(s *scenarioRun, start time.Time) {
 // vu loops until the scenario ends or it is retired. Interval is the time
 // between this VU's consecutive iteration starts; for its first iteration,
 // which has no predecessor, it is the iteration's service time plus think.
-func (l *loops) vu(s *scenarioRun, id uint64, iterCtx, end context.Context, endAt time.Time, retire <-chan struct{}) {
+func (l *closedVUs) vu(s *scenarioRun, id uint64, iterCtx, end context.Context, endAt time.Time, retire <-chan struct{}) {
 	defer l.wg.Done()
 	defer s.live.vus.Add(-1)
-	shard := s.runner.rec.Shard()
+	shard := s.gen.rec.Shard()
 	timer := newStoppedTimer()
 	defer timer.Stop()
 	self, _ := s.it.(SelfRecording)

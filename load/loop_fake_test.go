@@ -30,11 +30,11 @@ type goLoop struct {
 // loopIteration offers goLoop over it; err, if set, is NewLoop's error.
 type loopIteration struct {
 	Iteration
-	err    error
-	sleepy bool // its Loops sleep through ends (sleepyLoop)
-	mu     sync.Mutex
-	loops  []*goLoop
-	rel    []uint64 // VUs released through a Loop
+	err       error
+	sleepy    bool // its Loops sleep through ends (sleepyLoop)
+	mu        sync.Mutex
+	closedVUs []*goLoop
+	rel       []uint64 // VUs released through a Loop
 }
 
 func (li *loopIteration) NewLoop() (Loop, error) {
@@ -44,7 +44,7 @@ func (li *loopIteration) NewLoop() (Loop, error) {
 	l := &goLoop{it: li.Iteration, note: make(chan struct{}, 1)}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	li.mu.Lock()
-	li.loops = append(li.loops, l)
+	li.closedVUs = append(li.closedVUs, l)
 	li.mu.Unlock()
 	if li.sleepy {
 		return sleepyLoop{loopRelease{l, li}}, nil
@@ -70,7 +70,7 @@ func (li *loopIteration) vusStarted() int {
 	li.mu.Lock()
 	defer li.mu.Unlock()
 	ids := map[uint64]bool{}
-	for _, l := range li.loops {
+	for _, l := range li.closedVUs {
 		l.mu.Lock()
 		for id := range l.vus {
 			ids[id] = true
@@ -240,7 +240,7 @@ func TestGoroutineVUsOptionKeepsTheGoroutineEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, loop := r.scenarios[0].drv.(*loopArrivals)
+		_, loop := r.scenarios[0].drv.(*openLoop)
 		if loop == goroutines {
 			t.Errorf("GoroutineVUs %v: loop engine %v", goroutines, loop)
 		}
@@ -298,7 +298,7 @@ func TestLoopPoolShrinksAfterRetirement(t *testing.T) {
 		if o.err != nil {
 			t.Fatal(o.err)
 		}
-		l := o.runr.scenarios[0].drv.(*loopArrivals)
+		l := o.runr.scenarios[0].drv.(*openLoop)
 		if l.alive != 5 || len(l.idle) != 5 || len(l.busy) != 0 {
 			t.Errorf("%d alive, %d idle, %d busy at the end; want 5, 5, 0", l.alive, len(l.idle), len(l.busy))
 		}

@@ -5,21 +5,21 @@ import (
 	"time"
 )
 
-// loopArrivals drives an open-model scenario whose Iteration offers a Loop
+// openLoop drives an open-model scenario whose Iteration offers a Loop
 // (LoopIteration) from the scenario's one goroutine: it starts every due
 // iteration on an idle VU, a new one while fewer than max are alive, or
-// counts it dropped, exactly as arrivals does, and then waits on the Loop
+// counts it dropped, exactly as openGoroutines does, and then waits on the Loop
 // until the next intended start or until iterations end. No VU is a
 // goroutine, so a stall that needs thousands of VUs leaves nothing of them
 // behind but their ids, and no start is handed between goroutines. Which
-// idle VU takes a start differs from arrivals, where a VU that finishes
+// idle VU takes a start differs from openGoroutines, where a VU that finishes
 // takes the next start itself: here the most recently idle one, but the one
 // idle longest once it has been idle for the retire limit (see rotationDue).
 //
 // When the Loop cannot be made (NewLoop's error), the scenario runs on
-// arrivals, with a goroutine per VU.
-type loopArrivals struct {
-	a  *arrivals // the schedule and the pool's bounds; and the fallback, which alone runs it
+// openGoroutines, with a goroutine per VU.
+type openLoop struct {
+	a  *openGoroutines // the schedule and the pool's bounds; and the fallback, which alone runs it
 	it LoopIteration
 
 	idleMax time.Duration // Options.RetireIdle, resolved
@@ -47,9 +47,9 @@ type loopVU struct {
 	since    time.Time // when it last became idle
 }
 
-func (l *loopArrivals) prepare(s *scenarioRun) {
-	l.idleMax = s.runner.opt.retireIdle()
-	switch l.slack = s.runner.opt.TimerSlack; {
+func (l *openLoop) prepare(s *scenarioRun) {
+	l.idleMax = s.gen.opt.retireIdle()
+	switch l.slack = s.gen.opt.TimerSlack; {
 	case l.slack == 0:
 		l.slack = DefaultTimerSlack
 	case l.slack < 0:
@@ -65,9 +65,9 @@ func (l *loopArrivals) prepare(s *scenarioRun) {
 	s.live.vus.Add(int64(l.alive))
 }
 
-func (l *loopArrivals) offered(elapsed time.Duration) float64 { return l.a.offered(elapsed) }
+func (l *openLoop) offered(elapsed time.Duration) float64 { return l.a.offered(elapsed) }
 
-func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
+func (l *openLoop) run(s *scenarioRun, start time.Time) {
 	loop, err := l.it.NewLoop()
 	if err != nil {
 		l.fallback(s, start)
@@ -80,7 +80,7 @@ func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
 	unwatchHard := context.AfterFunc(s.hard, loop.Wake)
 	defer unwatchHard()
 
-	l.shard, l.ended = s.runner.rec.Shard(), make([]Ended, 0, 64)
+	l.shard, l.ended = s.gen.rec.Shard(), make([]Ended, 0, 64)
 	end := start.Add(l.a.sched.Duration())
 	var batch time.Time // when the last starts were made
 	for s.stop.Err() == nil {
@@ -113,7 +113,7 @@ func (l *loopArrivals) run(s *scenarioRun, start time.Time) {
 // startDue starts (or drops) every iteration due by now and returns when
 // the next one is due, ok false when the schedule has no more; started is
 // true when it made or dropped any start.
-func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time) (next time.Time, ok, started bool) {
+func (l *openLoop) startDue(s *scenarioRun, loop Loop, start, now time.Time) (next time.Time, ok, started bool) {
 	for ; ; started = true {
 		off, more := l.a.sched.Offset(l.next)
 		if !more {
@@ -144,7 +144,7 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 			v = l.spawn(s)
 		default:
 			s.live.dropped.Add(1)
-			s.runner.rec.Dropped(s.name, 1)
+			s.gen.rec.Dropped(s.name, 1)
 			continue
 		}
 		v.intended = due
@@ -160,20 +160,20 @@ func (l *loopArrivals) startDue(s *scenarioRun, loop Loop, start, now time.Time)
 // returned yet (it may sleep through ends to wake once per start; see
 // Loop.Wait), and reports whether a VU is idle now: a start that finds
 // none looks there before it makes a VU, which would open a connection.
-func (l *loopArrivals) reap(s *scenarioRun, loop Loop) bool {
+func (l *openLoop) reap(s *scenarioRun, loop Loop) bool {
 	l.collect(s, loop, time.Now())
 	return len(l.idle) > 0
 }
 
 // collect waits on the Loop until until (see Loop.Wait) and records what
 // has ended.
-func (l *loopArrivals) collect(s *scenarioRun, loop Loop, until time.Time) {
+func (l *openLoop) collect(s *scenarioRun, loop Loop, until time.Time) {
 	l.ended = loop.Wait(until, l.ended[:0])
 	l.record(s, l.ended)
 }
 
 // spawn makes a new VU, taking over a retired one's identity if there is one.
-func (l *loopArrivals) spawn(s *scenarioRun) *loopVU {
+func (l *openLoop) spawn(s *scenarioRun) *loopVU {
 	v := &loopVU{}
 	if n := len(l.parked); n > 0 {
 		v.id, v.iter = l.parked[n-1].id, l.parked[n-1].iter
@@ -188,7 +188,7 @@ func (l *loopArrivals) spawn(s *scenarioRun) *loopVU {
 }
 
 // record records the ended iterations and makes their VUs idle.
-func (l *loopArrivals) record(s *scenarioRun, ended []Ended) {
+func (l *openLoop) record(s *scenarioRun, ended []Ended) {
 	if len(ended) == 0 {
 		return
 	}
@@ -217,8 +217,8 @@ func (l *loopArrivals) record(s *scenarioRun, ended []Ended) {
 // retire retires the VUs idle for longer than the limit, longest idle
 // first, while more than the pre-allocated ones are alive: the Loop lets go
 // of what it holds for them and their identities are parked for reuse.
-// Like arrivals, it runs at each start, up to retireBatch at a time.
-func (l *loopArrivals) retire(s *scenarioRun, loop Loop, now time.Time, limit time.Duration) {
+// Like openGoroutines, it runs at each start, up to retireBatch at a time.
+func (l *openLoop) retire(s *scenarioRun, loop Loop, now time.Time, limit time.Duration) {
 	if limit <= 0 {
 		return
 	}
@@ -255,7 +255,7 @@ func (l *loopArrivals) retire(s *scenarioRun, loop Loop, now time.Time, limit ti
 
 // drain lets the iterations in flight end within the grace period, then
 // cancels the rest and waits for them: the same two deadlines as finish.
-func (l *loopArrivals) drain(s *scenarioRun, loop Loop) {
+func (l *openLoop) drain(s *scenarioRun, loop Loop) {
 	deadline := time.Now().Add(s.grace)
 	for len(l.busy) > 0 && s.grace > 0 && s.hard.Err() == nil && time.Now().Before(deadline) {
 		l.collect(s, loop, deadline)
@@ -268,9 +268,9 @@ func (l *loopArrivals) drain(s *scenarioRun, loop Loop) {
 	}
 }
 
-// fallback runs the scenario on arrivals, its VUs goroutines, taking over
+// fallback runs the scenario on openGoroutines, its VUs goroutines, taking over
 // the identities of the pre-allocated VUs made in prepare.
-func (l *loopArrivals) fallback(s *scenarioRun, start time.Time) {
+func (l *openLoop) fallback(s *scenarioRun, start time.Time) {
 	s.live.vus.Add(-int64(len(l.preVUs)))
 	for i := len(l.preVUs) - 1; i >= 0; i-- {
 		l.a.parked = append(l.a.parked, parkedVU{l.preVUs[i].id, 0})

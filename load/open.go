@@ -14,7 +14,7 @@ func (c ConstantArrivalRate) newDriver() (driver, error) {
 		return nil, err
 	}
 	sched := schedule.Segmented(whole, c.Share)
-	return &arrivals{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
+	return &openGoroutines{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
 }
 
 func (c RampingArrivalRate) newDriver() (driver, error) {
@@ -23,10 +23,10 @@ func (c RampingArrivalRate) newDriver() (driver, error) {
 		return nil, err
 	}
 	sched := schedule.Segmented(whole, c.Share)
-	return &arrivals{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
+	return &openGoroutines{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
 }
 
-// arrivals drives the open model: iteration i starts at start+Offset(i)
+// openGoroutines drives the open model on goroutines: iteration i starts at start+Offset(i)
 // on a VU that is free then, on a new VU, or not at all (dropped).
 //
 // Most starts need no hand-off between goroutines: a VU that finishes an
@@ -51,7 +51,7 @@ func (c RampingArrivalRate) newDriver() (driver, error) {
 // seconds. Jobs channels are sent on and closed only
 // under mu, and only for VUs taken off the idle stack, so closing them all
 // at the end is safe and lets each VU drain its last job first.
-type arrivals struct {
+type openGoroutines struct {
 	sched    schedule.Schedule
 	pre, max int
 	idleMax  time.Duration // Options.RetireIdle, resolved in prepare; 0: never retire
@@ -89,8 +89,8 @@ type openVU struct {
 	iter  uint64    // its goroutine only
 	shard ShardSink // its goroutine's
 	jobs  chan job
-	since time.Time // when it last became idle; guarded by arrivals.mu
-	at    int       // index in arrivals.alive; guarded by arrivals.mu
+	since time.Time // when it last became idle; guarded by openGoroutines.mu
+	at    int       // index in openGoroutines.alive; guarded by openGoroutines.mu
 	// retiring is set before its jobs are closed to retire the VU, as
 	// opposed to ending the scenario.
 	retiring bool
@@ -102,11 +102,11 @@ type job struct {
 	intended time.Time
 }
 
-func (a *arrivals) offered(elapsed time.Duration) float64 { return a.sched.Rate(elapsed) }
+func (a *openGoroutines) offered(elapsed time.Duration) float64 { return a.sched.Rate(elapsed) }
 
-func (a *arrivals) prepare(s *scenarioRun) {
-	a.idleMax = s.runner.opt.retireIdle()
-	a.slack = s.runner.opt.TimerSlack
+func (a *openGoroutines) prepare(s *scenarioRun) {
+	a.idleMax = s.gen.opt.retireIdle()
+	a.slack = s.gen.opt.TimerSlack
 	a.iterCtx, a.cancelIt = context.WithCancel(s.hard)
 	// Pre-allocated VUs are idle before prepare returns, and have their
 	// shard, so the first iterations find them ready.
@@ -123,7 +123,7 @@ func (a *arrivals) prepare(s *scenarioRun) {
 // spawnLocked starts a VU, reusing a retired one's identity if there is
 // one: busy with first when one is given, else idle. ready, if not nil, is
 // called once the VU can take work. mu held.
-func (a *arrivals) spawnLocked(s *scenarioRun, first *job, ready func()) {
+func (a *openGoroutines) spawnLocked(s *scenarioRun, first *job, ready func()) {
 	v := &openVU{jobs: make(chan job, 1)}
 	if n := len(a.parked); n > 0 {
 		v.id, v.iter = a.parked[n-1].id, a.parked[n-1].iter
@@ -150,10 +150,10 @@ func (a *arrivals) spawnLocked(s *scenarioRun, first *job, ready func()) {
 // starts itself (see after), until its jobs are closed: at the end of the
 // scenario, or when v retires (then v's resources are released and its
 // identity parked for reuse).
-func (a *arrivals) vu(s *scenarioRun, v *openVU, jobs chan job, ready func()) {
+func (a *openGoroutines) vu(s *scenarioRun, v *openVU, jobs chan job, ready func()) {
 	defer a.wg.Done()
 	defer s.live.vus.Add(-1)
-	v.shard = s.runner.rec.Shard()
+	v.shard = s.gen.rec.Shard()
 	if ready != nil {
 		ready()
 	}
@@ -169,7 +169,7 @@ func (a *arrivals) vu(s *scenarioRun, v *openVU, jobs chan job, ready func()) {
 }
 
 // iterate runs one iteration on v and records it.
-func (a *arrivals) iterate(s *scenarioRun, v *openVU, self SelfRecording, j job) {
+func (a *openGoroutines) iterate(s *scenarioRun, v *openVU, self SelfRecording, j job) {
 	called := time.Now()
 	if self != nil {
 		self.DoRecord(a.iterCtx, Start{Scenario: s.name, VU: v.id, Iter: v.iter, Intended: j.intended, Called: called}, v.shard)
@@ -191,7 +191,7 @@ func (a *arrivals) iterate(s *scenarioRun, v *openVU, self SelfRecording, j job)
 // if it is due, or sleeps until it as the pacer if no other VU does, and
 // returns that job; or, when there is no start for it, it goes on the
 // idle stack and returns false.
-func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
+func (a *openGoroutines) after(s *scenarioRun, v *openVU) (job, bool) {
 	a.mu.Lock()
 	for !a.done && s.stop.Err() == nil {
 		due, off, ok := a.nextStart()
@@ -240,20 +240,20 @@ func (a *arrivals) after(s *scenarioRun, v *openVU) (job, bool) {
 // VU idle longest (see rotationDue) rather than to the VU most recently
 // idle, or to the VU that finishes now, which would take it itself. mu
 // held.
-func (a *arrivals) rotating(now time.Time, gap time.Duration) bool {
+func (a *openGoroutines) rotating(now time.Time, gap time.Duration) bool {
 	return len(a.idle) > 0 && rotationDue(a.idle[0].since, now, a.idleMax, gap)
 }
 
 // nextStart is when iteration next is due, and its offset; false when the
 // schedule has no more. mu held.
-func (a *arrivals) nextStart() (time.Time, time.Duration, bool) {
+func (a *openGoroutines) nextStart() (time.Time, time.Duration, bool) {
 	off, ok := a.sched.Offset(a.next)
 	return a.start.Add(off), off, ok
 }
 
 // take makes next started (or dropped) and returns its job; it retires
 // VUs that have been idle too long. mu held.
-func (a *arrivals) take(s *scenarioRun, due time.Time, off time.Duration) job {
+func (a *openGoroutines) take(s *scenarioRun, due time.Time, off time.Duration) job {
 	j := job{i: a.next, intended: due}
 	a.next++
 	a.retireLocked(s, time.Now(), idleLimit(a.idleMax, off-a.prev))
@@ -265,7 +265,7 @@ func (a *arrivals) take(s *scenarioRun, due time.Time, off time.Duration) job {
 // unless a pacer makes it; then it cancels the alarm. A start due sooner
 // than the alarm's gap after the scheduler's last wake-up waits for the
 // gap; one already due rings at once. mu held.
-func (a *arrivals) arm() {
+func (a *openGoroutines) arm() {
 	if a.done {
 		return
 	}
@@ -297,7 +297,7 @@ func (a *arrivals) arm() {
 // late, every past-due start still goes out at once, each with its own
 // intended time. It wakes at most once per TimerSlack, and not at all for
 // the starts that VUs make themselves.
-func (a *arrivals) run(s *scenarioRun, start time.Time) {
+func (a *openGoroutines) run(s *scenarioRun, start time.Time) {
 	s.live.start.Store(&start)
 	a.mu.Lock()
 	a.start = start
@@ -345,7 +345,7 @@ const startBatch = 16
 // VUs, or counts them dropped, and sets the alarm again unless more are
 // due (more); ended is true when the schedule is over. It never blocks.
 // mu held.
-func (a *arrivals) startDue(s *scenarioRun) (ended, more bool) {
+func (a *openGoroutines) startDue(s *scenarioRun) (ended, more bool) {
 	now := time.Now()
 	for n := 0; ; n++ {
 		due, off, ok := a.nextStart()
@@ -384,7 +384,7 @@ func (a *arrivals) startDue(s *scenarioRun) (ended, more bool) {
 			a.spawnLocked(s, &j, nil)
 		default:
 			s.live.dropped.Add(1)
-			s.runner.rec.Dropped(s.name, 1)
+			s.gen.rec.Dropped(s.name, 1)
 		}
 	}
 	a.arm()

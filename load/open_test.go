@@ -29,7 +29,7 @@ func runScenarios(t *testing.T, ctx context.Context, opt Options, scs ...Scenari
 	}
 	for _, s := range r.scenarios {
 		if _, loop := s.it.(*loopIteration); loop {
-			if _, goroutines := s.drv.(*arrivals); goroutines {
+			if _, goroutines := s.drv.(*openGoroutines); goroutines {
 				t.Fatalf("scenario %q offers a Loop but runs a goroutine per VU", s.name)
 			}
 		}

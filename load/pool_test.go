@@ -84,7 +84,7 @@ func TestFreeVUsMakeTheStartsThemselves(t *testing.T) {
 				if o.err != nil {
 					t.Fatal(o.err)
 				}
-				a := o.runr.scenarios[0].drv.(*arrivals)
+				a := o.runr.scenarios[0].drv.(*openGoroutines)
 				a.mu.Lock()
 				wakes := a.wakes
 				a.mu.Unlock()

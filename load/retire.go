@@ -72,7 +72,7 @@ func rotationDue(since, now time.Time, least, gap time.Duration) bool {
 // first, while more than the pre-allocated ones are alive: it closes their
 // jobs channels, and each VU's goroutine ends after releasing what the
 // Iteration holds for it. At most retireBatch per call; mu held.
-func (a *arrivals) retireLocked(s *scenarioRun, now time.Time, limit time.Duration) {
+func (a *openGoroutines) retireLocked(s *scenarioRun, now time.Time, limit time.Duration) {
 	if limit <= 0 {
 		return
 	}
@@ -108,7 +108,7 @@ type parkedVU struct{ id, iter uint64 }
 
 // retired releases what the Iteration holds for v and parks v's identity
 // for reuse; v's goroutine calls it last.
-func (a *arrivals) retired(s *scenarioRun, v *openVU) {
+func (a *openGoroutines) retired(s *scenarioRun, v *openVU) {
 	release(s, v.id)
 	a.mu.Lock()
 	a.parked = append(a.parked, parkedVU{v.id, v.iter})
@@ -136,7 +136,7 @@ func (p *poolPeak) shrunk(alive int) bool {
 // shrunk calls Options.OnShrink on a goroutine of its own: it may take a
 // while (a whole GC), and the scheduler has starts to make.
 func (s *scenarioRun) shrunk() {
-	if f := s.runner.opt.OnShrink; f != nil {
+	if f := s.gen.opt.OnShrink; f != nil {
 		go f()
 	}
 }

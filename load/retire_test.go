@@ -155,7 +155,7 @@ func TestIdleVUsRetireAfterAStall(t *testing.T) {
 					// alive at once, and no (vu, iter) twice. Their shards are not:
 					// a VU started again takes a fresh one.
 					wantShards := tt.shards
-					if _, loop := r.scenarios[0].drv.(*loopArrivals); loop {
+					if _, loop := r.scenarios[0].drv.(*openLoop); loop {
 						wantShards = 1 // the loop records from one goroutine
 					}
 					if rec.shards != wantShards {
@@ -205,7 +205,7 @@ type poolState struct {
 	parked                   []parkedVU
 }
 
-func statePool(a *arrivals) poolState {
+func statePool(a *openGoroutines) poolState {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	st := poolState{alive: len(a.alive), aliveCap: cap(a.alive), idleCap: cap(a.idle), parked: slices.Clone(a.parked)}
@@ -229,7 +229,7 @@ func TestPoolShrinksAfterRetirement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := r.scenarios[0].drv.(*arrivals)
+		a := r.scenarios[0].drv.(*openGoroutines)
 		done := make(chan error)
 		go func() { done <- r.Run(t.Context()) }()
 		var states []poolState

@@ -246,7 +246,7 @@ type driver interface {
 
 // scenarioRun is what every VU of one scenario shares.
 type scenarioRun struct {
-	runner    *Generator
+	gen       *Generator
 	name      string
 	startTime time.Duration
 	it        Iteration
@@ -259,7 +259,7 @@ type scenarioRun struct {
 }
 
 func newScenarioRun(r *Generator, name string, sc Scenario) (*scenarioRun, []error) {
-	s := &scenarioRun{runner: r, name: name, startTime: sc.StartTime, it: sc.Iteration, grace: r.opt.grace()}
+	s := &scenarioRun{gen: r, name: name, startTime: sc.StartTime, it: sc.Iteration, grace: r.opt.grace()}
 	var errs []error
 	if sc.Iteration == nil {
 		errs = append(errs, errors.New("no Iteration to run"))
@@ -277,10 +277,10 @@ func newScenarioRun(r *Generator, name string, sc Scenario) (*scenarioRun, []err
 	if err != nil {
 		return s, append(errs, err)
 	}
-	if a, ok := drv.(*arrivals); ok && !r.opt.GoroutineVUs {
+	if a, ok := drv.(*openGoroutines); ok && !r.opt.GoroutineVUs {
 		if li, ok := sc.Iteration.(LoopIteration); ok {
 			if _, self := sc.Iteration.(SelfRecording); !self {
-				drv = &loopArrivals{a: a, it: li}
+				drv = &openLoop{a: a, it: li}
 			}
 		}
 	}
@@ -288,7 +288,7 @@ func newScenarioRun(r *Generator, name string, sc Scenario) (*scenarioRun, []err
 	return s, errs
 }
 
-func (s *scenarioRun) nextVUID() uint64 { return s.runner.vuIDs.Add(1) }
+func (s *scenarioRun) nextVUID() uint64 { return s.gen.vuIDs.Add(1) }
 
 // finish stops a scenario's VUs: it waits for done (every VU exited) up to
 // the grace period, then cancels the iterations and waits for done again.

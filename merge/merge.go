@@ -27,10 +27,10 @@ import (
 // ErrRefused is wrapped by every error for parts that must not be merged.
 var ErrRefused = errors.New("these run directories cannot be merged")
 
-// Runner is one part's own figure, to show next to the merge's.
-type Runner struct {
+// PartFigures are one part's own figures, to show next to the merge's.
+type PartFigures struct {
 	Dir      string
-	Runner   string // --runner-name; "" when not given
+	Name     string // the part's --runner-name; "" when not given
 	Host     string
 	Segment  string
 	Requests int64
@@ -43,7 +43,7 @@ type Runner struct {
 // Result is what Merge wrote and what it found.
 type Result struct {
 	Run        *rundir.Dir
-	Runners    []Runner
+	Parts      []PartFigures
 	TrueP99    time.Duration // p99 of every request, from the added histograms
 	MeanP99    time.Duration // the runners' p99s averaged: the wrong figure, for contrast
 	Coverage   float64       // the share of the test the parts ran: 1 unless merged with Partial
@@ -189,7 +189,7 @@ func merge(parts []*rundir.Dir, srcs []source, out string, opt Options) (*Result
 	var sum time.Duration
 	for i, p := range parts {
 		h := perPart[i]
-		res.Runners = append(res.Runners, Runner{Dir: p.Dir, Runner: p.Meta.Part.Runner, Host: p.Meta.Env.Host, Segment: p.Meta.Part.Segment,
+		res.Parts = append(res.Parts, PartFigures{Dir: p.Dir, Name: p.Meta.Part.Runner, Host: p.Meta.Env.Host, Segment: p.Meta.Part.Segment,
 			Requests: h.Count(), P99: h.Percentile(99), Interrupted: p.Meta.Interrupted, Finished: p.Meta.Finished})
 		sum += h.Percentile(99)
 	}

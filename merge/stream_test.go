@@ -199,9 +199,9 @@ func TestStreamedMergeIsTheWholeMerge(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Errorf("run.json differs:\n%s\n----\n%s", a, b)
 	}
-	if fmt.Sprint(streamed.Runners, streamed.TrueP99, streamed.MeanP99) != fmt.Sprint(inMemory.Runners, inMemory.TrueP99, inMemory.MeanP99) {
-		t.Errorf("figures differ: streamed %+v %v %v, in memory %+v %v %v", streamed.Runners, streamed.TrueP99, streamed.MeanP99,
-			inMemory.Runners, inMemory.TrueP99, inMemory.MeanP99)
+	if fmt.Sprint(streamed.Parts, streamed.TrueP99, streamed.MeanP99) != fmt.Sprint(inMemory.Parts, inMemory.TrueP99, inMemory.MeanP99) {
+		t.Errorf("figures differ: streamed %+v %v %v, in memory %+v %v %v", streamed.Parts, streamed.TrueP99, streamed.MeanP99,
+			inMemory.Parts, inMemory.TrueP99, inMemory.MeanP99)
 	}
 
 	// And by hand: every latency written is in the merge once; part 2's
@@ -215,7 +215,7 @@ func TestStreamedMergeIsTheWholeMerge(t *testing.T) {
 	if n := len(m.Intervals); n != 12 {
 		t.Errorf("%d merged intervals, want 12 (0 s .. 11 s)", n)
 	}
-	for _, r := range streamed.Runners {
+	for _, r := range streamed.Parts {
 		if r.Requests == 0 {
 			t.Errorf("runner %s: no requests", r.Segment)
 		}

@@ -36,7 +36,7 @@ import (
 // DefaultInterval is how often histograms are rotated and flushed.
 const DefaultInterval = time.Second
 
-// Options tune Run. Dir is required.
+// Options tune Execute, ExecuteScript and Steps. Dir is required.
 type Options struct {
 	Dir          string        // the run directory to create
 	Interval     time.Duration // histogram rotation; 0 means DefaultInterval

@@ -94,8 +94,8 @@ func (a *app) printMerge(res *merge.Result, parts int, out string, ts []analyze.
 		return err
 	}
 	fmt.Fprintln(w, "per runner")
-	for _, r := range res.Runners {
-		name := r.Runner
+	for _, r := range res.Parts {
+		name := r.Name
 		if name == "" {
 			name = r.Host
 		}
@@ -114,8 +114,8 @@ func (a *app) printMerge(res *merge.Result, parts int, out string, ts []analyze.
 	// A cut part makes a cut test: its exit code is the part's, so CI never
 	// takes the merge of an interrupted runner for a whole test.
 	var cut error
-	for _, r := range res.Runners {
-		name := r.Runner
+	for _, r := range res.Parts {
+		name := r.Name
 		if name == "" {
 			name = r.Host
 		}

@@ -11,8 +11,8 @@ const module = "github.com/knee-dev/knee/"
 // The import rules of ARCHITECTURE.md, checked on every package's non-test
 // files: imports point one way, record alone touches hdrhistogram-go, the
 // sample target and the cgroup reader know nothing of knee, analysis does
-// no I/O of its own, runner neither prints nor plots, and only the CLI
-// reaches the lab's experiments.
+// no I/O of its own, runner prints nothing but its progress line (it does
+// not import report), and only the CLI reaches the lab's experiments.
 func TestImportDirections(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", module+"...").Output()
 	if err != nil {
