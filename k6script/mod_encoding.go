@@ -7,15 +7,19 @@ import (
 	"github.com/dop251/goja"
 )
 
-// encodingModule is "k6/encoding": b64encode and b64decode with k6's
-// encodings (std, rawstd, url, rawurl) and the "s" format for a string.
+// encodingModule is "k6/encoding": b64encode and b64decode as k6 has
+// them. The second argument picks std, rawstd, url or rawurl; anything
+// else (null, undefined, an unknown name) is std, as in k6. b64decode's
+// third argument "s" returns a string; anything else (k6 knows no
+// 'utf8') returns an ArrayBuffer.
 func encodingModule(v *vu) *goja.Object {
 	rt := v.rt
 	o := rt.NewObject()
-	enc := func(name string) *base64.Encoding {
-		switch name {
-		case "", "std":
+	enc := func(val goja.Value) *base64.Encoding {
+		if goja.IsUndefined(val) || goja.IsNull(val) {
 			return base64.StdEncoding
+		}
+		switch val.String() {
 		case "rawstd":
 			return base64.RawStdEncoding
 		case "url":
@@ -23,29 +27,28 @@ func encodingModule(v *vu) *goja.Object {
 		case "rawurl":
 			return base64.RawURLEncoding
 		}
-		panic(rt.NewGoError(fmt.Errorf("encoding %q: use std, rawstd, url or rawurl", name)))
-	}
-	str := func(val goja.Value) string {
-		if goja.IsUndefined(val) {
-			return ""
-		}
-		return val.String()
+		return base64.StdEncoding
 	}
 	must(o.Set("b64encode", func(call goja.FunctionCall) goja.Value {
 		var in []byte
-		if ab, ok := call.Argument(0).Export().(goja.ArrayBuffer); ok {
-			in = ab.Bytes()
-		} else {
-			in = []byte(call.Argument(0).String())
+		switch x := call.Argument(0).Export().(type) {
+		case string:
+			in = []byte(x)
+		case goja.ArrayBuffer:
+			in = x.Bytes()
+		case []byte: // a Uint8Array
+			in = x
+		default:
+			panic(rt.NewTypeError(fmt.Sprintf("b64encode: input is %s; pass a string or an ArrayBuffer", call.Argument(0).ToString())))
 		}
-		return rt.ToValue(enc(str(call.Argument(1))).EncodeToString(in))
+		return rt.ToValue(enc(call.Argument(1)).EncodeToString(in))
 	}))
 	must(o.Set("b64decode", func(call goja.FunctionCall) goja.Value {
-		out, err := enc(str(call.Argument(1))).DecodeString(call.Argument(0).String())
+		out, err := enc(call.Argument(1)).DecodeString(call.Argument(0).String())
 		if err != nil {
 			panic(rt.NewGoError(fmt.Errorf("b64decode: %w", err)))
 		}
-		if str(call.Argument(2)) == "s" {
+		if f := call.Argument(2); !goja.IsUndefined(f) && !goja.IsNull(f) && f.String() == "s" {
 			return rt.ToValue(string(out))
 		}
 		return rt.ToValue(rt.NewArrayBuffer(out))
