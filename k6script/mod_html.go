@@ -59,14 +59,21 @@ func (v *vu) selection(sel *goquery.Selection) *goja.Object {
 	must(o.Set("first", func() *goja.Object { return v.selection(sel.First()) }))
 	must(o.Set("last", func() *goja.Object { return v.selection(sel.Last()) }))
 	must(o.Set("eq", func(i int) *goja.Object { return v.selection(sel.Eq(i)) }))
-	must(o.Set("get", func(i int) goja.Value {
-		if i < 0 {
-			i += sel.Length()
+	// get and each hand out k6's Element (mod_html_element.go), as k6 does;
+	// map and toArray hand out Selections.
+	must(o.Set("get", func(call goja.FunctionCall) goja.Value {
+		if goja.IsUndefined(call.Argument(0)) {
+			out := make([]any, sel.Length())
+			for i := range out {
+				out[i] = v.element(sel.Eq(i))
+			}
+			return rt.NewArray(out...)
 		}
-		if i < 0 || i >= sel.Length() {
+		i := int(call.Argument(0).ToInteger())
+		if i >= sel.Length() || i <= -sel.Length() {
 			return goja.Undefined()
 		}
-		return v.selection(sel.Eq(i))
+		return v.element(sel.Eq(i))
 	}))
 	must(o.Set("size", func() int { return sel.Length() }))
 	must(o.Set("toArray", func() goja.Value {
@@ -106,7 +113,11 @@ func (v *vu) selection(sel *goquery.Selection) *goja.Object {
 	each := func(fn goja.Callable, keep bool) []any {
 		var out []any
 		sel.EachWithBreak(func(i int, s *goquery.Selection) bool {
-			r, err := fn(goja.Undefined(), rt.ToValue(i), v.selection(s))
+			var item goja.Value = v.selection(s)
+			if !keep {
+				item = v.element(s)
+			}
+			r, err := fn(goja.Undefined(), rt.ToValue(i), item)
 			if err != nil {
 				panic(err)
 			}
