@@ -23,6 +23,7 @@ func modules() map[string]module {
 		"k6/html":      htmlModule,
 		"k6/execution": executionModule,
 		"k6/data":      dataModule,
+		"k6/timers":    func(v *vu) *goja.Object { return v.timerExports },
 	}
 }
 

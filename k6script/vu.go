@@ -48,6 +48,8 @@ type vu struct {
 	iterInTest                int64            // k6/execution scenario.iterationInTest
 	scStart                   time.Time        // k6/execution scenario.startTime
 	callback                  responseCallback // http.setResponseCallback's, for every request without its own
+	timers                    *timers          // setTimeout's and setInterval's, run before a call ends
+	timerExports              *goja.Object     // k6/timers: the same functions as the globals
 }
 
 // errStopped interrupts a runtime when the run stops.
@@ -65,6 +67,8 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 	must(g.Set("__ENV", rt.NewDynamicObject(&envObject{v: v})))
 	must(g.Set("console", s.con.object(v)))
 	must(g.Set("open", v.open))
+	v.timers = &timers{v: v, live: map[int64]bool{}}
+	v.timerExports = v.timers.install()
 	mod := rt.NewObject()
 	exports := rt.NewObject()
 	must(mod.Set("exports", exports))
@@ -85,6 +89,9 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 	}))
 	stop := context.AfterFunc(ctx, func() { rt.Interrupt(errStopped) })
 	_, err := rt.RunProgram(s.prog)
+	if err == nil {
+		err = v.timers.run(ctx) // init code's timers fire before init ends, as in k6
+	}
 	if !stop() {
 		// The interrupt may have fired after the program ended: clear it,
 		// or the runtime's next call would fail (ctx ended: the run stops).
@@ -171,6 +178,9 @@ func (v *vu) callPlain(ctx context.Context, name string, arg goja.Value) (goja.V
 	}
 	res, err := fn(goja.Undefined(), args...)
 	if err == nil {
+		err = v.timers.run(ctx)
+	}
+	if err == nil {
 		res, err = settled(res)
 	}
 	if err != nil {
@@ -180,10 +190,10 @@ func (v *vu) callPlain(ctx context.Context, name string, arg goja.Value) (goja.V
 }
 
 // settled is an async function's result: its Promise's value, or its
-// rejection as the error. knee runs no event loop, so every await settles
-// before the call returns (knee's requests, asyncRequest included, complete
-// synchronously); a Promise still pending waits on something knee does not
-// have, such as a timer.
+// rejection as the error. knee's requests (asyncRequest included) complete
+// synchronously and the call's timers have all fired (timers.go), so every
+// await has settled; a Promise still pending waits on something knee does
+// not have.
 func settled(res goja.Value) (goja.Value, error) {
 	p, ok := res.Export().(*goja.Promise)
 	if !ok {
@@ -198,7 +208,7 @@ func settled(res goja.Value) (goja.Value, error) {
 		}
 		return nil, fmt.Errorf("%s", p.Result().String())
 	}
-	return nil, errors.New("the function's Promise is still pending when it returned: knee runs no event loop (no timers); await only requests")
+	return nil, errors.New("the function's Promise is still pending when it returned: nothing knee runs (requests, timers) settles it")
 }
 
 // iterate runs one iteration of exec and records its requests into shard.
@@ -216,6 +226,9 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	v.watch(ctx)
 	began := time.Now()
 	ret, err := v.fns[exec](goja.Undefined(), v.setupData())
+	if err == nil {
+		err = v.timers.run(ctx)
+	}
 	if err == nil {
 		_, err = settled(ret)
 	}
