@@ -50,6 +50,11 @@ func unsupported(path string) (string, bool) {
 		return fmt.Sprintf("%q: browser tests are not supported by knee; run them with k6 and the API load with knee", path), true
 	case path == "k6/net/grpc" || strings.HasPrefix(path, "k6/experimental/grpc"):
 		return fmt.Sprintf("%q: gRPC is not supported by knee; test a gRPC service with k6 or ghz", path), true
+	case path == "k6/secrets":
+		// k6's contract is more than a lookup: --secret-source kinds (file,
+		// url, cloud), named sources, and every value fetched redacted from
+		// the logs; half of it would print secrets.
+		return fmt.Sprintf("%q: secrets are not supported by knee (it has no --secret-source and does not redact secrets from its output); pass the value with -e NAME=VALUE and read __ENV.NAME, or run the script with k6", path), true
 	case strings.HasPrefix(path, "k6/experimental/"):
 		return fmt.Sprintf("%q: k6's experimental modules are not supported by knee; remove the import, or run the script with k6", path), true
 	case strings.HasPrefix(path, "k6/x/"):

@@ -50,6 +50,7 @@ func TestLoadErrorsNameFileLineColumn(t *testing.T) {
 		{"experimental", map[string]string{"s.js": "import x from 'k6/experimental/redis';\nexport default function () {}\n"}, []string{"s.js:1:15", "experimental modules are not supported"}},
 		{"remote import", map[string]string{"s.js": "import { x } from 'https://jslib.k6.io/x/1.0/index.js';\nexport default function () {}\n"},
 			[]string{"s.js:1:19", "knee does not download scripts", "relative path"}},
+		{"secrets", map[string]string{"s.js": "import secrets from 'k6/secrets';\nexport default function () {}\n"}, []string{"s.js:1:21", "secrets are not supported", "-e NAME=VALUE"}},
 		{"unknown k6 module", map[string]string{"s.js": "import x from 'k6/nonsense';\nexport default function () {}\n"}, []string{"s.js:1:15", `"k6/nonsense" is not one knee provides`}},
 		{"handleSummary", map[string]string{"s.js": "export default function () {}\n\nexport function handleSummary(data) { return {}; }\n"},
 			[]string{"s.js:3:17", "handleSummary is not supported", "knee report"}},
