@@ -223,8 +223,16 @@ func (v *vu) requestBody(body goja.Value, h http.Header) []byte {
 				return v.multipartBody(b, h)
 			}
 		}
+		// An array value is the field repeated, in order, as k6 sends it
+		// (topping=onion&topping=bacon), not its printed form.
 		form := url.Values{}
 		for k, val := range b {
+			if arr, ok := val.([]any); ok {
+				for _, el := range arr {
+					form.Add(k, fmt.Sprint(el))
+				}
+				continue
+			}
 			form.Set(k, fmt.Sprint(val))
 		}
 		if h.Get("Content-Type") == "" {

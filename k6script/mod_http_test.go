@@ -1,0 +1,90 @@
+package k6script
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/load"
+)
+
+// received is what a loopback server was sent, request by request.
+type received struct {
+	mu   sync.Mutex
+	reqs []receivedReq
+}
+
+type receivedReq struct {
+	header http.Header
+	body   string
+	proto  string
+}
+
+func (rc *received) all() []receivedReq {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]receivedReq(nil), rc.reqs...)
+}
+
+// recordingServer answers 200 "ok" and keeps what each request carried.
+func recordingServer(t *testing.T) (*httptest.Server, *received) {
+	t.Helper()
+	rc := &received{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		rc.reqs = append(rc.reqs, receivedReq{header: r.Header.Clone(), body: string(body), proto: r.Proto})
+		rc.mu.Unlock()
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, rc
+}
+
+// runHTTPOnce runs the script's default function once and fails the test on
+// an iteration error (the scripts throw on a wrong value).
+func runHTTPOnce(t *testing.T, src string, env map[string]string) {
+	t.Helper()
+	s := loadScript(t, src, env)
+	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	var got samples
+	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Iter: 0, Called: time.Now()}, &got)
+	if n, first := s.IterationErrors(); n != 0 {
+		t.Fatalf("iteration error: %s", first)
+	}
+}
+
+// An object body is sent form-encoded as k6 sends it: an array value is
+// the field repeated in order, other values printed; keys sorted (Go's
+// url.Values.Encode, which k6 uses too).
+func TestFormBodyArrayIsRepeatedFields(t *testing.T) {
+	cases := []struct {
+		name, body, want string
+	}{
+		{"array", `{topping: ['onion', 'bacon', 'cheese']}`, "topping=onion&topping=bacon&topping=cheese"},
+		{"array beside a scalar", `{size: 'L', topping: ['onion', 'bacon'], n: 2}`, "n=2&size=L&topping=onion&topping=bacon"},
+		{"empty array sends no field", `{a: [], b: 'x'}`, "b=x"},
+		{"escaped", `{q: ['a b', 'c&d']}`, "q=a+b&q=c%26d"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv, rc := recordingServer(t)
+			runHTTPOnce(t, `import http from 'k6/http';
+export default function () { http.post(__ENV.BASE + '/', `+c.body+`); }`, map[string]string{"BASE": srv.URL})
+			reqs := rc.all()
+			if len(reqs) != 1 {
+				t.Fatalf("server got %d requests, want 1", len(reqs))
+			}
+			if reqs[0].body != c.want {
+				t.Errorf("body %q, want %q", reqs[0].body, c.want)
+			}
+			if ct := reqs[0].header.Get("Content-Type"); ct != "application/x-www-form-urlencoded" {
+				t.Errorf("Content-Type %q", ct)
+			}
+		})
+	}
+}
