@@ -88,3 +88,33 @@ export default function () { http.post(__ENV.BASE + '/', `+c.body+`); }`, map[st
 		})
 	}
 }
+
+// Credentials in the URL go as Basic auth, as k6 (net/http's Client) sends
+// them, unless the script set its own Authorization header.
+func TestURLCredentialsSentAsBasicAuth(t *testing.T) {
+	cases := []struct {
+		name, userinfo, params, want string
+	}{
+		{"user and password", "user:pw@", "", "Basic dXNlcjpwdw=="},
+		{"escaped", "us%40r:p%3Aw@", "", "Basic dXNAcjpwOnc="},
+		{"own header wins", "user:pw@", `, {headers: {Authorization: 'Bearer t'}}`, "Bearer t"},
+		{"no credentials", "", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv, rc := recordingServer(t)
+			runHTTPOnce(t, `import http from 'k6/http';
+export default function () {
+  const r = http.get(__ENV.BASE.replace('http://', 'http://`+c.userinfo+`') + '/'`+c.params+`);
+  if (r.status !== 200) throw new Error('status ' + r.status + ' ' + r.error);
+}`, map[string]string{"BASE": srv.URL})
+			reqs := rc.all()
+			if len(reqs) != 1 {
+				t.Fatalf("server got %d requests, want 1", len(reqs))
+			}
+			if got := reqs[0].header.Get("Authorization"); got != c.want {
+				t.Errorf("Authorization %q, want %q", got, c.want)
+			}
+		})
+	}
+}

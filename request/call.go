@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -119,7 +120,7 @@ func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar, conns *C
 			r = conns.once(ctx, authority, method, u, call.Header, body, call.Discard, jar, call.Cookies, timeout)
 		} else {
 			rctx, cancel := context.WithTimeout(ctx, timeout)
-			r = c.once(rctx, method, u, call.Header, body, call.Discard, jar, call.Cookies)
+			r = c.once(rctx, method, u, urlCredentials(u, call.Header), body, call.Discard, jar, call.Cookies)
 			cancel()
 		}
 		if call.OnHop != nil {
@@ -153,6 +154,22 @@ func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar, conns *C
 			method, body = http.MethodGet, nil
 		}
 	}
+}
+
+// urlCredentials is h with the URL's user:password as Basic auth, as
+// net/http's Client (and so k6) sends them: only when h has no
+// Authorization of its own. The Transport alone would drop them.
+func urlCredentials(u *url.URL, h http.Header) http.Header {
+	if u.User == nil || h.Get("Authorization") != "" {
+		return h
+	}
+	pw, _ := u.User.Password()
+	h = h.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+	return h
 }
 
 func isRedirect(status int) bool {
