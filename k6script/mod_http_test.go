@@ -118,3 +118,44 @@ export default function () {
 		})
 	}
 }
+
+// https:// negotiates HTTP/2 by ALPN as k6 does (res.proto "HTTP/2.0");
+// a server that offers only HTTP/1.1 gets it, and http:// stays HTTP/1.1.
+func TestHTTP2ByALPN(t *testing.T) {
+	cases := []struct {
+		name      string
+		tls, h2   bool
+		wantProto string
+	}{
+		{"https with h2", true, true, "HTTP/2.0"},
+		{"https without h2", true, false, "HTTP/1.1"},
+		{"http", false, false, "HTTP/1.1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rc := &received{}
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				rc.mu.Lock()
+				rc.reqs = append(rc.reqs, receivedReq{proto: r.Proto})
+				rc.mu.Unlock()
+			}))
+			srv.EnableHTTP2 = c.h2
+			if c.tls {
+				srv.StartTLS()
+			} else {
+				srv.Start()
+			}
+			t.Cleanup(srv.Close)
+			runHTTPOnce(t, `import http from 'k6/http';
+export const options = { insecureSkipTLSVerify: true };
+export default function () {
+  const r = http.get(__ENV.BASE + '/');
+  if (r.proto !== __ENV.PROTO) throw new Error('res.proto ' + r.proto + ' ' + r.error);
+}`, map[string]string{"BASE": srv.URL, "PROTO": c.wantProto})
+			reqs := rc.all()
+			if len(reqs) != 1 || reqs[0].proto != c.wantProto {
+				t.Errorf("server got %+v, want one %s request", reqs, c.wantProto)
+			}
+		})
+	}
+}

@@ -308,7 +308,7 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 		o.VUs = ov.VUs
 	}
 	p := &Plan{
-		Config:     &scenario.Config{Source: source, HTTP: request.TransportOptions{Insecure: o.InsecureSkipTLSVerify}},
+		Config:     &scenario.Config{Source: source, HTTP: request.TransportOptions{ALPN: true, Insecure: o.InsecureSkipTLSVerify}},
 		Scenarios:  map[string]ScenarioPlan{},
 		Thresholds: map[string][]string{},
 	}

@@ -110,7 +110,8 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 	}
 	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), k6: newK6Metrics(), exports: map[string]bool{}}
 	s.con = newConsole(cfg.Stderr)
-	s.caller = request.NewCaller(request.TransportOptions{})
+	// HTTP/2 by ALPN for https://, as k6 negotiates it.
+	s.caller = request.NewCaller(request.TransportOptions{ALPN: true})
 	v, err := s.newVU(ctx, 0)
 	if err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 		s.Options = o
 		if o.InsecureSkipTLSVerify {
 			s.caller.Close()
-			s.caller = request.NewCaller(request.TransportOptions{Insecure: true})
+			s.caller = request.NewCaller(request.TransportOptions{ALPN: true, Insecure: true})
 		}
 	}
 	return s, nil

@@ -19,7 +19,10 @@ const defaultIdlePerHost = 4096
 type TransportOptions struct {
 	MaxConnsPerHost int  // 0 = unlimited; idle connections are kept up to the same number
 	HTTP2           bool // HTTP/2 only: over TLS for https://, cleartext h2c for http://
-	Insecure        bool // skip TLS certificate verification
+	// ALPN offers HTTP/2 and HTTP/1.1 to https:// targets and takes what
+	// the server picks (k6's default); http:// stays HTTP/1.1.
+	ALPN     bool
+	Insecure bool // skip TLS certificate verification
 	// RootCAs are the CAs trusted for https:// targets; nil means the system's.
 	RootCAs *x509.CertPool
 	// Client picks the HTTP/1.1 client (the --client flag): ClientAuto sends
@@ -73,10 +76,14 @@ func NewTransport(o TransportOptions) *http.Transport {
 		idle = defaultIdlePerHost
 	}
 	var protos http.Protocols
-	if o.HTTP2 {
+	switch {
+	case o.HTTP2:
 		protos.SetHTTP2(true)
 		protos.SetUnencryptedHTTP2(true)
-	} else {
+	case o.ALPN:
+		protos.SetHTTP1(true)
+		protos.SetHTTP2(true)
+	default:
 		protos.SetHTTP1(true)
 	}
 	dialer := &net.Dialer{KeepAlive: 30 * time.Second}
