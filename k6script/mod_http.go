@@ -2,6 +2,7 @@ package k6script
 
 import (
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -348,7 +349,7 @@ func (v *vu) response(call *request.Call, rep *request.Reply, binary bool) goja.
 }
 
 // responseKeys are a Response's properties, in k6's order.
-var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "error", "error_code", "request", "json", "html", "submitForm", "clickLink", "cookies"}
+var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "tls_version", "tls_cipher_suite", "error", "error_code", "request", "json", "html", "submitForm", "clickLink", "cookies"}
 
 type responseObject struct {
 	v      *vu
@@ -418,11 +419,14 @@ func (r *responseObject) make(key string) goja.Value {
 		must(t.Set("duration", ms(tm.Duration)))
 		return t
 	case "request":
-		req := rt.NewObject()
-		must(req.Set("method", r.call.Method))
-		must(req.Set("url", r.call.URL))
-		must(req.Set("body", string(r.call.Body)))
-		return req
+		return r.request()
+	case "tls_version":
+		return rt.ToValue(tlsVersionName(rep.TLSVersion))
+	case "tls_cipher_suite":
+		if rep.TLSCipherSuite == 0 {
+			return rt.ToValue("")
+		}
+		return rt.ToValue(cipherSuiteName(rep.TLSCipherSuite))
 	case "json":
 		return rt.ToValue(r.json)
 	case "html": // res.html([selector]): the body as k6/html's Selection
@@ -441,6 +445,78 @@ func (r *responseObject) make(key string) goja.Value {
 		return r.cookies()
 	}
 	return nil
+}
+
+// request is res.request as k6 has it: method, url, body, the headers as
+// lists of values (Cookie included, as net/http added the cookies), and
+// the cookies sent by name, each a list of {name, value, replace}.
+func (r *responseObject) request() goja.Value {
+	rt := r.v.rt
+	sent := &http.Request{Header: r.call.Header.Clone()}
+	if sent.Header == nil {
+		sent.Header = http.Header{}
+	}
+	cookies := rt.NewObject()
+	byName := map[string][]any{}
+	var names []string
+	for _, ck := range r.rep.SentCookies {
+		sent.AddCookie(ck)
+		c := rt.NewObject()
+		must(c.Set("name", ck.Name))
+		must(c.Set("value", ck.Value))
+		must(c.Set("replace", false))
+		if _, ok := byName[ck.Name]; !ok {
+			names = append(names, ck.Name)
+		}
+		byName[ck.Name] = append(byName[ck.Name], c)
+	}
+	for _, n := range names {
+		must(cookies.Set(n, rt.NewArray(byName[n]...)))
+	}
+	headers := rt.NewObject()
+	for k, vals := range sent.Header {
+		list := make([]any, len(vals))
+		for i, val := range vals {
+			list[i] = val
+		}
+		must(headers.Set(k, rt.NewArray(list...)))
+	}
+	req := rt.NewObject()
+	must(req.Set("method", r.call.Method))
+	must(req.Set("url", r.call.URL))
+	must(req.Set("headers", headers))
+	must(req.Set("body", string(r.call.Body)))
+	must(req.Set("cookies", cookies))
+	return req
+}
+
+// tlsVersionName is k6's res.tls_version: "tls1.0" ... "tls1.3", "" over
+// plain http.
+func tlsVersionName(v uint16) string {
+	switch v {
+	case tls.VersionTLS10:
+		return "tls1.0"
+	case tls.VersionTLS11:
+		return "tls1.1"
+	case tls.VersionTLS12:
+		return "tls1.2"
+	case tls.VersionTLS13:
+		return "tls1.3"
+	}
+	return ""
+}
+
+// cipherSuiteName is k6's res.tls_cipher_suite: the IANA name Go gives,
+// except the two TLS 1.2 ChaCha20 suites, which k6 names without the
+// _SHA256 suffix (its lib.SupportedTLSCipherSuitesToString).
+func cipherSuiteName(id uint16) string {
+	switch id {
+	case tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256:
+		return "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305"
+	case tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256:
+		return "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305"
+	}
+	return tls.CipherSuiteName(id)
 }
 
 // cookies is res.cookies: the response's Set-Cookie cookies by name, each

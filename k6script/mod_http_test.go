@@ -2,6 +2,7 @@ package k6script
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -156,6 +157,63 @@ export default function () {
 			if len(reqs) != 1 || reqs[0].proto != c.wantProto {
 				t.Errorf("server got %+v, want one %s request", reqs, c.wantProto)
 			}
+		})
+	}
+}
+
+// res.request is what was sent, as k6 has it: the headers as lists of
+// values, the Cookie header as net/http wrote it (the server echoes the
+// one it got), and the cookies by name with k6's {name, value, replace}.
+func TestResponseRequestHeadersAndCookies(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(r.Header.Get("Cookie")))
+	}))
+	t.Cleanup(srv.Close)
+	runHTTPOnce(t, `import http from 'k6/http';
+export default function () {
+  http.cookieJar().set(__ENV.BASE + '/', 'j', '2');
+  const r = http.post(__ENV.BASE + '/', {a: 'b'}, {headers: {'X-A': 'v'}, cookies: {c: '1'}});
+  const q = r.request;
+  const want = {method: 'POST', url: __ENV.BASE + '/', body: 'a=b'};
+  for (const k in want) if (q[k] !== want[k]) throw new Error(k + ': ' + q[k]);
+  const h = JSON.stringify([q.headers['X-A'], q.headers['Content-Type']]);
+  if (h !== '[["v"],["application/x-www-form-urlencoded"]]') throw new Error('headers ' + h);
+  if (JSON.stringify(q.headers['Cookie']) !== JSON.stringify([r.body])) throw new Error('Cookie ' + q.headers['Cookie'] + ', server got ' + r.body);
+  if (r.body.split('; ').sort().join('; ') !== 'c=1; j=2') throw new Error('server got ' + r.body);
+  const c = JSON.stringify([q.cookies.c, q.cookies.j]);
+  if (c !== '[[{"name":"c","value":"1","replace":false}],[{"name":"j","value":"2","replace":false}]]') throw new Error('cookies ' + c);
+  if (r.tls_version !== '' || r.tls_cipher_suite !== '') throw new Error('tls over http: ' + r.tls_version + r.tls_cipher_suite);
+}`, map[string]string{"BASE": srv.URL})
+}
+
+// res.tls_version and res.tls_cipher_suite in k6's words ("tls1.3", the
+// suite's IANA name, k6's own for the TLS 1.2 ChaCha20 suites).
+func TestResponseTLSVersionAndCipher(t *testing.T) {
+	tls13 := "TLS_AES_128_GCM_SHA256|TLS_AES_256_GCM_SHA384|TLS_CHACHA20_POLY1305_SHA256"
+	cases := []struct {
+		name        string
+		cfg         *tls.Config
+		wantVersion string
+		wantSuite   string // | between the names allowed
+	}{
+		{"tls 1.3, h2", nil, "tls1.3", tls13},
+		{"tls 1.2 aes", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}}, "tls1.2", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"},
+		{"tls 1.2 chacha", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256}}, "tls1.2", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+			srv.EnableHTTP2 = true
+			srv.TLS = c.cfg
+			srv.StartTLS()
+			t.Cleanup(srv.Close)
+			runHTTPOnce(t, `import http from 'k6/http';
+export const options = { insecureSkipTLSVerify: true };
+export default function () {
+  const r = http.get(__ENV.BASE + '/');
+  if (r.tls_version !== __ENV.VERSION) throw new Error('tls_version ' + r.tls_version + ' ' + r.error);
+  if (!__ENV.SUITE.split('|').includes(r.tls_cipher_suite)) throw new Error('tls_cipher_suite ' + r.tls_cipher_suite);
+}`, map[string]string{"BASE": srv.URL, "VERSION": c.wantVersion, "SUITE": c.wantSuite})
 		})
 	}
 }

@@ -47,18 +47,24 @@ type Timings struct {
 
 // Reply is what a Call got back. Err is nil for any HTTP status.
 type Reply struct {
-	Status   int
-	Proto    string
-	URL      string // the final URL, after redirects
-	Header   http.Header
-	Body     []byte // nil when the Call discarded it
-	BytesIn  int64
-	BytesOut int64
-	Timings  Timings
-	Sent     time.Time // the first byte of the request is about to be written
-	Done     time.Time // the whole response was read
-	Err      error
-	ErrClass string // see Classify; "" when Err is nil
+	Status int
+	Proto  string
+	URL    string // the final URL, after redirects
+	Header http.Header
+	Body   []byte // nil when the Call discarded it
+	// SentCookies are the cookies the first request of the chain carried:
+	// the jar's, then the call's own.
+	SentCookies []*http.Cookie
+	// TLSVersion and TLSCipherSuite are the connection's (crypto/tls
+	// constants); 0 over plain http://.
+	TLSVersion, TLSCipherSuite uint16
+	BytesIn                    int64
+	BytesOut                   int64
+	Timings                    Timings
+	Sent                       time.Time // the first byte of the request is about to be written
+	Done                       time.Time // the whole response was read
+	Err                        error
+	ErrClass                   string // see Classify; "" when Err is nil
 }
 
 // Caller sends Calls through one transport (request.NewTransport), shared
@@ -129,7 +135,7 @@ func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar, conns *C
 		if hop == 0 {
 			rep.Sent = r.Sent
 		} else {
-			r.Sent = rep.Sent
+			r.Sent, r.SentCookies = rep.Sent, rep.SentCookies
 			r.BytesOut += rep.BytesOut
 			r.BytesIn += rep.BytesIn
 		}
@@ -250,14 +256,15 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		}
 		req.Header[k] = vs
 	}
+	var cks []*http.Cookie
 	if jar != nil {
-		for _, ck := range jar.Cookies(u) {
-			req.AddCookie(ck)
-		}
+		cks = jar.Cookies(u)
 	}
-	for _, ck := range extra {
+	cks = append(cks, extra...)
+	for _, ck := range cks {
 		req.AddCookie(ck)
 	}
+	rep.SentCookies = cks
 	rep.BytesOut = int64(len(body))
 	rep.Sent = time.Now()
 	resp, err := c.rt.RoundTrip(req)
@@ -267,6 +274,9 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 			err = cerr
 		}
 		rep.Status, rep.Proto, rep.Header = resp.StatusCode, resp.Proto, resp.Header
+		if resp.TLS != nil {
+			rep.TLSVersion, rep.TLSCipherSuite = resp.TLS.Version, resp.TLS.CipherSuite
+		}
 		if jar != nil {
 			if cks := resp.Cookies(); len(cks) > 0 {
 				jar.SetCookies(u, cks)

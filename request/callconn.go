@@ -139,7 +139,8 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	out := cs.render(method, u, h, body, jar, extra)
+	out, sentCookies := cs.render(method, u, h, body, jar, extra)
+	rep.SentCookies = sentCookies
 	rep.BytesOut = int64(len(body))
 	var cookies []*http.Cookie
 	for attempt := 0; ; attempt++ {
@@ -231,7 +232,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 
 // render writes the request as sent: request line, Host, the headers, the
 // jar's cookies, Content-Length, body.
-func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, jar http.CookieJar, extra []*http.Cookie) []byte {
+func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, jar http.CookieJar, extra []*http.Cookie) ([]byte, []*http.Cookie) {
 	var cks []*http.Cookie
 	if jar != nil {
 		cks = jar.Cookies(u)
@@ -282,7 +283,7 @@ func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, j
 	b = append(b, "\r\n"...)
 	b = append(b, body...)
 	cs.out = b
-	return b
+	return b, cks
 }
 
 func timedOut(err error) bool {
