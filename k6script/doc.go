@@ -40,7 +40,8 @@
 //
 // res.json(selector) uses gjson, as k6 does. Thresholds with abortOnFail
 // (and delayAbortEval) are kept in Plan.AbortOnFail; the runner judges them
-// as the run goes. APIs knee lacks (res.submitForm, res.ocsp, WebCrypto)
+// as the run goes. APIs knee lacks (res.submitForm, res.ocsp, WebCrypto,
+// params auth digest and ntlm)
 // are refused by Load, found in the script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run

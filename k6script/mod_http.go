@@ -178,6 +178,16 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 			name = n.String()
 		}
 	}
+	// k6's digest and NTLM handshakes are not implemented: refuse rather
+	// than send the request unauthenticated (or with the URL's user:password
+	// as Basic). A literal one is refused before the test (refuse.go).
+	if a := p.Get("auth"); a != nil && !goja.IsUndefined(a) && !goja.IsNull(a) {
+		switch a.String() {
+		case "", "basic":
+		default:
+			panic(v.rt.NewGoError(fmt.Errorf("params auth %q is not supported by knee (only basic, from the URL's user:password); put a precomputed Authorization header in params.headers, or run the script with k6", a.String())))
+		}
+	}
 	if t := p.Get("timeout"); t != nil && !goja.IsUndefined(t) {
 		call.Timeout = v.durationValue(t, "timeout")
 	}

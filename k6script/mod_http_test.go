@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -215,5 +216,24 @@ export default function () {
   if (!__ENV.SUITE.split('|').includes(r.tls_cipher_suite)) throw new Error('tls_cipher_suite ' + r.tls_cipher_suite);
 }`, map[string]string{"BASE": srv.URL, "VERSION": c.wantVersion, "SUITE": c.wantSuite})
 		})
+	}
+}
+
+// auth: 'digest' or 'ntlm' that the scan before the test cannot see (a
+// variable) fails the request with what to do, instead of sending it
+// without the handshake (or with the URL's user:password as Basic).
+func TestAuthDigestFromAVariableFails(t *testing.T) {
+	srv, rc := recordingServer(t)
+	s := loadScript(t, `import http from 'k6/http';
+const mode = ['digest'][0];
+export default function () { http.get(__ENV.BASE.replace('http://', 'http://u:p@') + '/', { auth: mode }); }`, map[string]string{"BASE": srv.URL})
+	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	var got samples
+	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Iter: 0, Called: time.Now()}, &got)
+	if n, first := s.IterationErrors(); n != 1 || !strings.Contains(first, `params auth "digest" is not supported`) {
+		t.Errorf("%d iteration errors, first %q; want 1 naming params auth", n, first)
+	}
+	if reqs := rc.all(); len(reqs) != 0 {
+		t.Errorf("server got %d requests, want none", len(reqs))
 	}
 }

@@ -16,13 +16,18 @@ import (
 type lackedAPI struct {
 	re  *regexp.Regexp
 	why string
+	// lit, when set, must also match the script's own text from the end of
+	// re's match: string literals are blanked before re is matched.
+	lit *regexp.Regexp
 }
 
 var lackedAPIs = []lackedAPI{
-	{regexp.MustCompile(`\.submitForm\s*\(`), "res.submitForm is not supported by knee: read the form with res.html() and send it with http.post"},
-	{regexp.MustCompile(`\.clickLink\s*\(`), "res.clickLink is not supported by knee: read the link with res.html() and send it with http.get"},
-	{regexp.MustCompile(`\.ocsp\b`), "res.ocsp (OCSP stapling status) is not supported by knee; remove it"},
-	{regexp.MustCompile(`\bcrypto\s*\.\s*(subtle|getRandomValues|randomUUID)\b`), "the WebCrypto API (global crypto) is not supported by knee; use k6/crypto's hashes and HMACs, or run the script with k6"},
+	{re: regexp.MustCompile(`\.submitForm\s*\(`), why: "res.submitForm is not supported by knee: read the form with res.html() and send it with http.post"},
+	{re: regexp.MustCompile(`\.clickLink\s*\(`), why: "res.clickLink is not supported by knee: read the link with res.html() and send it with http.get"},
+	{re: regexp.MustCompile(`\bauth\s*:\s*['"\x60]`), why: "params auth: 'digest' and 'ntlm' are not supported by knee (it would send the request without them); put a precomputed Authorization header in params.headers, or run the script with k6",
+		lit: regexp.MustCompile(`^(digest|ntlm)['"\x60]`)},
+	{re: regexp.MustCompile(`\.ocsp\b`), why: "res.ocsp (OCSP stapling status) is not supported by knee; remove it"},
+	{re: regexp.MustCompile(`\bcrypto\s*\.\s*(subtle|getRandomValues|randomUUID)\b`), why: "the WebCrypto API (global crypto) is not supported by knee; use k6/crypto's hashes and HMACs, or run the script with k6"},
 }
 
 // refuseLacked scans the script's own files (the bundle's sources, read
@@ -54,6 +59,9 @@ func refuseLacked(entry string, sourceMap []byte) error {
 		name := relTo(entry, p)
 		for _, api := range lackedAPIs {
 			for _, loc := range api.re.FindAllStringIndex(code, -1) {
+				if api.lit != nil && !api.lit.MatchString(string(b[loc[1]:])) {
+					continue
+				}
 				line := 1 + strings.Count(code[:loc[0]], "\n")
 				col := loc[0] - strings.LastIndexByte(code[:loc[0]], '\n')
 				errs = append(errs, fmt.Sprintf("%s:%d:%d: %s", name, line, col, api.why))

@@ -20,6 +20,8 @@ func TestLoadRefusesLackedAPIs(t *testing.T) {
 			want: []string{"script.js:4:4: res.submitForm is not supported"}},
 		{name: "ocsp", main: "import http from 'k6/http';\nexport default function () {\n  const r = http.get('https://127.0.0.1:1/');\n  if (r.ocsp.status) {}\n}\n",
 			want: []string{"script.js:4:8: res.ocsp"}},
+		{name: "digest auth", main: "import http from 'k6/http';\nexport default function () {\n  http.get('http://u:p@127.0.0.1:1/', { auth: 'digest' });\n  http.get('http://u:p@127.0.0.1:1/', {auth:\"ntlm\"});\n}\n",
+			want: []string{"script.js:3:41: params auth: 'digest' and 'ntlm'", "script.js:4:40: params auth"}},
 		{name: "webcrypto in an import", main: "import { enc } from './lib.js';\nexport default function () { enc(); }\n",
 			lib:  "export async function enc() {\n  const k = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt']);\n  return crypto.getRandomValues(new Uint8Array(12));\n}\n",
 			want: []string{"lib.js:2:19: the WebCrypto API", "lib.js:3:10: the WebCrypto API"}},
