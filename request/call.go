@@ -177,6 +177,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		connStart, connDone   atomic.Int64
 		tlsStartNs, tlsDoneNs atomic.Int64
 		wroteNs, firstByteNs  atomic.Int64
+		wire                  wireMeter
 	)
 	first := func(a *atomic.Int64) { a.CompareAndSwap(0, time.Now().UnixNano()) }
 	trace := &httptrace.ClientTrace{
@@ -194,6 +195,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 			}
 		},
 		GotConn: func(info httptrace.GotConnInfo) {
+			wire.gotConn(info)
 			gotConn = time.Now()
 			now := gotConn.UnixNano()
 			_, isTLS := info.Conn.(*tls.Conn)
@@ -241,11 +243,10 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 	for _, ck := range extra {
 		req.AddCookie(ck)
 	}
-	rep.BytesOut = int64(len(body))
 	rep.Sent = time.Now()
 	resp, err := c.rt.RoundTrip(req)
 	if err == nil {
-		rep.BytesIn, rep.Body, err = readBody(resp.Body, discard, resp.ContentLength)
+		_, rep.Body, err = readBody(resp.Body, discard, resp.ContentLength)
 		if cerr := resp.Body.Close(); err == nil {
 			err = cerr
 		}
@@ -257,6 +258,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		}
 	}
 	rep.Done = time.Now()
+	rep.BytesIn, rep.BytesOut = wire.bytes()
 	if err != nil {
 		rep.Err, rep.ErrClass = err, Classify(err) // a deadline is ClassTimeout
 	}
