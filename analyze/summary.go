@@ -251,7 +251,10 @@ func measuredSpan(r *rundir.Dir) time.Duration {
 		scheduled = max(scheduled, sc.StartTime+sc.Span)
 	}
 	if scheduled > 0 && scheduled < measured {
-		return scheduled
+		measured = scheduled
+	}
+	if stop := r.Meta.StoppedAt; stop > 0 && stop < measured {
+		return stop // interrupted: nothing started after the stop
 	}
 	return measured
 }
@@ -265,6 +268,9 @@ func scenarioSpan(r *rundir.Dir, scenario string, run time.Duration) time.Durati
 			continue
 		}
 		measured := r.Intervals[len(r.Intervals)-1].End - r.Intervals[0].Start - sc.StartTime
+		if stop := r.Meta.StoppedAt; stop > 0 {
+			measured = min(measured, stop-sc.StartTime)
+		}
 		return max(0, min(sc.Span, measured))
 	}
 	return run

@@ -249,3 +249,33 @@ func TestSummarizeUnfinished(t *testing.T) {
 		}
 	}
 }
+
+// A run stopped by a signal at 4.9 s of a planned 10 s, whose in-flight
+// requests then took until 12 s to answer: its rate is over the 4.9 s up
+// to the stop (no iteration started after it), not over the planned 10 s
+// nor the 12 s drained. 47 requests: 47 / 4.9 = 9.5918.../s; the scenario's
+// own span is cut alike. Without a stop time, the planned 10 s caps the
+// 12 s measured, as for a finished run: 47 / 10 = 4.7/s.
+func TestSummarizeInterruptedRateOverTheTimeToTheStop(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		stoppedAt time.Duration
+		wantS     float64
+	}{
+		{"stopped at 4.9 s", 4900 * time.Millisecond, 4.9},
+		{"stop time unknown", 0, 10},
+	} {
+		f := newFakeRun("open", 12, rundir.Scenario{Name: "s", Executor: "constant-arrival-rate", Model: "open", TargetRate: 10, Span: 10 * time.Second})
+		f.r.Meta.Source, f.r.Meta.Interrupted, f.r.Meta.StoppedAt = "knee", true, tc.stoppedAt
+		for sec, n := range []int64{10, 10, 10, 10, 7} {
+			f.add(sec+7, key(record.Latency, "s"), 7*time.Second, n) // each answered 7 s later
+			f.count(sec+7, "s", record.Counters{Requests: n}, 10)
+		}
+		for _, opt := range []analyze.SummaryOptions{{}, {Select: analyze.Selector{Scenario: "s"}}} {
+			s := analyze.Summarize(f.r, opt)
+			if want := 47 / tc.wantS; s.Requests != 47 || s.DurationS != tc.wantS || math.Abs(s.Rate-want) > 1e-9 {
+				t.Errorf("%s (scenario %q): %d in %v s = %v/s; want 47 in %v s = %v/s", tc.name, opt.Select.Scenario, s.Requests, s.DurationS, s.Rate, tc.wantS, want)
+			}
+		}
+	}
+}

@@ -40,6 +40,51 @@ type Metrics struct {
 	byName    map[string]*metric
 	groups    map[string]bool // group paths ("::a::b") whose duration was recorded
 	reqGroups map[string]bool // group paths whose requests were recorded
+	// kept are the group paths kept apart: the first maxGroups; later
+	// ones are recorded (and their checks counted) as the group
+	// record.OtherName, as request names fold, so a script naming a group
+	// per iteration stays bounded.
+	kept map[string]struct{}
+}
+
+// maxGroups: each group path is up to two Trend series (group_duration and
+// http_req_duration), and Trend names fold past record.DefaultMaxSeries, so
+// the kept paths and record.OtherName fill that cap and no more: every
+// group, (other) too, keeps series of its own.
+const maxGroups = record.DefaultMaxSeries/2 - 1
+
+// groupName is path, or record.OtherName when path is new and the cap of
+// group paths is reached.
+func (m *Metrics) groupName(path string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.kept[path]; ok || path == record.OtherName {
+		return path
+	}
+	if len(m.kept) >= maxGroups {
+		return record.OtherName
+	}
+	if m.kept == nil {
+		m.kept = map[string]struct{}{}
+	}
+	m.kept[path] = struct{}{}
+	return path
+}
+
+// groupName is the name path is recorded under (Metrics.groupName), asked
+// of the script once per VU and path while the VU's cache is below the cap.
+func (v *vu) groupName(path string) string {
+	if n, ok := v.groupNames[path]; ok {
+		return n
+	}
+	n := v.s.metrics.groupName(path)
+	if len(v.groupNames) < maxGroups {
+		if v.groupNames == nil {
+			v.groupNames = map[string]string{}
+		}
+		v.groupNames[path] = n
+	}
+	return n
 }
 
 // GroupDurationName is the Trend series of a group's durations:
@@ -60,6 +105,7 @@ func (v *vu) groupDuration(path string, d time.Duration) {
 	if v.shard == nil {
 		return
 	}
+	path = v.groupName(path)
 	v.noteGroup(path, &v.seenGroups, func(m *Metrics) *map[string]bool { return &m.groups })
 	v.addTrend(GroupDurationName(path), ms(d))
 }
@@ -69,6 +115,7 @@ func (v *vu) groupRequest(path string, latency time.Duration) {
 	if v.shard == nil {
 		return
 	}
+	path = v.groupName(path)
 	v.noteGroup(path, &v.seenReqGroups, func(m *Metrics) *map[string]bool { return &m.reqGroups })
 	v.addTrend(GroupRequestsName(path), ms(latency))
 }

@@ -44,7 +44,11 @@ func k6Module(v *vu) *goja.Object {
 				pass = r.ToBoolean()
 			}
 			v.k6Check(name, pass, tagsArg(call.Argument(2)))
-			cc := v.s.Checks.get(v.group, name)
+			group := v.group
+			if group != "" {
+				group = v.groupName(group) // bounded as the groups' series are
+			}
+			cc := v.s.Checks.get(group, name)
 			v.recordCheck(pass)
 			if pass {
 				cc.pass.Add(1)

@@ -45,11 +45,12 @@ type vu struct {
 	// Group paths this VU has recorded (group_duration, requests), so the
 	// script's shared set is locked once per VU and group.
 	seenGroups, seenReqGroups map[string]bool
-	iterInTest                int64            // k6/execution scenario.iterationInTest
-	scStart                   time.Time        // k6/execution scenario.startTime
-	callback                  responseCallback // http.setResponseCallback's, for every request without its own
-	timers                    *timers          // setTimeout's and setInterval's, run before a call ends
-	timerExports              *goja.Object     // k6/timers: the same functions as the globals
+	groupNames                map[string]string // group path -> the name it is recorded under (groupName)
+	iterInTest                int64             // k6/execution scenario.iterationInTest
+	scStart                   time.Time         // k6/execution scenario.startTime
+	callback                  responseCallback  // http.setResponseCallback's, for every request without its own
+	timers                    *timers           // setTimeout's and setInterval's, run before a call ends
+	timerExports              *goja.Object      // k6/timers: the same functions as the globals
 }
 
 // errStopped interrupts a runtime when the run stops.

@@ -343,6 +343,12 @@ func (lr *LogReader) intervalLine(line string) (LogInterval, error) {
 		return iv, lr.fail("start timestamp or interval length out of range", "", nil)
 	}
 	iv.Start = start
+	if lr.perMicro == 1 {
+		if p, ok := decodeOwnPacked(fields[3]); ok {
+			iv.Histogram = &Histogram{packed: p}
+			return iv, nil
+		}
+	}
 	h, err := decodePayload(fields[3])
 	if err != nil {
 		return iv, lr.fail("bad base64 payload", "the last field must be an HdrHistogram V0, V1 or V2 compressed histogram; is the line truncated?", err)

@@ -118,7 +118,7 @@ func TestDoAllocatesNothing(t *testing.T) {
 			var iter uint64
 			do := func() {
 				iter++
-				if res := s.Do(ctx, 1, iter); res.Err != nil || res.Status != 200 || res.BytesIn != 39 {
+				if res := s.Do(ctx, 1, iter); res.Err != nil || res.Status != 200 || res.BytesIn != int64(len(fixedResponse)) {
 					t.Fatalf("status %d, %d bytes in, err %v", res.Status, res.BytesIn, res.Err)
 				}
 			}

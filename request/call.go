@@ -200,6 +200,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		connStart, connDone   atomic.Int64
 		tlsStartNs, tlsDoneNs atomic.Int64
 		wroteNs, firstByteNs  atomic.Int64
+		wire                  wireMeter
 	)
 	first := func(a *atomic.Int64) { a.CompareAndSwap(0, time.Now().UnixNano()) }
 	trace := &httptrace.ClientTrace{
@@ -217,6 +218,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 			}
 		},
 		GotConn: func(info httptrace.GotConnInfo) {
+			wire.gotConn(info)
 			gotConn = time.Now()
 			now := gotConn.UnixNano()
 			_, isTLS := info.Conn.(*tls.Conn)
@@ -265,11 +267,10 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		req.AddCookie(ck)
 	}
 	rep.SentCookies = cks
-	rep.BytesOut = int64(len(body))
 	rep.Sent = time.Now()
 	resp, err := c.rt.RoundTrip(req)
 	if err == nil {
-		rep.BytesIn, rep.Body, err = readBody(resp.Body, discard, resp.ContentLength)
+		_, rep.Body, err = readBody(resp.Body, discard, resp.ContentLength)
 		if cerr := resp.Body.Close(); err == nil {
 			err = cerr
 		}
@@ -284,6 +285,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		}
 	}
 	rep.Done = time.Now()
+	rep.BytesIn, rep.BytesOut = wire.bytes()
 	if err != nil {
 		rep.Err, rep.ErrClass = err, Classify(err) // a deadline is ClassTimeout
 	}

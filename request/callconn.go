@@ -82,7 +82,8 @@ func (cs *Conns) Close() {
 type callConn struct {
 	conn net.Conn
 	rw   io.ReadWriter // conn's reads and writes: raw system calls where they can be
-	br   *bufio.Reader
+	br   *bufio.Reader // reads cr
+	cr   countReader   // rw's reads, counted
 	// One context.AfterFunc per connection and context (a VU's iterations
 	// share one), not per request: it marks the connection and fails its
 	// pending reads and writes.
@@ -141,7 +142,6 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 	}
 	out, sentCookies := cs.render(method, u, h, body, jar, extra)
 	rep.SentCookies = sentCookies
-	rep.BytesOut = int64(len(body))
 	var cookies []*http.Cookie
 	for attempt := 0; ; attempt++ {
 		c, reused := cs.idle[authority], true
@@ -160,15 +160,19 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 				return rep
 			}
 			rw := newRawIO(conn)
-			c = &callConn{conn: conn, rw: rw, br: bufio.NewReaderSize(rw, 4096)}
+			c = &callConn{conn: conn, rw: rw, cr: countReader{r: rw}}
+			c.br = bufio.NewReaderSize(&c.cr, 4096)
 		}
 		err := c.conn.SetDeadline(deadline)
 		if !c.watch(ctx) {
 			err = context.Cause(ctx)
 		}
 		rep.Sent = time.Now()
+		from := c.cr.n // a kept connection has nothing buffered
 		if err == nil {
-			_, err = c.rw.Write(out)
+			var n int
+			n, err = c.rw.Write(out)
+			rep.BytesOut += int64(n) // over every attempt
 		}
 		wrote := time.Now()
 		var resp *http.Response
@@ -184,7 +188,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 		}
 		keep := false
 		if err == nil {
-			rep.BytesIn, rep.Body, err = readBody(resp.Body, discard, resp.ContentLength)
+			_, rep.Body, err = readBody(resp.Body, discard, resp.ContentLength)
 			resp.Body.Close()
 			rep.Status, rep.Proto, rep.Header = resp.StatusCode, resp.Proto, resp.Header
 			keep = err == nil && !resp.Close && resp.ProtoAtLeast(1, 1)
@@ -193,6 +197,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 			}
 		}
 		rep.Done = time.Now()
+		rep.BytesIn += c.cr.n - from
 		cs.req.URL = nil
 		if err != nil || !keep || c.interrupted.Load() {
 			c.close()

@@ -79,7 +79,8 @@ func TestCallerBehaviour(t *testing.T) {
 	type want struct {
 		status   int
 		body     string // "-" for a nil body
-		bytesIn  int64
+		bytesIn  int64  // on the wire: status line, headers, body as framed
+		bytesOut int64  // on the wire, less the Host header's host:port and net/http's User-Agent; 0: not checked
 		class    string
 		urlPath  string
 		interrup bool // errors.Is ErrInterrupted
@@ -97,8 +98,12 @@ func TestCallerBehaviour(t *testing.T) {
 			answer: func(_ int, _ *http.Request, conn net.Conn) bool {
 				return write(conn, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
 			},
-			calls:   []Call{{URL: "/a?x=1"}, {URL: "/a?x=1"}, {URL: "/b", Discard: true}},
-			want:    []want{{status: 200, body: "hello", bytesIn: 5, urlPath: "/a"}, {status: 200, body: "hello", bytesIn: 5, urlPath: "/a"}, {status: 200, body: "-", bytesIn: 5, urlPath: "/b"}},
+			calls: []Call{{URL: "/a?x=1"}, {URL: "/a?x=1"}, {URL: "/b", Discard: true}},
+			// In: status line 17, Content-Length 19, blank line 2, body 5.
+			// Out: "GET /a?x=1 HTTP/1.1\r\n" 21, "Host: " and CRLF 8,
+			// blank line 2; net/http adds "User-Agent: Go-http-client/1.1\r\n" (32).
+			want: []want{{status: 200, body: "hello", bytesIn: 17 + 19 + 2 + 5, bytesOut: 21 + 8 + 2, urlPath: "/a"},
+				{status: 200, body: "hello", bytesIn: 43, urlPath: "/a"}, {status: 200, body: "-", bytesIn: 43, bytesOut: 17 + 8 + 2, urlPath: "/b"}},
 			accepts: 1,
 		},
 		{
@@ -107,7 +112,7 @@ func TestCallerBehaviour(t *testing.T) {
 				return write(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
 			},
 			calls:   []Call{{URL: "/"}, {URL: "/"}},
-			want:    []want{{status: 200, body: "hello world", bytesIn: 11, urlPath: "/"}, {status: 200, body: "hello world", bytesIn: 11, urlPath: "/"}},
+			want:    []want{{status: 200, body: "hello world", bytesIn: 17 + 28 + 2 + 10 + 11 + 5, urlPath: "/"}, {status: 200, body: "hello world", bytesIn: 73, urlPath: "/"}},
 			accepts: 1,
 		},
 		{
@@ -116,7 +121,7 @@ func TestCallerBehaviour(t *testing.T) {
 				return write(conn, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
 			},
 			calls:   []Call{{Method: http.MethodHead, URL: "/"}, {Method: http.MethodHead, URL: "/"}},
-			want:    []want{{status: 200, urlPath: "/"}, {status: 200, urlPath: "/"}},
+			want:    []want{{status: 200, bytesIn: 17 + 24 + 2, urlPath: "/"}, {status: 200, bytesIn: 43, urlPath: "/"}},
 			accepts: 1,
 		},
 		{
@@ -125,7 +130,7 @@ func TestCallerBehaviour(t *testing.T) {
 				return write(conn, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", 3<<20, make([]byte, 3<<20)))
 			},
 			calls:   []Call{{URL: "/"}},
-			want:    []want{{status: 200, body: string(make([]byte, 3<<20)), bytesIn: 3 << 20, urlPath: "/"}},
+			want:    []want{{status: 200, body: string(make([]byte, 3<<20)), bytesIn: 17 + 25 + 2 + 3<<20, urlPath: "/"}},
 			accepts: 1,
 		},
 		{
@@ -134,7 +139,7 @@ func TestCallerBehaviour(t *testing.T) {
 				return write(conn, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%d", len(fmt.Sprint(req.ContentLength)), req.ContentLength))
 			},
 			calls:   []Call{{Method: http.MethodPost, URL: "/", Body: make([]byte, 8<<20)}, {Method: http.MethodPost, URL: "/", Body: []byte("x")}},
-			want:    []want{{status: 200, body: fmt.Sprint(8 << 20), bytesIn: 7, urlPath: "/"}, {status: 200, body: "1", bytesIn: 1, urlPath: "/"}},
+			want:    []want{{status: 200, body: fmt.Sprint(8 << 20), bytesIn: 17 + 19 + 2 + 7, urlPath: "/"}, {status: 200, body: "1", bytesIn: 17 + 19 + 2 + 1, urlPath: "/"}},
 			accepts: 1,
 		},
 		{
@@ -144,7 +149,7 @@ func TestCallerBehaviour(t *testing.T) {
 				return false
 			},
 			calls:   []Call{{URL: "/"}, {URL: "/"}},
-			want:    []want{{status: 200, body: "ok", bytesIn: 2, urlPath: "/"}, {status: 200, body: "ok", bytesIn: 2, urlPath: "/"}},
+			want:    []want{{status: 200, body: "ok", bytesIn: 17 + 19 + 2 + 2, urlPath: "/"}, {status: 200, body: "ok", bytesIn: 40, urlPath: "/"}},
 			accepts: 2,
 		},
 		{
@@ -155,8 +160,9 @@ func TestCallerBehaviour(t *testing.T) {
 				}
 				return write(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nto")
 			},
-			calls:   []Call{{URL: "/from", MaxRedirects: 1}, {URL: "/from"}},
-			want:    []want{{status: 200, body: "to", bytesIn: 2, urlPath: "/to"}, {status: 302, body: "", urlPath: "/from"}},
+			calls: []Call{{URL: "/from", MaxRedirects: 1}, {URL: "/from"}},
+			// The 302 (20 + 15 + 19 + 2) counts with the 200 it led to (40).
+			want:    []want{{status: 200, body: "to", bytesIn: 56 + 40, urlPath: "/to"}, {status: 302, body: "", bytesIn: 56, urlPath: "/from"}},
 			accepts: 1,
 		},
 		{
@@ -230,6 +236,13 @@ func TestCallerBehaviour(t *testing.T) {
 					}
 					if w.class == "" && (body != w.body || rep.BytesIn != w.bytesIn) {
 						t.Errorf("call %d: %d bytes in, body %.20q (%d bytes); want %d, %.20q", i, rep.BytesIn, body, len(body), w.bytesIn, w.body)
+					}
+					want := w.bytesOut + int64(len(u.Host))
+					if via == "net/http" {
+						want += 32
+					}
+					if w.bytesOut != 0 && rep.BytesOut != want {
+						t.Errorf("call %d: %d bytes out, want %d", i, rep.BytesOut, want)
 					}
 				}
 				if got := accepts.Load(); got != tt.accepts {

@@ -69,7 +69,11 @@
 // calls with the same VU at once each get a connection (the second from a
 // shared pool). Scratch buffers come from a sync.Pool.
 //
-// Bytes: Result.BytesIn counts the response body as received on the wire
-// (compression is never negotiated behind the caller's back) and
-// Result.BytesOut the request body; headers are not counted.
+// Bytes: Result.BytesOut counts what went over the wire of the request
+// (request line, headers, body; each attempt when one is sent again) and
+// Result.BytesIn what came back (status lines, headers, the body as framed,
+// everything read before a failure), as k6's data_sent and data_received.
+// net/http's connections count through a wrapper its dialer returns; a new
+// TLS connection's handshake counts with its first request, and streams
+// sharing an HTTP/2 connection at once share its counts.
 package request

@@ -24,11 +24,12 @@ var pastDeadline = time.Unix(1, 0)
 type leanConn struct {
 	conn      net.Conn
 	rw        io.ReadWriter // conn's reads and writes; raw syscalls where they can be (rawio_linux.go)
-	br        *bufio.Reader
-	authority string      // the URL authority it was dialled for
-	reused    bool        // it has carried a response before
-	scratch   scratch     // long header lines, folded fields
-	alive     *aliveCheck // built at the first check
+	br        *bufio.Reader // reads cr
+	cr        countReader   // rw's reads, counted
+	authority string        // the URL authority it was dialled for
+	reused    bool          // it has carried a response before
+	scratch   scratch       // long header lines, folded fields
+	alive     *aliveCheck   // built at the first check
 	// Cancellation: one context.AfterFunc per connection and context, not
 	// per request. It sets interrupted, then a past deadline.
 	done        <-chan struct{}
@@ -169,7 +170,9 @@ func (p *leanPool) dial(ctx context.Context, authority []byte, deadline time.Tim
 		return nil, err
 	}
 	rw := newRawIO(conn)
-	return &leanConn{conn: conn, rw: rw, br: bufio.NewReaderSize(rw, leanReadBuffer), authority: string(authority)}, nil
+	lc := &leanConn{conn: conn, rw: rw, cr: countReader{r: rw}, authority: string(authority)}
+	lc.br = bufio.NewReaderSize(&lc.cr, leanReadBuffer)
+	return lc, nil
 }
 
 // close closes every idle connection. Connections in use are closed when

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,11 +17,13 @@ import (
 
 // rawServer answers every request with canned bytes, so a test controls
 // the response to the byte. After each response it closes the connection
-// when closeAfter is set. It counts the connections it accepted.
+// when closeAfter is set. It counts the connections it accepted, and the
+// bytes of each request it read (the reference for a client's BytesOut).
 type rawServer struct {
-	ln    net.Listener
-	conns atomic.Int64
-	wg    sync.WaitGroup
+	ln       net.Listener
+	conns    atomic.Int64
+	reqBytes atomic.Int64 // of the last request read: line, headers, body
+	wg       sync.WaitGroup
 }
 
 func startRaw(t *testing.T, reply func(req *http.Request) (resp string, closeAfter bool)) *rawServer {
@@ -37,23 +40,38 @@ func startRaw(t *testing.T, reply func(req *http.Request) (resp string, closeAft
 				return
 			}
 			s.conns.Add(1)
-			s.wg.Go(func() { serveRaw(conn, reply) })
+			s.wg.Go(func() { serveRaw(conn, reply, &s.reqBytes) })
 		}
 	})
 	t.Cleanup(func() { ln.Close(); s.wg.Wait() })
 	return s
 }
 
-func serveRaw(conn net.Conn, reply func(req *http.Request) (string, bool)) {
+// tally counts the bytes read through it.
+type tally struct {
+	r io.Reader
+	n int64
+}
+
+func (t *tally) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.n += int64(n)
+	return n, err
+}
+
+func serveRaw(conn net.Conn, reply func(req *http.Request) (string, bool), reqBytes *atomic.Int64) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	br := bufio.NewReader(conn)
+	in := &tally{r: conn}
+	br := bufio.NewReader(in)
 	for {
+		from := in.n - int64(br.Buffered())
 		req, err := http.ReadRequest(br)
 		if err != nil {
 			return
 		}
 		io.Copy(io.Discard, req.Body)
+		reqBytes.Store(in.n - int64(br.Buffered()) - from)
 		resp, closeAfter := reply(req)
 		if _, err := io.WriteString(conn, resp); err != nil || closeAfter {
 			return
@@ -75,23 +93,22 @@ func testDoReadsResponses(t *testing.T, cl client) {
 		resp       string
 		closeAfter bool
 		status     int
-		bytesIn    int64
 		conns      int64 // opened for the two requests
 	}{
-		{"content-length", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc", false, 200, 3, 1},
+		{"content-length", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc", false, 200, 1},
 		{"chunked with extension and trailer", "GET",
-			"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;x=1\r\n world\r\n0\r\nX-T: 1\r\n\r\n", false, 200, 11, 1},
-		{"chunked upper-case hex", "GET", "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n", false, 201, 10, 1},
-		{"connection close", "GET", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", true, 200, 2, 2},
-		{"HEAD has no body", "HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n", false, 200, 0, 1},
-		{"204 has no body", "GET", "HTTP/1.1 204 No Content\r\n\r\n", false, 204, 0, 1},
-		{"304 has no body", "GET", "HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\n", false, 304, 0, 1},
-		{"100 continue first", "GET", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz", false, 200, 1, 1},
-		{"HTTP/1.0 body to EOF", "GET", "HTTP/1.0 200 OK\r\n\r\nabcd", true, 200, 4, 2},
-		{"HTTP/1.0 keep-alive", "GET", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\nz", false, 200, 1, 1},
-		{"large body", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 3145728\r\n\r\n" + big, false, 200, 3 << 20, 1},
-		{"large chunk", "GET", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n300000\r\n" + big + "\r\n0\r\n\r\n", false, 200, 3 << 20, 1},
-		{"no reason phrase, LF only", "GET", "HTTP/1.1 503\nContent-Length: 0\n\n", false, 503, 0, 1},
+			"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;x=1\r\n world\r\n0\r\nX-T: 1\r\n\r\n", false, 200, 1},
+		{"chunked upper-case hex", "GET", "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n", false, 201, 1},
+		{"connection close", "GET", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", true, 200, 2},
+		{"HEAD has no body", "HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n", false, 200, 1},
+		{"204 has no body", "GET", "HTTP/1.1 204 No Content\r\n\r\n", false, 204, 1},
+		{"304 has no body", "GET", "HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\n", false, 304, 1},
+		{"100 continue first", "GET", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz", false, 200, 1},
+		{"HTTP/1.0 body to EOF", "GET", "HTTP/1.0 200 OK\r\n\r\nabcd", true, 200, 2},
+		{"HTTP/1.0 keep-alive", "GET", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\nz", false, 200, 1},
+		{"large body", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 3145728\r\n\r\n" + big, false, 200, 1},
+		{"large chunk", "GET", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n300000\r\n" + big + "\r\n0\r\n\r\n", false, 200, 1},
+		{"no reason phrase, LF only", "GET", "HTTP/1.1 503\nContent-Length: 0\n\n", false, 503, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,8 +116,13 @@ func testDoReadsResponses(t *testing.T, cl client) {
 			s := cl.sender(t, []Spec{{Method: tt.method, URL: srv.url()}}, Options{})
 			for i := range 2 {
 				res := s.Do(context.Background(), 1, uint64(i))
-				if res.Err != nil || res.Status != tt.status || res.BytesIn != tt.bytesIn {
-					t.Fatalf("request %d: status %d, %d bytes in, err %v; want %d, %d bytes", i, res.Status, res.BytesIn, res.Err, tt.status, tt.bytesIn)
+				// Bytes on the wire: the response as the server wrote
+				// it, the request as the server read it.
+				if want := int64(len(tt.resp)); res.Err != nil || res.Status != tt.status || res.BytesIn != want {
+					t.Fatalf("request %d: status %d, %d bytes in, err %v; want %d, %d bytes", i, res.Status, res.BytesIn, res.Err, tt.status, want)
+				}
+				if want := srv.reqBytes.Load(); res.BytesOut != want || want == 0 {
+					t.Fatalf("request %d: %d bytes out, the server read %d", i, res.BytesOut, want)
 				}
 			}
 			if n := srv.conns.Load(); n != tt.conns {
@@ -115,18 +137,17 @@ func TestDoClassifiesBadResponses(t *testing.T) { forEachClient(t, testDoClassif
 
 func testDoClassifiesBadResponses(t *testing.T, cl client) {
 	tests := []struct {
-		name    string
-		resp    string
-		class   string
-		bytesIn int64
+		name  string
+		resp  string
+		class string
 	}{
-		{"truncated body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", ClassReset, 3},
-		{"truncated chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", ClassReset, 2},
-		{"truncated headers", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n", ClassReset, 0},
-		{"closed before the response", "", ClassReset, 0},
-		{"not HTTP", "SSH-2.0-OpenSSH_9.6\r\n\r\n", ClassOther, 0},
-		{"bad content length", "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", ClassOther, 0},
-		{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", ClassOther, 0},
+		{"truncated body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", ClassReset},
+		{"truncated chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", ClassReset},
+		{"truncated headers", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n", ClassReset},
+		{"closed before the response", "", ClassReset},
+		{"not HTTP", "SSH-2.0-OpenSSH_9.6\r\n\r\n", ClassOther},
+		{"bad content length", "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", ClassOther},
+		{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", ClassOther},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,8 +157,8 @@ func testDoClassifiesBadResponses(t *testing.T, cl client) {
 			if res.Err == nil || res.ErrClass != tt.class || res.Status != 0 {
 				t.Errorf("class %q, status %d, err %v; want class %q", res.ErrClass, res.Status, res.Err, tt.class)
 			}
-			if !cl.netHTTP && res.BytesIn != tt.bytesIn {
-				t.Errorf("%d bytes in, want %d", res.BytesIn, tt.bytesIn)
+			if want := int64(len(tt.resp)); res.BytesIn != want {
+				t.Errorf("%d bytes in, want %d: all the server wrote", res.BytesIn, want)
 			}
 		})
 	}
@@ -203,10 +224,12 @@ func testDoSharesConnectionsSafely(t *testing.T, cl client) {
 		wg.Go(func() {
 			for i := range each {
 				res := s.Do(context.Background(), 7, uint64(w*each+i))
-				want := int64(len("/b"))
+				path := "/b"
 				if strings.HasPrefix(res.Name, a.url()) {
-					want = int64(len(fmt.Sprintf("/a/%d", w*each+i)))
+					path = fmt.Sprintf("/a/%d", w*each+i)
 				}
+				resp, _ := reply(&http.Request{URL: &url.URL{Path: path}})
+				want := int64(len(resp))
 				if res.Err != nil || res.Status != 200 || res.BytesIn != want {
 					failed.Add(1)
 				}

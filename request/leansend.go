@@ -31,16 +31,15 @@ func (s *Sender) doLean(ctx context.Context, c *compiled, vu, iter uint64, res *
 			s.leanBufs.Put(b)
 		}
 	}()
-	authority, out, body, ok := s.renderLean(c, vu, iter, b)
+	authority, out, _, ok := s.renderLean(c, vu, iter, b)
 	if !ok {
 		return false
 	}
-	res.BytesOut = int64(len(body))
 	res.Sent = time.Now()
 	deadline := res.Sent.Add(c.timeout)
 	r, err := s.exchange(ctx, c, vu, authority, out, deadline)
 	res.Done = arrivedAt(r.rx, res.Sent, time.Now())
-	res.BytesIn = r.bytesIn
+	res.BytesIn, res.BytesOut = r.wireIn, r.wireOut
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w: %w", context.Cause(ctx), err) // as net/http reports it
@@ -120,18 +119,24 @@ func (s *Sender) renderLean(c *compiled, vu, iter uint64, b *leanBuf) (authority
 // turns out closed before the response began.
 func (s *Sender) exchange(ctx context.Context, c *compiled, vu uint64, authority, out []byte, deadline time.Time) (response, error) {
 	fresh := false
+	var wireIn, wireOut int64 // over every attempt
 	for {
 		lc, err := s.leanConn(ctx, vu, authority, deadline, fresh, c.plan.replayable)
 		if err != nil {
-			return response{}, err
+			return response{wireIn: wireIn, wireOut: wireOut}, err
 		}
 		var r response
 		if err = lc.conn.SetDeadline(deadline); err == nil && lc.interrupted.Load() {
 			err = ended(ctx) // ctx ended between watch and SetDeadline
 		}
 		if err == nil {
+			from := lc.cr.n // nothing buffered: an idle connection has none
 			r, err = lc.roundTrip(out, c.method == http.MethodHead)
+			r.wireIn = lc.cr.n - from
 		}
+		wireIn += r.wireIn
+		wireOut += r.wireOut
+		r.wireIn, r.wireOut = wireIn, wireOut
 		if err == nil {
 			r.rx = receivedBy(lc.rw)
 		}
@@ -219,27 +224,36 @@ func arrivedAt(rx int64, sent, now time.Time) time.Time {
 // roundTrip writes out on c and reads the response.
 func (c *leanConn) roundTrip(out []byte, head bool) (response, error) {
 	if len(out) <= concurrentWriteAbove {
-		if _, err := c.rw.Write(out); err != nil {
-			return response{}, err
+		n, err := c.rw.Write(out)
+		if err != nil {
+			return response{wireOut: int64(n)}, err
 		}
-		return readResponse(c.br, head, &c.scratch)
+		r, err := readResponse(c.br, head, &c.scratch)
+		r.wireOut = int64(n)
+		return r, err
 	}
-	wrote := make(chan error, 1)
+	type written struct {
+		n   int
+		err error
+	}
+	wrote := make(chan written, 1)
 	go func() {
-		_, err := c.conn.Write(out)
-		wrote <- err
+		n, err := c.conn.Write(out)
+		wrote <- written{n, err}
 	}()
 	r, err := readResponse(c.br, head, &c.scratch)
-	var werr error
+	var w written
 	select {
-	case werr = <-wrote:
+	case w = <-wrote:
 	default:
 		// The server answered before it took the whole request: stop
 		// writing (the next request sets the deadline again). out must
 		// not be reused before the writer is done.
 		c.conn.SetWriteDeadline(pastDeadline) //nolint:errcheck // the write fails then, and the conn is closed
-		werr = <-wrote
+		w = <-wrote
 	}
+	r.wireOut = int64(w.n)
+	werr := w.err
 	switch {
 	case err != nil && !r.started && werr != nil:
 		return r, werr // nothing came back: the write's error says why

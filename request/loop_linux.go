@@ -262,7 +262,7 @@ func (l *eventLoop) Start(vu, iter uint64) {
 		l.fallback(vu, iter)
 		return
 	}
-	authority, out, body, ok := l.s.renderLean(c, vu, iter, &l.lb)
+	authority, out, _, ok := l.s.renderLean(c, vu, iter, &l.lb)
 	if !ok || len(out) > concurrentWriteAbove {
 		// A large request is written while the response is read, as
 		// roundTrip does; Do does that.
@@ -278,7 +278,7 @@ func (l *eventLoop) Start(vu, iter uint64) {
 		l.fallback(vu, iter)
 		return
 	}
-	res := load.Result{Name: c.name, BytesOut: int64(len(body)), Sent: time.Now()}
+	res := load.Result{Name: c.name, Sent: time.Now()} // BytesOut: as send writes
 	lc := l.kept(vu, t, c.plan.replayable)
 	if lc == nil {
 		lc = l.newConn(vu, t, *addrs)
@@ -773,6 +773,7 @@ func (l *eventLoop) send(lc *loopConn) {
 		switch e {
 		case 0:
 			lc.out = lc.out[n:]
+			lc.res.BytesOut += int64(n)
 		case unix.EINTR:
 		case unix.EAGAIN:
 			l.hold(lc)
@@ -856,6 +857,7 @@ func (l *eventLoop) parse(lc *loopConn, data []byte, final error) bool {
 	l.rd = tailReader{data: data, err: final}
 	l.br.Reset(&l.rd)
 	r, err := readResponse(l.br, lc.c.method == http.MethodHead, &l.scratch)
+	r.wireIn = int64(len(data)) // the response's bytes from its start, as received
 	l.scratch.trim()
 	lc.parses++
 	if l.rd.short {
@@ -910,7 +912,7 @@ func (l *eventLoop) end(lc *loopConn, r response, err error) {
 	}
 	l.untime(lc)
 	res := lc.res
-	res.BytesIn = r.bytesIn
+	res.BytesIn += r.wireIn
 	keep := err == nil && r.keepAlive && !lc.c.plan.wantClose && !lc.release
 	if err != nil && !lc.fresh && lc.reused && !r.started && lc.c.plan.replayable && !isTimeout(err) {
 		l.retry(lc)
@@ -992,8 +994,10 @@ func (l *eventLoop) handoff(lc *loopConn, data []byte) {
 			var s scratch
 			early := bytes.NewReader(got)
 			raw := newRawIO(conn)
-			br := bufio.NewReaderSize(io.MultiReader(early, raw), leanReadBuffer)
+			cr := countReader{r: raw}
+			br := bufio.NewReaderSize(io.MultiReader(early, &cr), leanReadBuffer)
 			r, err = readResponse(br, head, &s)
+			r.wireIn = int64(len(got)) + cr.n
 			if err == nil && r.keepAlive && keepable && early.Len() == 0 && br.Buffered() == 0 {
 				back.fd = dupConn(conn) // the loop keeps the connection, as Do would
 			}
@@ -1002,7 +1006,7 @@ func (l *eventLoop) handoff(lc *loopConn, data []byte) {
 			}
 		}
 		res.Done = arrivedAt(r.rx, res.Sent, time.Now())
-		res.BytesIn = r.bytesIn
+		res.BytesIn += r.wireIn
 		switch {
 		case err != nil && interrupted.Load():
 			res.Err, res.ErrClass = fmt.Errorf("%w: %w: %w", ErrInterrupted, context.Canceled, err), ClassOther
@@ -1075,12 +1079,7 @@ func (l *eventLoop) Cancel() {
 	for len(l.timers) > 0 {
 		lc := l.timers[0]
 		if lc.state == stReading {
-			// The body so far counts, as in Do.
-			l.rd = tailReader{data: lc.tail, err: err}
-			l.br.Reset(&l.rd)
-			r, _ := readResponse(l.br, lc.c.method == http.MethodHead, &l.scratch)
-			l.scratch.trim()
-			lc.res.BytesIn = r.bytesIn
+			lc.res.BytesIn += int64(len(lc.tail)) // the bytes so far count, as in Do
 		}
 		l.untime(lc)
 		res := lc.res

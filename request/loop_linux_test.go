@@ -239,12 +239,13 @@ func TestLoopCancelKeepsResponsesSleptThrough(t *testing.T) {
 // comes stamped (see untilStamped).
 func TestLoopTimesHandedOffResponsesFromTheirArrival(t *testing.T) {
 	body := strings.Repeat("x", 4*loopMaxInLoop)
+	bigResp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	var big atomic.Bool
 	wrote := make(chan time.Time, 1)
 	url, _, _ := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
 		resp := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 		if big.Load() {
-			resp = fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			resp = bigResp
 			if _, err := io.WriteString(conn, resp[:len(resp)-1]); err != nil {
 				return false
 			}
@@ -274,8 +275,8 @@ func TestLoopTimesHandedOffResponsesFromTheirArrival(t *testing.T) {
 	lp.Start(0, iter)
 	got := waitEnded(t, lp, 1)[0]
 	end := <-wrote
-	if got.Status != 200 || got.BytesIn != int64(len(body)) {
-		t.Fatalf("status %d, %d bytes in, err %v; want 200 and %d", got.Status, got.BytesIn, got.Err, len(body))
+	if got.Status != 200 || got.BytesIn != int64(len(bigResp)) {
+		t.Fatalf("status %d, %d bytes in, err %v; want 200 and %d", got.Status, got.BytesIn, got.Err, len(bigResp))
 	}
 	if got.Done.Before(got.Sent) || got.Done.After(end) {
 		t.Errorf("sent at 0, done at %v, the server's last write ended at %v: want done between", got.Done.Sub(got.Sent), end.Sub(got.Sent))

@@ -37,6 +37,8 @@ var errMalformed = errors.New("malformed HTTP response")
 type response struct {
 	status    int
 	bytesIn   int64 // body bytes, after chunked decoding
+	wireIn    int64 // bytes received: status lines, headers, framed body (set by the caller)
+	wireOut   int64 // bytes of the request written (set by the caller)
 	keepAlive bool  // the connection may carry another request
 	started   bool  // any byte of the response arrived
 	rx        int64 // the kernel's receive time of its last bytes (Unix ns); 0 if unknown

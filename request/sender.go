@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"sort"
 	"sync"
@@ -171,16 +172,18 @@ func (s *Sender) Do(ctx context.Context, vu, iter uint64) load.Result {
 		res.Err, res.ErrClass = err, ClassOther
 		return res
 	}
-	res.BytesOut = req.ContentLength
+	var wire wireMeter
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: wire.gotConn}))
 	res.Sent = time.Now()
 	resp, err := s.rt.RoundTrip(req)
 	if err == nil {
-		res.BytesIn, err = io.Copy(io.Discard, resp.Body)
+		_, err = io.Copy(io.Discard, resp.Body)
 		if cerr := resp.Body.Close(); err == nil {
 			err = cerr
 		}
 	}
 	res.Done = time.Now()
+	res.BytesIn, res.BytesOut = wire.bytes()
 	if err != nil {
 		res.Err, res.ErrClass = s.failure(ctx, err)
 		return res

@@ -89,7 +89,7 @@ func NewTransport(o TransportOptions) *http.Transport {
 	dialer := &net.Dialer{KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		Proxy:               nil,
-		DialContext:         dialer.DialContext,
+		DialContext:         countingDial(dialer.DialContext),
 		MaxConnsPerHost:     max(o.MaxConnsPerHost, 0),
 		MaxIdleConns:        0, // no global cap: the per-host one applies
 		MaxIdleConnsPerHost: idle,

@@ -42,13 +42,17 @@ type Meta struct {
 	Counters      record.Counters `json:"counters"`
 	Summary       Summary         `json:"summary"`
 	Interrupted   bool            `json:"interrupted"`
-	Finished      bool            `json:"finished"`
-	Faults        []Fault         `json:"faults,omitempty"`
-	Notes         []string        `json:"notes,omitempty"`
-	FirstError    string          `json:"first_error,omitempty"`   // the first failed request's error, or its status
-	NoTimestamps  bool            `json:"no_timestamps,omitempty"` // imported latencies without times: no rate, no duration
-	Part          *Part           `json:"part,omitempty"`          // a runner's part of a split test
-	Parts         []MergedPart    `json:"parts,omitempty"`         // Source "merge": the parts merged
+	// StoppedAt is when an interrupted run was told to stop, from t0 (0:
+	// not interrupted, or not known): no iteration started after it, so its
+	// rate is over the time up to it, not over the planned duration.
+	StoppedAt    time.Duration `json:"stopped_at_ns,omitempty"`
+	Finished     bool          `json:"finished"`
+	Faults       []Fault       `json:"faults,omitempty"`
+	Notes        []string      `json:"notes,omitempty"`
+	FirstError   string        `json:"first_error,omitempty"`   // the first failed request's error, or its status
+	NoTimestamps bool          `json:"no_timestamps,omitempty"` // imported latencies without times: no rate, no duration
+	Part         *Part         `json:"part,omitempty"`          // a runner's part of a split test
+	Parts        []MergedPart  `json:"parts,omitempty"`         // Source "merge": the parts merged
 	// StepPlan is the plan a stepped run (knee steps, knee lab curve) was
 	// made and measured by, warmup included, so that knee curve measures
 	// the run again as it was measured; nil for any other run.

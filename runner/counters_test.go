@@ -35,7 +35,15 @@ import (
 //
 // Requests 20+10+5+3 = 38 (dropped iterations are not requests); by status
 // 2xx 23, 5xx 10; errors 10 (5xx) + 5 (timeouts) = 15, by class timeout 5;
-// bytes out 30 × 7 = 210; bytes in 20×2 + 10×4 + 3×4 = 92; dropped 3.
+// dropped 3. Bytes count what went over the wire, H being the length of
+// the server's host:port. Out, each request: its request line, "Host: "
+// H CRLF (8 + H), "User-Agent: Go-http-client/1.1\r\n" (32), a POST's
+// "Content-Length: 7\r\n" (19) and body (7), the blank line (2):
+// 20 × (19+8+H+32+19+2+7) + 10 × (21+8+H+32+19+2+7) + 8 × (20+8+H+32+2)
+// = 3126 + 38 H. In, each answer: its status line, net/http's Date (37),
+// Content-Length (19), sniffed Content-Type (41), the blank line (2) and
+// the body: 20 × (17+37+19+41+2+2) + 10 × (36+37+19+41+2+4) +
+// 3 × (17+37+19+41+2+4) = 4110; the timed-out GETs got nothing.
 func TestRunJSONCountersOnDisk(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -92,11 +100,12 @@ func TestRunJSONCountersOnDisk(t *testing.T) {
 	if err := json.Unmarshal(data, &meta); err != nil {
 		t.Fatalf("run.json: %v", err)
 	}
+	h := int64(len(srv.Listener.Addr().String()))
 	want := counters{
 		Requests: 38, Errors: 15,
 		ByStatus:      map[string]int64{"2xx": 23, "5xx": 10},
 		ErrorsByClass: map[string]int64{"timeout": 5},
-		Dropped:       3, BytesIn: 92, BytesOut: 210,
+		Dropped:       3, BytesIn: 4110, BytesOut: 3126 + 38*h,
 	}
 	if got := meta.Counters; !reflect.DeepEqual(got, want) {
 		t.Errorf("run.json counters\n got %+v\nwant %+v\n(run.json: %s)", got, want, strings.TrimSpace(string(data[:min(len(data), 400)])))

@@ -51,6 +51,14 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 		e.open[sc.Name] = sc.Executor.Model() == load.ModelOpen
 		e.maxVUs[sc.Name] = sc.Executor.PeakVUs()
 	}
+	// When a signal stops the run, iterations stop starting then: the
+	// summary's rate is over the time up to it.
+	unwatch := context.AfterFunc(ctx, func() {
+		e.mu.Lock()
+		e.stopped = time.Now()
+		e.mu.Unlock()
+	})
+	defer unwatch()
 	cpu0, cpuErr := hostinfo.Self()
 	if cpuErr != nil {
 		e.note("generator CPU not measured: reading it at the start failed: " + cpuErr.Error())
@@ -242,6 +250,11 @@ func (e *engine) finish(runErr error) (*Result, error) {
 	}
 	e.meta.Ended = time.Now()
 	e.meta.Interrupted = interrupted
+	e.mu.Lock()
+	if interrupted && !e.stopped.IsZero() && !e.t0.IsZero() {
+		e.meta.StoppedAt = max(0, e.stopped.Sub(e.t0))
+	}
+	e.mu.Unlock()
 	e.meta.Finished = runErr == nil
 	e.meta.FirstError = e.fail.get()
 	e.meta.Env.Generator.CPUSeconds = e.cpu

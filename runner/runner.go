@@ -287,6 +287,7 @@ type engine struct {
 
 	mu      sync.Mutex // guards the fields below and meta's Faults, Notes and Counters
 	t0      time.Time
+	stopped time.Time // when the run's context ended (a signal), zero if it did not
 	last    lastInterval
 	scratch *record.Histogram // summarize's, reused
 	werr    error             // the first failure writing latency.hlog or counters.jsonl; they get nothing after it

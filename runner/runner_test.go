@@ -103,6 +103,16 @@ func TestRunInterruptedKeepsData(t *testing.T) {
 	if got := r.Counters(0, 0).Requests; got != res.Summary.Requests {
 		t.Errorf("counters say %d requests, summary %d", got, res.Summary.Requests)
 	}
+	// The stop is noted, inside the intervals (which run on through the
+	// drain), and the rate is over the time up to it, not the planned minute.
+	measured := r.Intervals[len(r.Intervals)-1].End - r.Intervals[0].Start
+	if stop := r.Meta.StoppedAt; stop <= 0 || stop > measured {
+		t.Fatalf("stopped at %v; want a moment within the %v measured", stop, measured)
+	}
+	s := res.Summary
+	if want := r.Meta.StoppedAt.Seconds(); s.DurationS != want || s.Rate != float64(s.Requests)/want {
+		t.Errorf("%d in %v s = %v/s; want over the %v s up to the stop", s.Requests, s.DurationS, s.Rate, want)
+	}
 }
 
 // Against a server that stalls for a second, the closed model records about
