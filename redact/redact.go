@@ -363,15 +363,18 @@ func (r *Redactor) Remember(secrets ...string) {
 //
 // When w has a file descriptor (a terminal), so does the writer: callers
 // that ask the terminal's width through Fd keep working.
+//
+// Writes are serialised: knee writes stderr from more than one goroutine
+// (the signal watcher beside the command), and w need not allow that.
 func (r *Redactor) Writer(w io.Writer) io.Writer {
 	if f, ok := w.(interface{ Fd() uintptr }); ok {
-		return &fdWriter{writer{r: r, w: w}, f}
+		return &fdWriter{&writer{r: r, w: w}, f}
 	}
 	return &writer{r: r, w: w}
 }
 
 type fdWriter struct {
-	writer
+	*writer
 	f interface{ Fd() uintptr }
 }
 
@@ -379,12 +382,15 @@ type fdWriter struct {
 func (w *fdWriter) Fd() uintptr { return w.f.Fd() }
 
 type writer struct {
-	r *Redactor
-	w io.Writer
+	r  *Redactor
+	mu sync.Mutex // one Write to w at a time
+	w  io.Writer
 }
 
 func (w *writer) Write(p []byte) (int, error) {
 	s := w.r.Text(string(p))
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if _, err := io.WriteString(w.w, s); err != nil {
 		return 0, err
 	}

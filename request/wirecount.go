@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http/httptrace"
+	"sync"
 	"sync/atomic"
 )
 
@@ -26,10 +27,41 @@ func (c *countReader) Read(p []byte) (int, error) {
 }
 
 // countConn is a connection of net/http's that counts its bytes: a
-// request's are the change of its connection's counts while it ran.
+// request's are the change of its connection's counts while it held it.
+// net/http hands the connection to the next request as soon as the body
+// ends, before the one that read it takes its figures, so each hand-over
+// (a claim) notes the counts it started at: that is where the previous
+// request's bytes end.
 type countConn struct {
 	net.Conn
 	in, out atomic.Int64
+
+	mu     sync.Mutex
+	claims int64       // requests that got this connection
+	starts [4][2]int64 // the in and out counts at the last claims, by claims % 4
+}
+
+// claim hands the connection to a request: its number, and the counts its
+// bytes start at.
+func (c *countConn) claim() (n, in, out int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	in, out = c.in.Load(), c.out.Load()
+	c.claims++
+	c.starts[c.claims%4] = [2]int64{in, out}
+	return c.claims, in, out
+}
+
+// until is where claim n's bytes end: the counts at the next claim, or now
+// while there has been none (or, past a few, where they cannot be told).
+func (c *countConn) until(n int64) (in, out int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if next := n + 1; next <= c.claims && c.claims-next < int64(len(c.starts)) {
+		s := c.starts[next%4]
+		return s[0], s[1]
+	}
+	return c.in.Load(), c.out.Load()
 }
 
 func (c *countConn) Read(p []byte) (int, error) {
@@ -38,9 +70,16 @@ func (c *countConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write counts p before it sends it: net/http writes from a goroutine of
+// its own, and a reply can arrive (and its request end) before that
+// goroutine would have counted a write it had finished. What is not sent
+// is taken back.
 func (c *countConn) Write(p []byte) (int, error) {
+	c.out.Add(int64(len(p)))
 	n, err := c.Conn.Write(p)
-	c.out.Add(int64(n))
+	if n < len(p) {
+		c.out.Add(int64(n - len(p)))
+	}
 	return n, err
 }
 
@@ -61,6 +100,7 @@ func countingDial(dial func(ctx context.Context, network, addr string) (net.Conn
 // streams that share a connection at once share its counts.
 type wireMeter struct {
 	c         *countConn
+	n         int64 // the claim of the connection this request made
 	in0, out0 int64
 }
 
@@ -74,8 +114,10 @@ func (m *wireMeter) gotConn(info httptrace.GotConnInfo) {
 		return
 	}
 	m.c = c
+	var in, out int64
+	m.n, in, out = c.claim()
 	if info.Reused {
-		m.in0, m.out0 = c.in.Load(), c.out.Load()
+		m.in0, m.out0 = in, out
 	}
 }
 
@@ -84,5 +126,6 @@ func (m *wireMeter) bytes() (in, out int64) {
 	if m.c == nil {
 		return 0, 0
 	}
-	return m.c.in.Load() - m.in0, m.c.out.Load() - m.out0
+	in, out = m.c.until(m.n)
+	return in - m.in0, out - m.out0
 }
