@@ -25,7 +25,10 @@ func ChartWindow(r *rundir.Dir) time.Duration {
 	if r == nil || len(r.Intervals) == 0 {
 		return time.Second
 	}
-	step := typicalInterval(r)
+	// The median length, to 10 ms: each interval's own jitters with the
+	// machine's load, and the shortest (the most common when none repeats)
+	// made a 500 ms run's windows 1.5 s (three intervals to reach 1 s).
+	step := roundTo(nominalInterval(r), 10*time.Millisecond)
 	if step <= 0 {
 		return time.Second
 	}

@@ -240,6 +240,11 @@ func (s *Server) refresh(done *Done) {
 		return
 	}
 	s.buildMu.Lock()
+	if done != nil {
+		// The run's last state is built whole, not extended from a build
+		// that may have caught the run between two intervals.
+		s.builder = builder{}
+	}
 	snap := s.builder.build(r, s.opt.Dir, s.opt.Interval)
 	s.buildMu.Unlock()
 	snap.Done = done
