@@ -231,7 +231,9 @@ func testDoSharesConnectionsSafely(t *testing.T, cl client) {
 				resp, _ := reply(&http.Request{URL: &url.URL{Path: path}})
 				want := int64(len(resp))
 				if res.Err != nil || res.Status != 200 || res.BytesIn != want {
-					failed.Add(1)
+					if failed.Add(1) == 1 {
+						t.Logf("first failure: err %v, status %d, %d bytes in, want %d", res.Err, res.Status, res.BytesIn, want)
+					}
 				}
 			}
 		})

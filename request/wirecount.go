@@ -37,29 +37,29 @@ type countConn struct {
 	in, out atomic.Int64
 
 	mu     sync.Mutex
-	claims int64       // requests that got this connection
-	starts [4][2]int64 // the in and out counts at the last claims, by claims % 4
+	holder *wireMeter // the request that got the connection last
 }
 
-// claim hands the connection to a request: its number, and the counts its
-// bytes start at.
-func (c *countConn) claim() (n, in, out int64) {
+// claim hands the connection to m: the previous holder's bytes end where
+// m's begin.
+func (c *countConn) claim(m *wireMeter) (first bool, in, out int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	in, out = c.in.Load(), c.out.Load()
-	c.claims++
-	c.starts[c.claims%4] = [2]int64{in, out}
-	return c.claims, in, out
+	if prev := c.holder; prev != nil {
+		prev.ended, prev.inEnd, prev.outEnd = true, in, out
+	}
+	first = c.holder == nil
+	c.holder = m
+	return first, in, out
 }
 
-// until is where claim n's bytes end: the counts at the next claim, or now
-// while there has been none (or, past a few, where they cannot be told).
-func (c *countConn) until(n int64) (in, out int64) {
+// until is where m's bytes end: where the next holder's began, or now.
+func (c *countConn) until(m *wireMeter) (in, out int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if next := n + 1; next <= c.claims && c.claims-next < int64(len(c.starts)) {
-		s := c.starts[next%4]
-		return s[0], s[1]
+	if m.ended {
+		return m.inEnd, m.outEnd
 	}
 	return c.in.Load(), c.out.Load()
 }
@@ -100,8 +100,10 @@ func countingDial(dial func(ctx context.Context, network, addr string) (net.Conn
 // streams that share a connection at once share its counts.
 type wireMeter struct {
 	c         *countConn
-	n         int64 // the claim of the connection this request made
 	in0, out0 int64
+	// set by the next request that gets the connection, under c.mu
+	ended         bool
+	inEnd, outEnd int64
 }
 
 func (m *wireMeter) gotConn(info httptrace.GotConnInfo) {
@@ -114,9 +116,8 @@ func (m *wireMeter) gotConn(info httptrace.GotConnInfo) {
 		return
 	}
 	m.c = c
-	var in, out int64
-	m.n, in, out = c.claim()
-	if info.Reused {
+	first, in, out := c.claim(m)
+	if !first { // the connection's first request also takes its handshake
 		m.in0, m.out0 = in, out
 	}
 }
@@ -126,6 +127,6 @@ func (m *wireMeter) bytes() (in, out int64) {
 	if m.c == nil {
 		return 0, 0
 	}
-	in, out = m.c.until(m.n)
+	in, out = m.c.until(m)
 	return in - m.in0, out - m.out0
 }
