@@ -106,14 +106,7 @@ func (b *builder) build(r *rundir.Dir, dir string, interval time.Duration) Snaps
 			// it says more of how the run went.
 			last = r.Intervals[n-2]
 		}
-		lat := record.Series(last.Histograms).Merged(func(k record.Key) bool { return k.Metric == record.Latency })
-		if secs := (last.End - last.Start).Seconds(); secs > 0 {
-			st.Rate = float64(lat.Count()) / secs
-		}
-		if n := lat.Count(); n > 0 {
-			l := lat.Latencies()
-			st.P50MS, st.P95MS, st.P99MS = num(l.P50), num(l.P95), num(l.P99)
-		}
+		st.Rate, st.P50MS, st.P95MS, st.P99MS = newest(last, func(k record.Key) bool { return k.Metric == record.Latency })
 		if lag := record.Series(last.Histograms).Merged(func(k record.Key) bool { return k.Metric == record.SendLag }); lag.Count() > 0 {
 			st.SendLagMS = num(lag.Latencies().P99)
 		}
@@ -151,20 +144,28 @@ func (b *builder) build(r *rundir.Dir, dir string, interval time.Duration) Snaps
 func scenarioStatus(sum rundir.Summary, last rundir.Interval) ScenarioStatus {
 	ss := ScenarioStatus{Name: sum.Scenario, Model: sum.Model, Executor: sum.Executor,
 		Requests: sum.Requests, Errors: sum.Errors, Dropped: sum.DroppedIterations}
-	lat := record.Series(last.Histograms).Merged(func(k record.Key) bool {
+	ss.Rate, ss.P50MS, ss.P95MS, ss.P99MS = newest(last, func(k record.Key) bool {
 		return k.Metric == record.Latency && k.Scenario == sum.Scenario
 	})
-	if secs := (last.End - last.Start).Seconds(); secs > 0 {
-		ss.Rate = float64(lat.Count()) / secs
-	}
-	if lat.Count() > 0 {
-		l := lat.Latencies()
-		ss.P50MS, ss.P95MS, ss.P99MS = num(l.P50), num(l.P95), num(l.P99)
-	}
 	if c, ok := last.Counters[sum.Scenario]; ok {
 		ss.Target = c.TargetRate
 	}
 	return ss
+}
+
+// newest is the rate and percentiles of the latencies keep selects in the
+// interval last (nil percentiles when it saw no request): the status line's
+// figures, for the run and for each scenario.
+func newest(last rundir.Interval, keep func(record.Key) bool) (rate float64, p50, p95, p99 *float64) {
+	lat := record.Series(last.Histograms).Merged(keep)
+	if secs := (last.End - last.Start).Seconds(); secs > 0 {
+		rate = float64(lat.Count()) / secs
+	}
+	if lat.Count() > 0 {
+		l := lat.Latencies()
+		p50, p95, p99 = num(l.P50), num(l.P95), num(l.P99)
+	}
+	return rate, p50, p95, p99
 }
 
 func num(ms float64) *float64 {
