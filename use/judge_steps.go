@@ -24,6 +24,15 @@ import (
 // pool is the database's consequence, however far past its (small)
 // thresholds it is. The database is named and the pool listed beside it.
 //
+// Scheduling latency with idle CPU: Go's scheduling latency is the time a
+// runnable goroutine waits to run, which includes the time the OS did not
+// run the process's threads. At a step where the target used less than
+// half its CPU (of its limit, or of the machine without one) its Ps were
+// mostly idle, so no run queue of Go's formed: the wait was the CPU quota's
+// throttling or other threads on the machine. The scheduler's signals at
+// such a step are set aside (a probe of a noisy machine saw 16.6 ms p99 at
+// 30 % CPU, naming the Go scheduler at a load the database served easily).
+//
 // What is set aside is said in RuledOut and the summary, with its evidence.
 func JudgeSteps(steps []Table, t Thresholds) Verdict {
 	if t == nil {
@@ -48,6 +57,8 @@ func JudgeSteps(steps []Table, t Thresholds) Verdict {
 			notes = append(notes, "set aside: the machine, saturated from the first step "+by+", and the generator beside it")
 		}
 	}
+	steps, idle := withoutIdleScheduler(steps, t)
+	why = append(why, idle...)
 	v := Judge(without(steps, aside), t)
 	if v.Bottleneck == ConnPool && hasSignal(v.AlsoSaturated, Database) {
 		pool := v.Evidence
@@ -64,6 +75,38 @@ func JudgeSteps(steps []Table, t Thresholds) Verdict {
 		v.Summary += "; " + strings.Join(notes, "; ")
 	}
 	return v
+}
+
+// idleSchedulerBelow is the target CPU utilization under which its Ps were
+// mostly idle: scheduling latency there is the OS's, not Go's run queue.
+const idleSchedulerBelow = 0.5
+
+// withoutIdleScheduler removes the scheduler's row from the steps where it
+// signals while the target's CPU was mostly idle, and says why for each.
+func withoutIdleScheduler(steps []Table, t Thresholds) ([]Table, []string) {
+	var out []Table
+	var why []string
+	for i, st := range steps {
+		sched, ok := st.Row(Scheduler)
+		if !ok {
+			continue
+		}
+		sigs := t.Signals(sched)
+		cpu, _ := st.Row(TargetCPU)
+		u, measured := cpu.Utilization.Headline()
+		if len(sigs) == 0 || !measured || u.Mean >= idleSchedulerBelow {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(steps)
+		}
+		out[i] = without([]Table{st}, map[Resource]bool{Scheduler: true})[0]
+		why = append(why, fmt.Sprintf("Go scheduler: %s at %s while the target used %s of its CPU: with its Ps mostly idle the wait was the OS not running its threads (CPU quota or other threads), not Go's run queue; set aside at that step", signalsText(sigs), st.Label, FormatValue(u.Mean, u.Unit)))
+	}
+	if out == nil {
+		return steps, nil
+	}
+	return out, why
 }
 
 // without returns the tables with the rows of the aside resources removed.

@@ -117,3 +117,49 @@ func TestJudgeStepsUnnamedSaturation(t *testing.T) {
 		t.Errorf("verdict should set the machine aside without blaming unnamed \"other work\":\n%s", text)
 	}
 }
+
+// Scheduling latency past its threshold names the Go scheduler only where
+// the target's CPU was busy enough for Go's run queue to form.
+func TestJudgeStepsSchedulerLatencyWithIdleCPU(t *testing.T) {
+	step := func(label string, cpu, sched, waiting float64) use.Table {
+		return stepTable(label,
+			reading(use.TargetCPU, use.MetricCPUUtilization, use.Utilization, cpu, use.UnitFraction),
+			reading(use.Scheduler, use.MetricSchedP99, use.Saturation, sched, use.UnitSeconds),
+			reading(use.Database, use.MetricDBQueueWaiting, use.Saturation, waiting, use.UnitCount))
+	}
+	tests := []struct {
+		name     string
+		steps    []use.Table
+		want     use.Resource
+		wantStep int
+		ruledOut string // in RuledOut, or "" for no scheduler line
+	}{
+		{"latency at 30% CPU is the OS's", []use.Table{
+			step("step 1: 80 req/s", 0.30, 0.0166, 0.25),
+			step("step 2: 140 req/s", 0.45, 0.004, 12),
+		}, use.Database, 1, "Go scheduler: scheduling latency p99 16.6 ms (over 10 ms) at step 1: 80 req/s while the target used 30% of its CPU"},
+		{"latency at 70% CPU is Go's run queue", []use.Table{
+			step("step 1: 80 req/s", 0.70, 0.0166, 0.25),
+			step("step 2: 140 req/s", 0.85, 0.004, 12),
+		}, use.Scheduler, 0, ""},
+		{"no latency, nothing said", []use.Table{
+			step("step 1: 80 req/s", 0.30, 0.001, 0.25),
+			step("step 2: 140 req/s", 0.45, 0.001, 12),
+		}, use.Database, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := use.JudgeSteps(tt.steps, nil)
+			if v.Bottleneck != tt.want || v.Step != tt.wantStep {
+				t.Fatalf("verdict %s at step %d, want %s at step %d: %s", v.Bottleneck, v.Step+1, tt.want, tt.wantStep+1, v.Summary)
+			}
+			all := strings.Join(v.RuledOut, "\n")
+			if tt.ruledOut != "" && !strings.Contains(all, tt.ruledOut) {
+				t.Errorf("ruled out lacks %q:\n%s", tt.ruledOut, all)
+			}
+			if tt.ruledOut == "" && strings.Contains(all, "Go scheduler:") {
+				t.Errorf("ruled out sets the scheduler aside without cause:\n%s", all)
+			}
+		})
+	}
+}
