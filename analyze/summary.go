@@ -76,6 +76,7 @@ func Summarize(r *rundir.Dir, opt SummaryOptions) rundir.Summary {
 		Requests:          requestsOf(c, lat, sel),
 		TargetRate:        targetRateOf(r, sel.Scenario, 0, 0),
 		DroppedIterations: c.DroppedIterations,
+		DroppedLate:       c.DroppedLate,
 		Errors:            c.Errors,
 		ErrorsByClass:     nonZero(c.ErrorsByClass),
 		LatencyMS:         lat.Latencies(),
@@ -189,9 +190,14 @@ func summaryWarnings(s rundir.Summary, lag, lat *record.Histogram, opt SummaryOp
 			"and the rate and latencies say more about knee than about the target (raise ulimit -n, widen "+
 			"net.ipv4.ip_local_port_range, lower the rate or split it among runners)", n, s.Requests, 100*float64(n)/float64(max(s.Requests, 1))))
 	}
-	if s.DroppedIterations > 0 {
+	if n := s.DroppedIterations - s.DroppedLate; n > 0 {
 		w = append(w, fmt.Sprintf("%d dropped iterations: the open model found no free VU (maxVUs reached) and "+
-			"did not start them; the target could not keep up with the offered rate", s.DroppedIterations))
+			"did not start them; the target could not keep up with the offered rate", n))
+	}
+	if s.DroppedLate > 0 {
+		w = append(w, fmt.Sprintf("generator-limited: %d dropped iterations were knee's: it fell behind its schedule and had "+
+			"not started them by the span's end plus gracefulStop; they never reached the target (give knee more CPU, "+
+			"lower the rate or split it among runners)", s.DroppedLate))
 	}
 	if n := lat.Clamped(); n > 0 {
 		w = append(w, fmt.Sprintf("%d latencies were outside 1 µs .. 1 h and were clamped", n))

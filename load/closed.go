@@ -66,7 +66,7 @@ func (l *closedVUs) run(s *scenarioRun, start time.Time) {
 	<-end.Done()
 	done := make(chan struct{})
 	go func() { l.wg.Wait(); close(done) }()
-	s.finish(done, cancelIterations)
+	s.finish(s.graceDeadline(endAt), done, cancelIterations)
 }
 
 // vu loops until the scenario ends or it is retired. Interval is the time

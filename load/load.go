@@ -77,6 +77,13 @@ type Sink interface {
 	Dropped(scenario string, n int64)
 }
 
+// LateSink is a Sink told which drops are the generator's: iterations an
+// open scenario, behind its schedule, had not started by its grace
+// deadline. A Sink without it gets them through Dropped.
+type LateSink interface {
+	DroppedLate(scenario string, n int64)
+}
+
 // ShardSink records the samples of one goroutine.
 type ShardSink interface {
 	Record(Sample)

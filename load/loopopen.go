@@ -85,6 +85,10 @@ func (l *openLoop) run(s *scenarioRun, start time.Time) {
 	var batch time.Time // when the last starts were made
 	for s.stop.Err() == nil {
 		now := time.Now()
+		if !now.Before(s.lateStartsEnd(end)) {
+			l.next = dropRest(s, l.a.sched, l.next)
+			break
+		}
 		due, ok, started := l.startDue(s, loop, start, now)
 		if started {
 			batch = now
@@ -104,17 +108,24 @@ func (l *openLoop) run(s *scenarioRun, start time.Time) {
 		}
 		l.collect(s, loop, due)
 	}
-	l.drain(s, loop)
+	l.drain(s, loop, s.graceDeadline(end))
 	// The VUs alive at the end are not released one by one: Close lets go
 	// of everything.
 	s.live.vus.Add(-int64(l.alive))
 }
 
+// lateCheckEvery is how many overdue starts startDue makes between looks at
+// the clock: a time.Now per 64 starts is nothing beside the starts.
+const lateCheckEvery = 64
+
 // startDue starts (or drops) every iteration due by now and returns when
 // the next one is due, ok false when the schedule has no more; started is
-// true when it made or dropped any start.
+// true when it made or dropped any start. A generator far behind its
+// schedule looks at the clock every lateCheckEvery starts and returns (due
+// now) once the late starts' end has passed, for run to drop the rest.
 func (l *openLoop) startDue(s *scenarioRun, loop Loop, start, now time.Time) (next time.Time, ok, started bool) {
-	for ; ; started = true {
+	lateEnd := s.lateStartsEnd(start.Add(l.a.sched.Duration()))
+	for n := 0; ; n, started = n+1, true {
 		off, more := l.a.sched.Offset(l.next)
 		if !more {
 			return time.Time{}, false, started
@@ -122,6 +133,11 @@ func (l *openLoop) startDue(s *scenarioRun, loop Loop, start, now time.Time) (ne
 		due := start.Add(off)
 		if due.After(now) {
 			return due, true, started
+		}
+		if n%lateCheckEvery == lateCheckEvery-1 {
+			if t := time.Now(); !t.Before(lateEnd) {
+				return t, true, started
+			}
 		}
 		l.next++
 		gap := off - l.prev
@@ -255,8 +271,7 @@ func (l *openLoop) retire(s *scenarioRun, loop Loop, now time.Time, limit time.D
 
 // drain lets the iterations in flight end within the grace period, then
 // cancels the rest and waits for them: the same two deadlines as finish.
-func (l *openLoop) drain(s *scenarioRun, loop Loop) {
-	deadline := time.Now().Add(s.grace)
+func (l *openLoop) drain(s *scenarioRun, loop Loop, deadline time.Time) {
 	for len(l.busy) > 0 && s.grace > 0 && s.hard.Err() == nil && time.Now().Before(deadline) {
 		l.collect(s, loop, deadline)
 	}

@@ -334,7 +334,7 @@ func (a *openGoroutines) run(s *scenarioRun, start time.Time) {
 	a.alarm.close()
 	done := make(chan struct{})
 	go func() { a.wg.Wait(); close(done) }()
-	s.finish(done, a.cancelIt)
+	s.finish(s.graceDeadline(a.start.Add(a.sched.Duration())), done, a.cancelIt)
 	a.pace.close() // every VU has exited
 }
 
@@ -347,6 +347,10 @@ const startBatch = 16
 // mu held.
 func (a *openGoroutines) startDue(s *scenarioRun) (ended, more bool) {
 	now := time.Now()
+	if end := a.start.Add(a.sched.Duration()); !now.Before(s.lateStartsEnd(end)) {
+		a.next = dropRest(s, a.sched, a.next)
+		return true, false
+	}
 	for n := 0; ; n++ {
 		due, off, ok := a.nextStart()
 		if !ok {
@@ -389,6 +393,23 @@ func (a *openGoroutines) startDue(s *scenarioRun) (ended, more bool) {
 	}
 	a.arm()
 	return false, false
+}
+
+// dropRest counts every iteration of sched from next on dropped, for a
+// generator that fell so far behind that their time is past (see
+// lateStartsEnd), and returns the schedule's end.
+func dropRest(s *scenarioRun, sched schedule.Schedule, next int64) int64 {
+	n := schedule.Remaining(sched, next)
+	if n == 0 {
+		return next
+	}
+	s.live.dropped.Add(n)
+	if late, ok := s.gen.rec.(LateSink); ok {
+		late.DroppedLate(s.name, n)
+	} else {
+		s.gen.rec.Dropped(s.name, n)
+	}
+	return next + n
 }
 
 // wait blocks until the monotonic clock reaches at; false if stop came first.

@@ -290,11 +290,12 @@ func newScenarioRun(r *Generator, name string, sc Scenario) (*scenarioRun, []err
 
 func (s *scenarioRun) nextVUID() uint64 { return s.gen.vuIDs.Add(1) }
 
-// finish stops a scenario's VUs: it waits for done (every VU exited) up to
-// the grace period, then cancels the iterations and waits for done again.
-func (s *scenarioRun) finish(done <-chan struct{}, cancelIterations context.CancelFunc) {
+// finish stops a scenario's VUs: it waits for done (every VU exited) until
+// the grace deadline (see graceDeadline), then cancels the iterations and
+// waits for done again.
+func (s *scenarioRun) finish(deadline time.Time, done <-chan struct{}, cancelIterations context.CancelFunc) {
 	if s.grace > 0 {
-		t := time.NewTimer(s.grace)
+		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		select {
 		case <-done:
@@ -304,6 +305,24 @@ func (s *scenarioRun) finish(done <-chan struct{}, cancelIterations context.Canc
 	}
 	cancelIterations()
 	<-done
+}
+
+// graceDeadline is when in-flight iterations are cancelled: gracefulStop
+// after the scenario's span ends at end, or after a stop that came sooner
+// (as k6). A generator still starting overdue iterations past end does not
+// move it.
+func (s *scenarioRun) graceDeadline(end time.Time) time.Time {
+	if now := time.Now(); now.Before(end) {
+		end = now
+	}
+	return end.Add(s.grace)
+}
+
+// lateStartsEnd is when an open scenario behind its schedule stops starting
+// overdue iterations and counts the rest dropped: the grace deadline of its
+// span's end, when they would be cancelled anyway.
+func (s *scenarioRun) lateStartsEnd(end time.Time) time.Time {
+	return end.Add(max(s.grace, 0))
 }
 
 // result fills in what the Iteration left unstamped: Sent at the call,

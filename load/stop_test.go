@@ -235,3 +235,58 @@ func TestScenarioNotYetStartedWhenStopped(t *testing.T) {
 		})
 	})
 }
+
+// stallingIteration offers Loops whose first Start blocks the generator for
+// stall: a generator that falls far behind its schedule.
+type stallingIteration struct {
+	*loopIteration
+	stall time.Duration
+}
+
+func (si stallingIteration) NewLoop() (Loop, error) {
+	l, err := si.loopIteration.NewLoop()
+	return &stallingLoop{Loop: l, stall: si.stall}, err
+}
+
+type stallingLoop struct {
+	Loop
+	stall   time.Duration
+	stalled bool
+}
+
+func (l *stallingLoop) Start(vu, iter uint64) {
+	if !l.stalled {
+		l.stalled = true
+		time.Sleep(l.stall)
+	}
+	l.Loop.Start(vu, iter)
+}
+
+// A generator stalled past its span and the grace period after it starts
+// none of the overdue iterations (they count as dropped) and cancels what
+// is in flight at the span's end plus gracefulStop, not gracefulStop after
+// it caught up: 10/s for 1 s, grace 500 ms, the generator stuck for 2 s in
+// its first start.
+func TestStalledGeneratorStopsAtTheGraceDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		it := stallingIteration{&loopIteration{Iteration: &target{service: 10 * ms}}, 2 * time.Second}
+		exec := ConstantArrivalRate{Rate: 10, Duration: time.Second, PreAllocatedVUs: 1, MaxVUs: 100}
+		o := runScenarios(t, t.Context(), Options{GracefulStop: 500 * ms}, Scenario{Name: "s", Executor: exec, Iteration: it})
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		st := o.runr.Stats()[0]
+		if st.Started != 1 || st.Dropped != 9 || o.rec.dropped["s"] != 9 {
+			t.Errorf("stats %+v, recorder dropped %d; want 1 started, 9 dropped", st, o.rec.dropped["s"])
+		}
+		// Iteration 0 starts at 2 s, past the grace deadline (1.5 s): it
+		// is cancelled at once.
+		if o.took != 2*time.Second {
+			t.Errorf("Run took %v, want 2s (the stall; the grace deadline had passed)", o.took)
+		}
+		samples := o.rec.all()
+		if len(samples) != 1 || !errors.Is(samples[0].Err, context.Canceled) {
+			t.Errorf("samples %+v, want one, cancelled", samples)
+		}
+	})
+}

@@ -187,6 +187,7 @@ type Counters struct {
 	ByStatus          map[string]int64 `json:"by_status"`       // "1xx".."5xx"
 	ErrorsByClass     map[string]int64 `json:"errors_by_class"` // ErrorClasses
 	DroppedIterations int64            `json:"dropped_iterations"`
+	DroppedLate       int64            `json:"dropped_late,omitempty"` // of DroppedIterations: the open-model generator, behind its schedule, never started them (load.LateSink)
 	BytesIn           int64            `json:"bytes_in"`
 	BytesOut          int64            `json:"bytes_out"`
 	Clamped           int64            `json:"clamped,omitempty"`
@@ -225,6 +226,7 @@ func (c *Counters) Add(o Counters) {
 	c.Errors = satAdd(c.Errors, o.Errors)
 	c.Failed = satAdd(c.Failed, o.Failed)
 	c.DroppedIterations = satAdd(c.DroppedIterations, o.DroppedIterations)
+	c.DroppedLate = satAdd(c.DroppedLate, o.DroppedLate)
 	c.BytesIn = satAdd(c.BytesIn, o.BytesIn)
 	c.BytesOut = satAdd(c.BytesOut, o.BytesOut)
 	c.Clamped = satAdd(c.Clamped, o.Clamped)
@@ -424,6 +426,7 @@ type Recorder struct {
 	next    int
 	last    time.Time
 	dropped map[string]int64
+	late    map[string]int64 // of dropped: the generator was behind
 }
 
 // Stripe counts: two per CPU spread the locks, between MinStripes and
@@ -445,7 +448,7 @@ func stripeCount(gomaxprocs int) int { return min(max(MinStripes, 2*gomaxprocs),
 // NewRecorder returns a Recorder whose first interval starts at t0.
 func NewRecorder(t0 time.Time) *Recorder {
 	n := stripeCount(runtime.GOMAXPROCS(0))
-	return &Recorder{t0: t0, last: t0, stripes: make([]*stripe, n), dropped: map[string]int64{}, cap: NewSeriesCap(DefaultMaxSeries)}
+	return &Recorder{t0: t0, last: t0, stripes: make([]*stripe, n), dropped: map[string]int64{}, late: map[string]int64{}, cap: NewSeriesCap(DefaultMaxSeries)}
 }
 
 // FoldNote is the warning when names were folded into OtherName ("" if none).
@@ -469,6 +472,16 @@ func (r *Recorder) Shard() *Shard {
 func (r *Recorder) Dropped(scenario string, n int64) {
 	r.mu.Lock()
 	r.dropped[scenario] += n
+	r.mu.Unlock()
+}
+
+// DroppedLate counts n iterations of a scenario dropped because the
+// generator, behind its schedule, never started them: among the dropped,
+// and apart from those that found no free VU.
+func (r *Recorder) DroppedLate(scenario string, n int64) {
+	r.mu.Lock()
+	r.dropped[scenario] += n
+	r.late[scenario] += n
 	r.mu.Unlock()
 }
 
@@ -496,8 +509,8 @@ func (r *Recorder) Rotate(now time.Time) IntervalSnapshot {
 		Counters:   map[string]Counters{},
 	}
 	r.last = now
-	dropped := r.dropped
-	r.dropped = map[string]int64{}
+	dropped, late := r.dropped, r.late
+	r.dropped, r.late = map[string]int64{}, map[string]int64{}
 	stripes := append([]*stripe(nil), r.stripes...)
 	r.mu.Unlock()
 
@@ -523,6 +536,7 @@ func (r *Recorder) Rotate(now time.Time) IntervalSnapshot {
 	for sc, n := range dropped {
 		c := snap.Counters[sc]
 		c.DroppedIterations += n
+		c.DroppedLate += late[sc]
 		snap.Counters[sc] = c
 	}
 	return snap

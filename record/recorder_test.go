@@ -47,13 +47,13 @@ func TestRecorderCounts(t *testing.T) {
 	// knee could not send it (no descriptor): failed, but not the target's error.
 	s1.Record(Sample{Key: Key{Scenario: "closed", Name: "get"}, Latency: time.Millisecond, Service: time.Microsecond, Interval: 11 * time.Millisecond, ErrClass: GeneratorClass})
 	r.Dropped("open", 7)
-
+	r.DroppedLate("open", 5) // the generator behind its schedule: dropped too
 	snap := r.Rotate(t0.Add(time.Second))
 	if snap.Start != 0 || snap.End != time.Second {
 		t.Errorf("interval [%v,%v), want [0,1s)", snap.Start, snap.End)
 	}
 	wantOpen := Counters{
-		Requests: 4, Errors: 2, Failed: 3, BytesIn: 150, BytesOut: 10, DroppedIterations: 7, Clamped: 1,
+		Requests: 4, Errors: 2, Failed: 3, BytesIn: 150, BytesOut: 10, DroppedIterations: 12, DroppedLate: 5, Clamped: 1,
 		ByStatus:      map[string]int64{"2xx": 1, "4xx": 1, "5xx": 1},
 		ErrorsByClass: map[string]int64{"timeout": 1},
 	}

@@ -72,7 +72,11 @@ func summaryBlock(p *printer, s rundir.Summary) {
 	}
 	p.f("\n")
 	if s.Model != "closed" {
-		p.f("  dropped_iterations  %d\n", s.DroppedIterations)
+		if s.DroppedLate > 0 {
+			p.f("  dropped_iterations  %d (%d of them knee's: behind its schedule)\n", s.DroppedIterations, s.DroppedLate)
+		} else {
+			p.f("  dropped_iterations  %d\n", s.DroppedIterations)
+		}
 	}
 	p.f("  errors              %d (%.2f %%)%s\n", s.Errors, pct(float64(s.Errors), float64(s.Requests)), classes(s.ErrorsByClass))
 	if n := s.ErrorsByClass[record.GeneratorClass]; n > 0 {

@@ -145,6 +145,7 @@ type Summary struct {
 	Rate              float64           `json:"rate"`
 	TargetRate        float64           `json:"target_rate,omitempty"`
 	DroppedIterations int64             `json:"dropped_iterations"`
+	DroppedLate       int64             `json:"dropped_late,omitempty"` // of DroppedIterations: the generator, behind its schedule, never started them
 	Errors            int64             `json:"errors"`
 	ErrorsByClass     map[string]int64  `json:"errors_by_class,omitempty"`
 	LatencyMS         record.Latencies  `json:"latency_ms"`

@@ -309,12 +309,16 @@ func (e *engine) dropNotices() []string {
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(e.mem.counters)) {
 		c := e.mem.counters[name].Counters
-		at, ok := e.drops.first(name)
-		if c.DroppedIterations == 0 || !ok {
-			continue
+		due := c.Requests + c.DroppedIterations
+		if at, ok := e.drops.first(name); ok && c.DroppedIterations > c.DroppedLate {
+			out = append(out, DropNotice(name, c.DroppedIterations-c.DroppedLate, due, e.maxVUs[name], at.Sub(e.t0), e.source))
 		}
-		out = append(out, DropNotice(name, c.DroppedIterations, c.Requests+c.DroppedIterations,
-			e.maxVUs[name], at.Sub(e.t0), e.source))
+		if c.DroppedLate > 0 {
+			out = append(out, fmt.Sprintf("DROPPED %d of %d iterations (scenario %s): knee fell behind its schedule and had "+
+				"not started them by the span's end plus gracefulStop, so they were never sent and no latency below "+
+				"includes them; the generator was the limit (give it more CPU, lower the rate or split it among runners)",
+				c.DroppedLate, due, name))
+		}
 	}
 	return out
 }

@@ -19,7 +19,10 @@ type sinkAdapter struct {
 	fail  *firstFailure // may be nil
 }
 
-var _ load.Sink = sinkAdapter{}
+var (
+	_ load.Sink     = sinkAdapter{}
+	_ load.LateSink = sinkAdapter{}
+)
 
 func (a sinkAdapter) Shard() load.ShardSink { return shard{a.r.Shard(), a.fail} }
 
@@ -29,6 +32,10 @@ func (a sinkAdapter) Dropped(scenario string, n int64) {
 		a.drops.note(scenario, time.Now())
 	}
 }
+
+// DroppedLate counts drops of a generator behind its schedule; they say
+// nothing of when the VUs ran out, so they leave firstDrops alone.
+func (a sinkAdapter) DroppedLate(scenario string, n int64) { a.r.DroppedLate(scenario, n) }
 
 // firstDrops is when each scenario first dropped an iteration. Drops come
 // from load's scheduler goroutines, only when every VU is busy.

@@ -67,3 +67,35 @@ func checkTimeUnit(u time.Duration) (time.Duration, error) {
 func perSecond(rate float64, unit time.Duration) float64 {
 	return rate * float64(time.Second) / float64(unit)
 }
+
+// Remaining is how many iterations of s are at or after from: those a
+// generator stopped at from never starts. It asks Offset O(log n) times.
+func Remaining(s Schedule, from int64) int64 {
+	if from < 0 {
+		from = 0
+	}
+	if _, ok := s.Offset(from); !ok {
+		return 0
+	}
+	// Offset(from+lo-1) exists, Offset(from+hi-1) does not.
+	lo, hi := int64(1), int64(2)
+	for {
+		if _, ok := s.Offset(from + hi - 1); !ok {
+			break
+		}
+		lo = hi
+		if hi > math.MaxInt64/2-from {
+			return math.MaxInt64 - from
+		}
+		hi *= 2
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if _, ok := s.Offset(from + mid - 1); ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}

@@ -474,3 +474,35 @@ func BenchmarkRampingOffset(b *testing.B) {
 		r.Offset(int64(i) % n)
 	}
 }
+
+func TestRemaining(t *testing.T) {
+	c := func(rate float64, d time.Duration) Constant {
+		s, err := NewConstant(rate, time.Second, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	tests := []struct {
+		name string
+		s    Schedule
+		from int64
+		want int64
+	}{
+		{"10/s for 1 s, from 0", c(10, time.Second), 0, 10},
+		{"10/s for 1 s, from 1", c(10, time.Second), 1, 9},
+		{"10/s for 1 s, from the end", c(10, time.Second), 10, 0},
+		{"10/s for 1 s, past the end", c(10, time.Second), 25, 0},
+		{"negative from counts from 0", c(10, time.Second), -3, 10},
+		{"3/s for 1 s: 0, 333, 666 ms", c(3, time.Second), 1, 2},
+		{"100000/s for 3 s", c(100000, 3*time.Second), 68877, 300000 - 68877},
+		{"0.5/s for 3 s: 0 and 2 s", c(0.5, 3*time.Second), 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Remaining(tt.s, tt.from); got != tt.want {
+				t.Errorf("Remaining(%d) = %d, want %d", tt.from, got, tt.want)
+			}
+		})
+	}
+}
