@@ -174,6 +174,7 @@ func windowSeries(r *rundir.Dir, window time.Duration, keep func(record.Key) boo
 	// data costs nothing, and each interval is visited once per series (a
 	// view of the window's intervals, not a scan of the run, per window).
 	view := rundir.Dir{Dir: r.Dir, Meta: r.Meta}
+	spanEnd := measuredSpan(r)
 	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].Start >= from })
 	for i < len(ivs) {
 		from = first + (ivs[i].Start-first)/window*window
@@ -199,6 +200,9 @@ func windowSeries(r *rundir.Dir, window time.Duration, keep func(record.Key) boo
 		for _, sc := range scenarios {
 			w.Target += targetRateOf(&view, sc, from, to)
 			w.Dropped += countersOf(&view, sc, from, to).DroppedIterations
+		}
+		if w.Requests == 0 && w.Dropped == 0 && spanEnd > 0 && from >= first+spanEnd {
+			continue // the tail after the load's end (the final flush): nothing was offered or measured
 		}
 		if w.Requests > 0 {
 			p99Sum += w.LatencyMS.P99

@@ -243,3 +243,24 @@ func FuzzWindows(f *testing.F) {
 		}
 	})
 }
+
+// The flush after the load's end makes a short last interval with nothing
+// in it: no window of its own. A window without requests inside the
+// load's span (a freeze) stays. 1 s windows over a 3 s scenario: requests
+// in seconds 0 and 2, none in second 1, then an empty 6 ms interval at 3 s.
+func TestWindowsLeaveOutTheEmptyTail(t *testing.T) {
+	k := lat("s", "GET /")
+	f := newFakeRun("open", 4, rundir.Scenario{Name: "s", Model: "open", TargetRate: 10, Span: 3 * time.Second})
+	f.r.Intervals[3].End = 3*time.Second + 6*time.Millisecond
+	f.add(0, k, time.Millisecond, 10).count(0, "s", record.Counters{Requests: 10}, 10)
+	f.count(1, "s", record.Counters{}, 10)
+	f.add(2, k, time.Millisecond, 20).count(2, "s", record.Counters{Requests: 20}, 10)
+	w := analyze.Windows(f.r, time.Second, nil).All.Windows
+	var got []int64
+	for _, x := range w {
+		got = append(got, x.Requests)
+	}
+	if !reflect.DeepEqual(got, []int64{10, 0, 20}) {
+		t.Errorf("windows' requests %v, want [10 0 20]: the freeze at 1 s kept, the empty tail at 3 s left out", got)
+	}
+}

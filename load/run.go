@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/knee-dev/knee/load/schedule"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -197,8 +198,12 @@ type Stats struct {
 	BusyVUs  int     // VUs inside an iteration
 	PeakVUs  int     // the most VUs the executor may run
 	Started  int64   // iterations started
-	Dropped  int64   // open model: iterations not started for want of a VU
+	Dropped  int64   // open model: iterations not started for want of a VU, or too late (LateSink)
 	Rate     float64 // open model: offered iterations per second now; 0 for closed
+	// Due is how many iterations the open model's schedule has made due
+	// by now, started or not: the offered load, which Started+Dropped
+	// trails while the generator is behind; 0 for closed.
+	Due int64
 }
 
 // Stats returns a snapshot of every scenario's counters, in scenario order.
@@ -228,7 +233,11 @@ func (l *liveStats) snapshot(s *scenarioRun) Stats {
 		Dropped:  l.dropped.Load(),
 	}
 	if start := l.start.Load(); start != nil {
-		st.Rate = s.drv.offered(time.Since(*start))
+		elapsed := time.Since(*start)
+		st.Rate = s.drv.offered(elapsed)
+		if s.sched != nil {
+			st.Due = schedule.Due(s.sched, elapsed)
+		}
 	}
 	return st
 }
@@ -252,6 +261,7 @@ type scenarioRun struct {
 	it        Iteration
 	peak      int
 	grace     time.Duration
+	sched     schedule.Schedule // the open model's; nil for closed
 	drv       driver
 	live      liveStats
 	stop      context.Context // done: start no more iterations
@@ -276,6 +286,9 @@ func newScenarioRun(r *Generator, name string, sc Scenario) (*scenarioRun, []err
 	drv, err := sc.Executor.newDriver()
 	if err != nil {
 		return s, append(errs, err)
+	}
+	if a, ok := drv.(*openGoroutines); ok {
+		s.sched = a.sched
 	}
 	if a, ok := drv.(*openGoroutines); ok && !r.opt.GoroutineVUs {
 		if li, ok := sc.Iteration.(LoopIteration); ok {

@@ -276,8 +276,8 @@ func TestStalledGeneratorStopsAtTheGraceDeadline(t *testing.T) {
 			t.Fatal(o.err)
 		}
 		st := o.runr.Stats()[0]
-		if st.Started != 1 || st.Dropped != 9 || o.rec.dropped["s"] != 9 {
-			t.Errorf("stats %+v, recorder dropped %d; want 1 started, 9 dropped", st, o.rec.dropped["s"])
+		if st.Started != 1 || st.Dropped != 9 || o.rec.dropped["s"] != 9 || st.Due != 10 {
+			t.Errorf("stats %+v, recorder dropped %d; want 1 started, 9 dropped, 10 due", st, o.rec.dropped["s"])
 		}
 		// Iteration 0 starts at 2 s, past the grace deadline (1.5 s): it
 		// is cancelled at once.

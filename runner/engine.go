@@ -159,8 +159,10 @@ func (e *engine) writeInterval(now time.Time) {
 		for _, st := range e.lr.Stats() {
 			ic := rundir.IntervalCounters{BusyVUs: st.BusyVUs, VUs: st.VUs}
 			// The offered rate is what the schedule made due in this interval,
-			// started or dropped: exact, unlike the rate at the moment of writing.
-			due := st.Started + st.Dropped
+			// whether or not the generator kept up: exact, unlike the rate at
+			// the moment of writing or the starts (which trail a generator
+			// behind its schedule and bunch up when it catches up).
+			due := st.Due
 			if e.open[st.Scenario] && secs > 0 {
 				ic.TargetRate = float64(due-e.due[st.Scenario]) / secs
 			}

@@ -68,6 +68,37 @@ func perSecond(rate float64, unit time.Duration) float64 {
 	return rate * float64(time.Second) / float64(unit)
 }
 
+// Due is how many iterations of s start before elapsed: those with
+// Offset < elapsed. It asks Offset O(log n) times.
+func Due(s Schedule, elapsed time.Duration) int64 {
+	if off, ok := s.Offset(0); !ok || off >= elapsed {
+		return 0
+	}
+	// Iteration lo-1 starts before elapsed; iteration hi-1 does not (or
+	// does not exist).
+	before := func(n int64) bool {
+		off, ok := s.Offset(n - 1)
+		return ok && off < elapsed
+	}
+	lo, hi := int64(1), int64(2)
+	for before(hi) {
+		lo = hi
+		if hi > math.MaxInt64/2 {
+			return hi
+		}
+		hi *= 2
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if before(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
 // Remaining is how many iterations of s are at or after from: those a
 // generator stopped at from never starts. It asks Offset O(log n) times.
 func Remaining(s Schedule, from int64) int64 {

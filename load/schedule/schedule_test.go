@@ -506,3 +506,38 @@ func TestRemaining(t *testing.T) {
 		})
 	}
 }
+
+func TestDue(t *testing.T) {
+	tenPerSecond, err := NewConstant(10, time.Second, time.Second) // 0, 100, ..., 900 ms
+	if err != nil {
+		t.Fatal(err)
+	}
+	ramp, err := NewRamping(0, time.Second, []Stage{{Target: 2, Duration: 2 * time.Second}}) // 2 iterations: rate t/s
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		s       Schedule
+		elapsed time.Duration
+		want    int64
+	}{
+		{"nothing before the start", tenPerSecond, 0, 0},
+		{"iteration 0 starts at 0", tenPerSecond, 1, 1},
+		{"100 ms is iteration 1's start: not before it", tenPerSecond, 100 * time.Millisecond, 1},
+		{"just after 100 ms", tenPerSecond, 100*time.Millisecond + 1, 2},
+		{"950 ms: all ten", tenPerSecond, 950 * time.Millisecond, 10},
+		{"past the end", tenPerSecond, 5 * time.Second, 10},
+		{"negative elapsed", tenPerSecond, -time.Second, 0},
+		// Rate t/s from 0: iteration i starts when t²/2 = i, at sqrt(2i) s: 0 s, 1.414 s.
+		{"ramp at 1 s: one", ramp, time.Second, 1},
+		{"ramp at 1.5 s: two", ramp, 1500 * time.Millisecond, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Due(tt.s, tt.elapsed); got != tt.want {
+				t.Errorf("Due(%v) = %d, want %d", tt.elapsed, got, tt.want)
+			}
+		})
+	}
+}
