@@ -124,9 +124,17 @@ func unitRates(r *rundir.Dir, u coUnit) []intervalRate {
 }
 
 // nominalInterval is the median length of r's intervals (1 s unless the
-// run was given another --interval; a loaded machine rotates some late).
+// run was given another --interval; a loaded machine rotates some late),
+// and 1 s for a run with none. It is the one rule for a run's interval:
+// coordinated omission, the charts' window (ChartWindow) and the steps'
+// grain (inferPlan, StepsIn, FitJump) all take it. Not the most common
+// length: lengths that jitter by a millisecond rarely repeat, and then the
+// mode is whichever is shortest, often an import's partial last interval.
 // These are interval lengths, not latencies.
 func nominalInterval(r *rundir.Dir) time.Duration {
+	if len(r.Intervals) == 0 {
+		return time.Second
+	}
 	lengths := make([]float64, 0, len(r.Intervals))
 	for _, iv := range r.Intervals {
 		lengths = append(lengths, float64(iv.End-iv.Start))

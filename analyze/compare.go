@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/knee-dev/knee/k6metric"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -72,7 +73,7 @@ func summaryMetrics(s rundir.Summary) []metricValue {
 		{"max_ms", s.LatencyMS.Max},
 		{"mean_ms", s.LatencyMS.Mean},
 		{"error_rate", errRate},
-		{"dropped_iterations", float64(s.DroppedIterations)},
+		{k6metric.DroppedIterations, float64(s.DroppedIterations)},
 		{"slower_than_1s", float64(s.SlowerThan1s)},
 	}
 }

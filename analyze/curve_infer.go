@@ -46,7 +46,7 @@ func InferPlan(r *rundir.Dir, scenario string, warmup time.Duration) (StepPlan, 
 		}
 	}
 	span := holds[n-1].end - holds[0].start
-	period := roundTo(span/time.Duration(n), typicalInterval(r))
+	period := roundTo(span/time.Duration(n), nominalInterval(r))
 	plan.StepDuration = period - plan.Jump
 	if plan.StepDuration <= 0 {
 		return StepPlan{}, fmt.Errorf("analyze: infer step plan: steps of %v are no longer than the %v jump", period, plan.Jump)
@@ -102,21 +102,6 @@ func adjacent(end, start time.Duration) bool {
 
 func sameRate(a, b float64) bool {
 	return math.Abs(a-b) <= math.Max(2, 0.02*math.Max(math.Abs(a), math.Abs(b)))
-}
-
-// typicalInterval is the most common interval length of r (1 s for knee's
-// own runs), the grain a period is rounded to.
-func typicalInterval(r *rundir.Dir) time.Duration {
-	counts := map[time.Duration]int{}
-	best, bestN := time.Second, 0
-	for _, iv := range r.Intervals {
-		d := iv.End - iv.Start
-		counts[d]++
-		if counts[d] > bestN || (counts[d] == bestN && d < best) {
-			best, bestN = d, counts[d]
-		}
-	}
-	return best
 }
 
 func roundTo(d, grain time.Duration) time.Duration {

@@ -130,7 +130,7 @@ func StepsIn(r *rundir.Dir, p StepPlan) int {
 		return 0
 	}
 	end := r.Intervals[len(r.Intervals)-1].End
-	return max(0, int((end-p.Offset+typicalInterval(r)/2)/p.Period()))
+	return max(0, int((end-p.Offset+nominalInterval(r)/2)/p.Period()))
 }
 
 // maxJumpIntervals bounds the jumps FitJump tries, in interval lengths.
@@ -153,7 +153,7 @@ const maxJumpIntervals = 10
 // countSteps: p.Steps is unknown and taken from the data for every
 // candidate. Ties (a flat plan) keep DefaultJump.
 func FitJump(r *rundir.Dir, p StepPlan, countSteps bool) time.Duration {
-	grain := typicalInterval(r)
+	grain := nominalInterval(r)
 	best, bestErr := DefaultJump, math.Inf(1)
 	try := func(j time.Duration) {
 		q := p

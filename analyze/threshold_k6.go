@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/knee-dev/knee/k6metric"
 )
 
 // K6Expr is one k6 threshold expression, "AGGREGATE OP NUMBER" as k6's
@@ -94,13 +96,13 @@ type k6Metric struct {
 // k6MetricSpec describes the k6 metrics whose thresholds knee can evaluate.
 func k6MetricSpec(metric string) (k6Metric, bool) {
 	switch metric {
-	case "http_req_duration":
+	case k6metric.HTTPReqDuration:
 		return k6Metric{desc: "p(N), avg, med, min, max"}, true
-	case "http_req_failed":
+	case k6metric.HTTPReqFailed:
 		return k6Metric{aggs: map[string]Aggregate{"rate": AggFailed}, desc: "rate"}, true
-	case "http_reqs", "iterations":
+	case k6metric.HTTPReqs, k6metric.Iterations:
 		return k6Metric{aggs: map[string]Aggregate{"count": AggRequests, "rate": AggRate}, desc: "count, rate"}, true
-	case "dropped_iterations":
+	case k6metric.DroppedIterations:
 		return k6Metric{aggs: map[string]Aggregate{"count": AggDropped}, desc: "count"}, true
 	}
 	return k6Metric{}, false

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/knee-dev/knee/k6metric"
 )
 
 // Aggregate is what a threshold measures.
@@ -15,16 +17,16 @@ type Aggregate string
 // milliseconds; Rate and Requests count requests; Errors is a fraction of
 // requests; Dropped counts dropped iterations.
 const (
-	AggPercentile Aggregate = "p"                  // p(95): a latency percentile
-	AggAvg        Aggregate = "avg"                // mean latency
-	AggMed        Aggregate = "med"                // p(50)
-	AggMin        Aggregate = "min"                // fastest latency
-	AggMax        Aggregate = "max"                // slowest latency
-	AggRate       Aggregate = "rate"               // achieved req/s
-	AggRequests   Aggregate = "requests"           // request count
-	AggErrors     Aggregate = "errors"             // errors (transport, 5xx) / requests
-	AggFailed     Aggregate = "failed"             // k6's http_req_failed: (transport errors + statuses >= 400) / requests
-	AggDropped    Aggregate = "dropped_iterations" // dropped iteration count
+	AggPercentile Aggregate = "p"                        // p(95): a latency percentile
+	AggAvg        Aggregate = "avg"                      // mean latency
+	AggMed        Aggregate = "med"                      // p(50)
+	AggMin        Aggregate = "min"                      // fastest latency
+	AggMax        Aggregate = "max"                      // slowest latency
+	AggRate       Aggregate = "rate"                     // achieved req/s
+	AggRequests   Aggregate = "requests"                 // request count
+	AggErrors     Aggregate = "errors"                   // errors (transport, 5xx) / requests
+	AggFailed     Aggregate = "failed"                   // k6's http_req_failed: (transport errors + statuses >= 400) / requests
+	AggDropped    Aggregate = k6metric.DroppedIterations // dropped iteration count
 )
 
 // ErrThreshold is wrapped by every threshold parse error.

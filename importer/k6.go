@@ -3,6 +3,7 @@ package importer
 import (
 	"time"
 
+	"github.com/knee-dev/knee/k6metric"
 	"github.com/knee-dev/knee/record"
 )
 
@@ -51,9 +52,9 @@ func newK6Mapper(b *builder, bad *badRows, opt Options) *k6Mapper {
 // skips the others without splitting them.
 func (m *k6Mapper) wants(metric []byte) bool {
 	switch string(metric) {
-	case "http_req_duration", "http_reqs", "dropped_iterations", "data_received", "data_sent", "vus", "":
+	case k6metric.HTTPReqDuration, k6metric.HTTPReqs, k6metric.DroppedIterations, k6metric.DataReceived, k6metric.DataSent, k6metric.VUs, "":
 		return true
-	case "iteration_duration":
+	case k6metric.IterationDuration:
 		return m.b.opt.Model == "closed"
 	}
 	return false
@@ -62,11 +63,11 @@ func (m *k6Mapper) wants(metric []byte) bool {
 // row maps one sample; the error is non-nil only when the import must stop.
 func (m *k6Mapper) row(line int64, r *k6Row) error {
 	switch string(r.metric) {
-	case "http_req_duration":
+	case k6metric.HTTPReqDuration:
 		return m.duration(line, r)
-	case "http_reqs", "dropped_iterations", "data_received", "data_sent", "vus":
+	case k6metric.HTTPReqs, k6metric.DroppedIterations, k6metric.DataReceived, k6metric.DataSent, k6metric.VUs:
 		return m.count(line, r)
-	case "iteration_duration":
+	case k6metric.IterationDuration:
 		if m.b.opt.Model == "closed" {
 			return m.iteration(line, r)
 		}
@@ -145,7 +146,7 @@ func (m *k6Mapper) count(line int64, r *k6Row) error {
 		return m.bad.bad(line, fixLenient, "metric_value %q is not a number", clip(r.value))
 	}
 	metric := string(r.metric)
-	if metric == "http_reqs" {
+	if metric == k6metric.HTTPReqs {
 		m.b.httpReqs += int64(v) // totals only: requests are counted from http_req_duration
 		m.rows++
 		return nil
@@ -155,7 +156,7 @@ func (m *k6Mapper) count(line int64, r *k6Row) error {
 		return err
 	}
 	m.rows++
-	if metric == "vus" {
+	if metric == k6metric.VUs {
 		bk.vus, bk.hasVUs = max(bk.vus, int(v)), true
 		return nil
 	}
@@ -167,11 +168,11 @@ func (m *k6Mapper) count(line int64, r *k6Row) error {
 	}
 	c := bk.counters(m.b.series.scenario(scen))
 	switch metric {
-	case "dropped_iterations":
+	case k6metric.DroppedIterations:
 		c.DroppedIterations += int64(v)
-	case "data_received":
+	case k6metric.DataReceived:
 		c.BytesIn += int64(v)
-	case "data_sent":
+	case k6metric.DataSent:
 		c.BytesOut += int64(v)
 	}
 	return nil

@@ -5,23 +5,24 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/knee-dev/knee/k6metric"
 )
 
-// K6 built-in metrics, as k6 v1.8.1 defines them (lib/netext/httpext,
-// js/modules/k6/http, metrics/builtin.go), with their kinds. Every HTTP
-// request and every redirect hop is one http_reqs; setup's and teardown's
-// requests count too. http_req_duration is sending + waiting + receiving.
-var k6Builtins = map[string]string{
-	"http_reqs": KindCounter, "http_req_duration": KindTrend, "http_req_blocked": KindTrend,
-	"http_req_connecting": KindTrend, "http_req_tls_handshaking": KindTrend, "http_req_sending": KindTrend,
-	"http_req_waiting": KindTrend, "http_req_receiving": KindTrend, "http_req_failed": KindRate,
-	"iterations": KindCounter, "iteration_duration": KindTrend, "checks": KindRate, "group_duration": KindTrend,
-}
+// k6Summed are the k6 built-in metrics knee sums, as k6 v1.8.1 defines
+// them (lib/netext/httpext, js/modules/k6/http, metrics/builtin.go); their
+// kinds are k6metric's. Every HTTP request and every redirect hop is one
+// http_reqs; setup's and teardown's requests count too. http_req_duration
+// is sending + waiting + receiving.
+var k6Summed = []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HTTPReqBlocked,
+	k6metric.HTTPReqConnecting, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqSending,
+	k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving, k6metric.HTTPReqFailed,
+	k6metric.Iterations, k6metric.IterationDuration, k6metric.Checks, k6metric.GroupDuration}
 
 // k6Order is the order the built-ins are printed in, k6's summary's.
-var k6Order = []string{"checks", "http_req_blocked", "http_req_connecting", "http_req_duration", "http_req_failed",
-	"http_req_receiving", "http_req_sending", "http_req_tls_handshaking", "http_req_waiting", "http_reqs",
-	"iteration_duration", "iterations"}
+var k6Order = []string{k6metric.Checks, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting, k6metric.HTTPReqDuration, k6metric.HTTPReqFailed,
+	k6metric.HTTPReqReceiving, k6metric.HTTPReqSending, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqWaiting, k6metric.HTTPReqs,
+	k6metric.IterationDuration, k6metric.Iterations}
 
 // TrendKeep is how many values a k6 Trend series keeps. k6 keeps every
 // value and takes its percentiles between the sorted values; knee keeps
@@ -123,8 +124,9 @@ type K6Metrics struct {
 
 func newK6Metrics() *K6Metrics {
 	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, main: map[string]*k6Sink{}, subs: map[string]map[string]*k6Sub{}}
-	for n, k := range k6Builtins {
-		m.kinds[n] = k
+	for _, n := range k6Summed {
+		b, _ := k6metric.Lookup(n)
+		m.kinds[n] = b.Type
 	}
 	return m
 }
@@ -220,7 +222,7 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 			m.main[p.metric] = s
 		}
 		s.add(p.value)
-		if group != "" && (p.metric == "http_req_duration" || p.metric == "group_duration") {
+		if group != "" && (p.metric == k6metric.HTTPReqDuration || p.metric == k6metric.GroupDuration) {
 			m.wantLocked(p.metric, map[string]string{"group": group})
 		}
 		subs := m.subs[p.metric]

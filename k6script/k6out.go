@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/knee-dev/knee/k6metric"
 	"github.com/knee-dev/knee/request"
 )
 
@@ -55,14 +56,12 @@ func NewCSVOutput(dst io.WriteCloser) *Output {
 // declarations; Close flushes and closes it.
 func NewJSONOutput(dst io.WriteCloser) *Output {
 	o := &Output{json: true, w: bufio.NewWriterSize(dst, 64<<10), dst: dst}
-	for _, m := range []struct{ name, typ, contains string }{
-		{"http_reqs", "counter", "default"}, {"http_req_duration", "trend", "time"}, {"http_req_blocked", "trend", "time"},
-		{"http_req_connecting", "trend", "time"}, {"http_req_tls_handshaking", "trend", "time"}, {"http_req_sending", "trend", "time"},
-		{"http_req_waiting", "trend", "time"}, {"http_req_receiving", "trend", "time"}, {"http_req_failed", "rate", "default"},
-		{"data_sent", "counter", "data"}, {"data_received", "counter", "data"}, {"iteration_duration", "trend", "time"},
-	} {
-		line, _ := json.Marshal(map[string]any{"type": "Metric", "metric": m.name,
-			"data": map[string]any{"name": m.name, "type": m.typ, "contains": m.contains, "thresholds": []string{}, "submetrics": nil}})
+	for _, name := range []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting,
+		k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqSending, k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving,
+		k6metric.HTTPReqFailed, k6metric.DataSent, k6metric.DataReceived, k6metric.IterationDuration} {
+		m, _ := k6metric.Lookup(name)
+		line, _ := json.Marshal(map[string]any{"type": "Metric", "metric": m.Name,
+			"data": map[string]any{"name": m.Name, "type": m.Type, "contains": m.Contains, "thresholds": []string{}, "submetrics": nil}})
 		if _, o.err = o.w.Write(append(line, '\n')); o.err != nil {
 			break
 		}
@@ -142,19 +141,19 @@ func (o *Output) request(h *hopRow) {
 		return
 	}
 	for _, r := range [][]string{
-		row("http_reqs", "1"),
-		row("http_req_duration", msString(h.t.Duration)),
-		row("http_req_blocked", msString(h.t.Blocked)),
-		row("http_req_connecting", msString(h.t.Connecting)),
-		row("http_req_tls_handshaking", msString(h.t.TLSHandshaking)),
-		row("http_req_sending", msString(h.t.Sending)),
-		row("http_req_waiting", msString(h.t.Waiting)),
-		row("http_req_receiving", msString(h.t.Receiving)),
-		row("http_req_failed", failed),
-		row("data_sent", strconv.FormatInt(h.bytesOut, 10)),
-		row("data_received", strconv.FormatInt(h.bytesIn, 10)),
+		row(k6metric.HTTPReqs, "1"),
+		row(k6metric.HTTPReqDuration, msString(h.t.Duration)),
+		row(k6metric.HTTPReqBlocked, msString(h.t.Blocked)),
+		row(k6metric.HTTPReqConnecting, msString(h.t.Connecting)),
+		row(k6metric.HTTPReqTLSHandshaking, msString(h.t.TLSHandshaking)),
+		row(k6metric.HTTPReqSending, msString(h.t.Sending)),
+		row(k6metric.HTTPReqWaiting, msString(h.t.Waiting)),
+		row(k6metric.HTTPReqReceiving, msString(h.t.Receiving)),
+		row(k6metric.HTTPReqFailed, failed),
+		row(k6metric.DataSent, strconv.FormatInt(h.bytesOut, 10)),
+		row(k6metric.DataReceived, strconv.FormatInt(h.bytesIn, 10)),
 	} {
-		if r[0] == "http_req_failed" && !h.judged {
+		if r[0] == k6metric.HTTPReqFailed && !h.judged {
 			continue
 		}
 		o.write(r, h.done)
@@ -165,7 +164,7 @@ func (o *Output) request(h *hopRow) {
 func (o *Output) iteration(scenario string, end time.Time, d time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.write([]string{"iteration_duration", o.timestamp(end), msString(d), "", "", "", "", "", "", "", "", scenario, "", "", "", "", "", "", ""}, end)
+	o.write([]string{k6metric.IterationDuration, o.timestamp(end), msString(d), "", "", "", "", "", "", "", "", scenario, "", "", "", "", "", "", ""}, end)
 }
 
 func msString(d time.Duration) string {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/knee-dev/knee/k6metric"
 	"github.com/knee-dev/knee/request"
 )
 
@@ -104,15 +105,15 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 				bytesOut: hop.BytesOut, bytesIn: hop.BytesIn})
 		}
 		k6.add(group, tags,
-			k6Point{"http_reqs", 1},
-			k6Point{"http_req_duration", ms(t.Duration)},
-			k6Point{"http_req_blocked", ms(t.Blocked)},
-			k6Point{"http_req_connecting", ms(t.Connecting)},
-			k6Point{"http_req_tls_handshaking", ms(t.TLSHandshaking)},
-			k6Point{"http_req_sending", ms(t.Sending)},
-			k6Point{"http_req_waiting", ms(t.Waiting)},
-			k6Point{"http_req_receiving", ms(t.Receiving)},
-			k6Point{"http_req_failed", failed},
+			k6Point{k6metric.HTTPReqs, 1},
+			k6Point{k6metric.HTTPReqDuration, ms(t.Duration)},
+			k6Point{k6metric.HTTPReqBlocked, ms(t.Blocked)},
+			k6Point{k6metric.HTTPReqConnecting, ms(t.Connecting)},
+			k6Point{k6metric.HTTPReqTLSHandshaking, ms(t.TLSHandshaking)},
+			k6Point{k6metric.HTTPReqSending, ms(t.Sending)},
+			k6Point{k6metric.HTTPReqWaiting, ms(t.Waiting)},
+			k6Point{k6metric.HTTPReqReceiving, ms(t.Receiving)},
+			k6Point{k6metric.HTTPReqFailed, failed},
 		)
 		// The method of the next hop, as the client follows it.
 		if hop.Status == http.StatusSeeOther || (hop.Status == http.StatusMovedPermanently || hop.Status == http.StatusFound) && method == http.MethodPost {
@@ -124,7 +125,7 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 // k6Iteration records a finished iteration: iterations and
 // iteration_duration, as k6 emits them (an interrupted one is not).
 func (v *vu) k6Iteration(d time.Duration) {
-	v.s.k6.add(v.group, v.k6Tags, k6Point{"iterations", 1}, k6Point{"iteration_duration", ms(d)})
+	v.s.k6.add(v.group, v.k6Tags, k6Point{k6metric.Iterations, 1}, k6Point{k6metric.IterationDuration, ms(d)})
 }
 
 // k6Check records one check's result into k6's checks Rate.
@@ -140,7 +141,7 @@ func (v *vu) k6Check(name string, pass bool, custom map[string]string) {
 		}
 		tags["check"] = name
 		return tags
-	}, k6Point{"checks", val})
+	}, k6Point{k6metric.Checks, val})
 }
 
 // k6Custom records a value of a custom metric, with the tags given to add().

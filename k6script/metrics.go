@@ -7,15 +7,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/knee-dev/knee/k6metric"
 	"github.com/knee-dev/knee/record"
 )
 
 // Kinds of k6/metrics custom metrics.
 const (
-	KindTrend   = "trend"
-	KindCounter = "counter"
-	KindRate    = "rate"
-	KindGauge   = "gauge"
+	KindTrend   = k6metric.Trend
+	KindCounter = k6metric.Counter
+	KindRate    = k6metric.Rate
+	KindGauge   = k6metric.Gauge
 )
 
 // metric is one custom metric, shared by every VU. Counters, rates and
@@ -89,19 +90,21 @@ func (v *vu) groupName(path string) string {
 
 // GroupDurationName is the Trend series of a group's durations:
 // k6's group_duration metric with the group's tag, as k6 writes it.
-func GroupDurationName(group string) string { return "group_duration{group:" + group + "}" }
+func GroupDurationName(group string) string { return k6metric.GroupDuration + "{group:" + group + "}" }
 
 // GroupRequestsName is the Trend series of the requests sent in a group
 // (directly, not in a group nested in it): k6's http_req_duration with
 // the group's tag. Its summary and thresholds are k6's (K6Metrics); the
 // series knee also records into latency.hlog holds knee's latency (in the
 // open model, from the intended start).
-func GroupRequestsName(group string) string { return "http_req_duration{group:" + group + "}" }
+func GroupRequestsName(group string) string {
+	return k6metric.HTTPReqDuration + "{group:" + group + "}"
+}
 
 // groupDuration records one run of the group at path, as a time Trend
 // (k6's group_duration), when in an iteration.
 func (v *vu) groupDuration(path string, d time.Duration) {
-	v.s.k6.add(path, v.k6Tags, k6Point{"group_duration", ms(d)})
+	v.s.k6.add(path, v.k6Tags, k6Point{k6metric.GroupDuration, ms(d)})
 	if v.shard == nil {
 		return
 	}
@@ -153,18 +156,13 @@ func (m *Metrics) declare(name, kind string, isTime bool) (*metric, error) {
 		}
 		return x, nil
 	}
-	if builtinMetric[name] {
+	if _, builtin := k6metric.Lookup(name); builtin {
 		return nil, fmt.Errorf("metric %q is one of k6's own; give the custom metric another name", name)
 	}
 	x := &metric{name: name, kind: kind, isTime: isTime, min: math.Inf(1), max: math.Inf(-1)}
 	m.byName[name] = x
 	return x, nil
 }
-
-var builtinMetric = map[string]bool{"http_req_duration": true, "http_req_failed": true, "http_reqs": true, "iterations": true,
-	"dropped_iterations": true, "checks": true, "vus": true, "vus_max": true, "data_sent": true, "data_received": true,
-	"iteration_duration": true, "http_req_waiting": true, "http_req_sending": true, "http_req_receiving": true,
-	"http_req_blocked": true, "http_req_connecting": true, "http_req_tls_handshaking": true, "group_duration": true}
 
 func (x *metric) add(v float64) {
 	if math.IsNaN(v) {

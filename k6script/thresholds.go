@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/k6metric"
 )
 
 // OwnThreshold is a threshold judged on k6's metrics as k6 sums them
@@ -80,7 +81,7 @@ func (s *Script) EvaluateOwn(ts []OwnThreshold, span time.Duration) []analyze.Th
 
 // isTime reports whether a metric's values are durations in ms.
 func (s *Script) isTime(metric string) bool {
-	if k6Builtins[metric] == KindTrend {
+	if b, ok := k6metric.Lookup(metric); ok && b.Contains == k6metric.Time {
 		return true
 	}
 	s.metrics.mu.Lock()

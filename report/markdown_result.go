@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/k6metric"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -190,7 +191,7 @@ func mdCO(p *printer, co *analyze.COSignals, c *analyze.Correction) {
 
 // repetitionMetrics are the metrics the report shows a range for, in order.
 func repetitionMetrics() []string {
-	return []string{"rate", "p50_ms", "p95_ms", "p99_ms", "max_ms", "error_rate", "dropped_iterations"}
+	return []string{"rate", "p50_ms", "p95_ms", "p99_ms", "max_ms", "error_rate", k6metric.DroppedIterations}
 }
 
 func mdRepetitions(p *printer, in Input) {

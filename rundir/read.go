@@ -16,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/knee-dev/knee/k6metric"
 	"github.com/knee-dev/knee/record"
 )
 
@@ -253,7 +254,7 @@ func negativeCount(c record.Counters) (name string, v int64, bad bool) {
 	for _, f := range []struct {
 		name string
 		v    int64
-	}{{"requests", c.Requests}, {"errors", c.Errors}, {"failed", c.Failed}, {"dropped_iterations", c.DroppedIterations}, {"dropped_late", c.DroppedLate},
+	}{{"requests", c.Requests}, {"errors", c.Errors}, {"failed", c.Failed}, {k6metric.DroppedIterations, c.DroppedIterations}, {"dropped_late", c.DroppedLate},
 		{"bytes_in", c.BytesIn}, {"bytes_out", c.BytesOut}, {"clamped", c.Clamped}} {
 		if f.v < 0 {
 			return f.name, f.v, true

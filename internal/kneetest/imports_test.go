@@ -43,6 +43,7 @@ func TestImportDirections(t *testing.T) {
 		"palette":       {},                                                           // likewise
 		"redact":        {},                                                           // likewise
 		"guard":         {},                                                           // likewise
+		"k6metric":      {},                                                           // likewise
 		"cmd/knee":      {"record", "rundir", "load", "lab", "runner"},
 		"bookstore":     {}, // checked below: no knee package at all
 	}
@@ -61,7 +62,7 @@ func TestImportDirections(t *testing.T) {
 			if pkg == "bookstore" && !strings.Contains(d, ".") && isKnee(imports, d) {
 				t.Errorf("bookstore imports knee's %s; the sample target must stand alone", d)
 			}
-			if (pkg == "cgroup" || pkg == "palette" || pkg == "redact" || pkg == "guard") && !strings.Contains(d, ".") && isKnee(imports, d) {
+			if (pkg == "cgroup" || pkg == "palette" || pkg == "redact" || pkg == "guard" || pkg == "k6metric") && !strings.Contains(d, ".") && isKnee(imports, d) {
 				t.Errorf("%s imports knee's %s; it sits below every other package", pkg, d)
 			}
 			if pkg == "internal/proc" && d != "cgroup" && !strings.Contains(d, ".") && isKnee(imports, d) {

@@ -11,6 +11,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+
+	"github.com/knee-dev/knee/k6metric"
 )
 
 func main() {
@@ -66,20 +68,20 @@ func generate(path string, size int64, rate int) error {
 			buf = append(buf, ',')
 			buf = append(buf, tags...)
 		}
-		row("http_reqs", 1)
-		row("http_req_duration", dur)
-		row("http_req_blocked", 0.004)
-		row("http_req_connecting", 0)
-		row("http_req_tls_handshaking", 0)
-		row("http_req_sending", 0.02)
-		row("http_req_waiting", dur-0.1)
-		row("http_req_receiving", 0.08)
-		row("http_req_failed", map[bool]float64{true: 0, false: 1}[expected == "true"])
+		row(k6metric.HTTPReqs, 1)
+		row(k6metric.HTTPReqDuration, dur)
+		row(k6metric.HTTPReqBlocked, 0.004)
+		row(k6metric.HTTPReqConnecting, 0)
+		row(k6metric.HTTPReqTLSHandshaking, 0)
+		row(k6metric.HTTPReqSending, 0.02)
+		row(k6metric.HTTPReqWaiting, dur-0.1)
+		row(k6metric.HTTPReqReceiving, 0.08)
+		row(k6metric.HTTPReqFailed, map[bool]float64{true: 0, false: 1}[expected == "true"])
 		plain := ",,,,,,,,,load,,,,,,,\n"
 		for _, m := range []struct {
 			name string
 			v    float64
-		}{{"data_sent", 81}, {"data_received", 218}, {"iteration_duration", dur + 0.2}, {"iterations", 1}} {
+		}{{k6metric.DataSent, 81}, {k6metric.DataReceived, 218}, {k6metric.IterationDuration, dur + 0.2}, {k6metric.Iterations, 1}} {
 			buf = append(buf, m.name...)
 			buf = append(buf, ',')
 			buf = append(buf, ts...)
