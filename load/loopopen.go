@@ -159,8 +159,7 @@ func (l *openLoop) startDue(s *scenarioRun, loop Loop, start, now time.Time) (ne
 		case l.alive < l.a.max:
 			v = l.spawn(s)
 		default:
-			s.live.dropped.Add(1)
-			s.gen.rec.Dropped(s.name, 1)
+			s.drop()
 			continue
 		}
 		v.intended = due
@@ -215,14 +214,7 @@ func (l *openLoop) record(s *scenarioRun, ended []Ended) {
 			continue // not ours: a Loop bug, but never a panic mid-run
 		}
 		delete(l.busy, e.VU)
-		res := stamp(e.Result, now, now)
-		l.shard.Record(Sample{
-			Scenario: s.name,
-			Result:   res,
-			Latency:  res.Done.Sub(v.intended),
-			Service:  res.Done.Sub(res.Sent),
-			SendLag:  res.Sent.Sub(v.intended),
-		})
+		l.shard.Record(s.openSample(stamp(e.Result, now, now), v.intended))
 		v.iter++
 		v.since = now
 		l.idle = append(l.idle, v)

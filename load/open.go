@@ -175,13 +175,7 @@ func (a *openGoroutines) iterate(s *scenarioRun, v *openVU, self SelfRecording, 
 		self.DoRecord(a.iterCtx, Start{Scenario: s.name, VU: v.id, Iter: v.iter, Intended: j.intended, Called: called}, v.shard)
 	} else {
 		res := stamp(s.it.Do(a.iterCtx, v.id, v.iter), called, time.Now())
-		v.shard.Record(Sample{
-			Scenario: s.name,
-			Result:   res,
-			Latency:  res.Done.Sub(j.intended),
-			Service:  res.Done.Sub(res.Sent),
-			SendLag:  res.Sent.Sub(j.intended),
-		})
+		v.shard.Record(s.openSample(res, j.intended))
 	}
 	v.iter++
 	s.live.busy.Add(-1)
@@ -387,8 +381,7 @@ func (a *openGoroutines) startDue(s *scenarioRun) (ended, more bool) {
 			s.live.started.Add(1)
 			a.spawnLocked(s, &j, nil)
 		default:
-			s.live.dropped.Add(1)
-			s.gen.rec.Dropped(s.name, 1)
+			s.drop()
 		}
 	}
 	a.arm()
