@@ -102,10 +102,6 @@ func (a *openGoroutines) retireLocked(s *scenarioRun, now time.Time, limit time.
 	}
 }
 
-// parkedVU is what a retired VU leaves for the next VU started: its id and
-// how many iterations that id ran.
-type parkedVU struct{ id, iter uint64 }
-
 // retired releases what the Iteration holds for v and parks v's identity
 // for reuse; v's goroutine calls it last.
 func (a *openGoroutines) retired(s *scenarioRun, v *openVU) {
