@@ -230,7 +230,7 @@ func (l *openLoop) drain(s *scenarioRun, loop Loop, deadline time.Time) {
 // the identities of the pre-allocated VUs made in prepare.
 func (l *openLoop) fallback(s *scenarioRun, start time.Time) {
 	s.live.vus.Add(-int64(l.alive))
-	l.a.parked = append(l.a.parked, l.handOver(func(v *loopVU) parkedVU { return parkedVU{v.id, v.iter} })...)
+	l.a.adopt(l.handOver(func(v *loopVU) parkedVU { return parkedVU{v.id, v.iter} }))
 	l.a.prepare(s)
 	l.a.run(s, start)
 }
