@@ -119,6 +119,7 @@ const lateCheckEvery = 64
 // now) once the late starts' end has passed, for run to drop the rest.
 func (l *openLoop) startDue(s *scenarioRun, loop Loop, start, now time.Time) (next time.Time, ok, started bool) {
 	lateEnd := s.lateStartsEnd(start.Add(l.a.sched.Duration()))
+	reap := func() bool { return l.reap(s, loop) }
 	for n := 0; ; n, started = n+1, true {
 		off, more := l.a.sched.Offset(l.next)
 		if !more {
@@ -134,18 +135,13 @@ func (l *openLoop) startDue(s *scenarioRun, loop Loop, start, now time.Time) (ne
 			}
 		}
 		l.next++
-		gap := l.begin(now, off)
-		v, idle := l.pick(now, gap)
-		if !idle && l.reap(s, loop) {
-			v, idle = l.pick(now, gap)
-		}
-		switch {
-		case idle:
-		case !l.full():
+		v, by := l.assign(now, off, reap)
+		switch by {
+		case takerNew:
 			id, iter := l.spawn()
 			v = &loopVU{id: id, iter: iter}
 			s.live.vus.Add(1)
-		default:
+		case takerNone:
 			s.drop()
 			continue
 		}

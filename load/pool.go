@@ -49,6 +49,37 @@ type idleVU[V any] struct {
 // (vu, iter) never repeats.
 type parkedVU struct{ id, iter uint64 }
 
+// taker is who takes a start the pool assigns.
+type taker uint8
+
+const (
+	takerIdle taker = iota // an idle VU
+	takerNew               // a new VU: the engine makes it, with spawn's identity
+	takerNone              // none: the start is dropped
+)
+
+// assign decides who takes a start at offset off, made at now, that no VU
+// takes itself: first it retires the VUs idle too long (begin), then picks
+// an idle VU (pick), else a new one while fewer than max are alive, else
+// none. reap, if not nil, is asked when no VU is idle to make idle those
+// whose iterations have ended meanwhile, and reports whether any has: an
+// engine that notices ends only when it looks (openLoop) looks before it
+// makes a VU, which would open a connection.
+func (p *vuPool[V]) assign(now time.Time, off time.Duration, reap func() bool) (V, taker) {
+	gap := p.begin(now, off)
+	v, ok := p.pick(now, gap)
+	if !ok && reap != nil && reap() {
+		v, ok = p.pick(now, gap)
+	}
+	switch {
+	case ok:
+		return v, takerIdle
+	case p.alive < p.max:
+		return v, takerNew
+	}
+	return v, takerNone
+}
+
 // setUp takes the run's options and id source; before any other call.
 func (p *vuPool[V]) setUp(s *scenarioRun) {
 	p.idleMax = s.gen.opt.retireIdle()
@@ -101,10 +132,6 @@ func (p *vuPool[V]) pick(now time.Time, gap time.Duration) (V, bool) {
 func (p *vuPool[V]) push(v V, now time.Time) {
 	p.idle = append(p.idle, idleVU[V]{v, now})
 }
-
-// full reports whether max VUs are alive: a start that finds none idle is
-// dropped.
-func (p *vuPool[V]) full() bool { return p.alive >= p.max }
 
 // spawn counts a new VU alive and returns its identity: the one retired
 // last, if any is parked, else a new id.
