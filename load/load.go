@@ -18,7 +18,10 @@
 // iteration count, not a goroutine. Every other Iteration, and the closed
 // model, run a goroutine per VU. Both engines share the schedule and the
 // rules: same starts, drops, pool growth, retirement and stops (the
-// open-model tests run on both).
+// open-model tests run on both). The VU pool's rules (which VU takes a
+// start, a new VU or a drop, retirement, the parked identities of retired
+// VUs) are one type both engines call (pool.go); an engine adds only how
+// its VUs wait and run.
 //
 // Entry points: Generate, or NewGenerator then Generator.Run with Generator.Stats for a
 // live progress line. The arrival-time maths is in package load/schedule.

@@ -7,35 +7,29 @@ import (
 
 // openLoop drives an open-model scenario whose Iteration offers a Loop
 // (LoopIteration) from the scenario's one goroutine: it starts every due
-// iteration on an idle VU, a new one while fewer than max are alive, or
-// counts it dropped, exactly as openGoroutines does, and then waits on the Loop
-// until the next intended start or until iterations end. No VU is a
-// goroutine, so a stall that needs thousands of VUs leaves nothing of them
-// behind but their ids, and no start is handed between goroutines. Which
-// idle VU takes a start differs from openGoroutines, where a VU that finishes
-// takes the next start itself: here the most recently idle one, but the one
-// idle longest once it has been idle for the retire limit (see rotationDue).
+// iteration on the VU its pool picks (vuPool: an idle VU, a new one while
+// fewer than max are alive, or none, and the start is counted dropped), and
+// then waits on the Loop until the next intended start or until iterations
+// end. No VU is a goroutine, so a stall that needs thousands of VUs leaves
+// nothing of them behind but their ids, and no start is handed between
+// goroutines. Unlike openGoroutines, where a VU that finishes takes the
+// next start itself, every start is the pool's pick.
 //
 // When the Loop cannot be made (NewLoop's error), the scenario runs on
-// openGoroutines, with a goroutine per VU.
+// openGoroutines, with a goroutine per VU, and the VUs made in prepare
+// hand their identities over to its pool.
 type openLoop struct {
+	vuPool[*loopVU]
 	a  *openGoroutines // the schedule and the pool's bounds; and the fallback, which alone runs it
 	it LoopIteration
 
-	idleMax time.Duration // Options.RetireIdle, resolved
-	slack   time.Duration // starts closer together share a wake-up
+	slack time.Duration // starts closer together share a wake-up
 
-	busy   map[uint64]*loopVU // VUs inside an iteration, by id
-	peak   int                // the most entries busy has had since it was made
-	pool   poolPeak           // when the pool falls far below its peak (retire.go)
-	idle   []*loopVU          // bottom (0) idle longest, top most recently
-	parked []parkedVU         // retired VUs' identities, for reuse
-	alive  int
-	next   int64         // the next iteration neither started nor dropped
-	prev   time.Duration // the offset of the one before next
-	preVUs []*loopVU     // the pre-allocated VUs, made in prepare
-	shard  ShardSink     // where the ended iterations are recorded
-	ended  []Ended       // collect's buffer
+	busy  map[uint64]*loopVU // VUs inside an iteration, by id
+	peak  int                // the most entries busy has had since it was made
+	next  int64              // the next iteration neither started nor dropped
+	shard ShardSink          // where the ended iterations are recorded
+	ended []Ended            // collect's buffer
 }
 
 // loopVU is one VU of the loop engine: an id, its iteration count, and,
@@ -44,11 +38,11 @@ type loopVU struct {
 	id       uint64
 	iter     uint64
 	intended time.Time
-	since    time.Time // when it last became idle
 }
 
 func (l *openLoop) prepare(s *scenarioRun) {
-	l.idleMax = s.gen.opt.retireIdle()
+	l.vuPool = vuPool[*loopVU]{pre: l.a.pre, max: l.a.max}
+	l.setUp(s)
 	switch l.slack = s.gen.opt.TimerSlack; {
 	case l.slack == 0:
 		l.slack = DefaultTimerSlack
@@ -57,11 +51,10 @@ func (l *openLoop) prepare(s *scenarioRun) {
 	}
 	l.busy = make(map[uint64]*loopVU)
 	now := time.Now()
-	for range l.a.pre {
-		l.preVUs = append(l.preVUs, &loopVU{id: s.nextVUID(), since: now})
+	for range l.pre {
+		id, iter := l.spawn()
+		l.push(&loopVU{id: id, iter: iter}, now)
 	}
-	l.idle = append(l.idle, l.preVUs...)
-	l.alive = len(l.preVUs)
 	s.live.vus.Add(int64(l.alive))
 }
 
@@ -79,6 +72,7 @@ func (l *openLoop) run(s *scenarioRun, start time.Time) {
 	defer unwatchStop()
 	unwatchHard := context.AfterFunc(s.hard, loop.Wake)
 	defer unwatchHard()
+	l.letGo = func(gone []*loopVU) { l.retired(s, loop, gone) }
 
 	l.shard, l.ended = s.gen.rec.Shard(), make([]Ended, 0, 64)
 	end := start.Add(l.a.sched.Duration())
@@ -125,6 +119,7 @@ const lateCheckEvery = 64
 // now) once the late starts' end has passed, for run to drop the rest.
 func (l *openLoop) startDue(s *scenarioRun, loop Loop, start, now time.Time) (next time.Time, ok, started bool) {
 	lateEnd := s.lateStartsEnd(start.Add(l.a.sched.Duration()))
+	reap := func() bool { return l.reap(s, loop) }
 	for n := 0; ; n, started = n+1, true {
 		off, more := l.a.sched.Offset(l.next)
 		if !more {
@@ -140,27 +135,14 @@ func (l *openLoop) startDue(s *scenarioRun, loop Loop, start, now time.Time) (ne
 			}
 		}
 		l.next++
-		gap := off - l.prev
-		l.retire(s, loop, now, idleLimit(l.idleMax, gap))
-		l.prev = off
-		var v *loopVU
-		switch n := len(l.idle); {
-		case n > 1 && rotationDue(l.idle[0].since, now, l.idleMax, gap):
-			// The VU idle longest; retire, just above, has taken the
-			// VUs beyond the pre-allocated ones idle for longer.
-			v = l.idle[0]
-			l.idle[0] = nil
-			l.idle = l.idle[1:]
-		case n > 0 || l.reap(s, loop):
-			n = len(l.idle)
-			v = l.idle[n-1]
-			l.idle[n-1] = nil
-			l.idle = l.idle[:n-1]
-		case l.alive < l.a.max:
-			v = l.spawn(s)
-		default:
-			s.live.dropped.Add(1)
-			s.gen.rec.Dropped(s.name, 1)
+		v, by := l.assign(now, off, reap)
+		switch by {
+		case takerNew:
+			id, iter := l.spawn()
+			v = &loopVU{id: id, iter: iter}
+			s.live.vus.Add(1)
+		case takerNone:
+			s.drop()
 			continue
 		}
 		v.intended = due
@@ -188,21 +170,6 @@ func (l *openLoop) collect(s *scenarioRun, loop Loop, until time.Time) {
 	l.record(s, l.ended)
 }
 
-// spawn makes a new VU, taking over a retired one's identity if there is one.
-func (l *openLoop) spawn(s *scenarioRun) *loopVU {
-	v := &loopVU{}
-	if n := len(l.parked); n > 0 {
-		v.id, v.iter = l.parked[n-1].id, l.parked[n-1].iter
-		l.parked = l.parked[:n-1]
-	} else {
-		v.id = s.nextVUID()
-	}
-	l.alive++
-	l.pool.grew(l.alive)
-	s.live.vus.Add(1)
-	return v
-}
-
 // record records the ended iterations and makes their VUs idle.
 func (l *openLoop) record(s *scenarioRun, ended []Ended) {
 	if len(ended) == 0 {
@@ -215,57 +182,29 @@ func (l *openLoop) record(s *scenarioRun, ended []Ended) {
 			continue // not ours: a Loop bug, but never a panic mid-run
 		}
 		delete(l.busy, e.VU)
-		res := stamp(e.Result, now, now)
-		l.shard.Record(Sample{
-			Scenario: s.name,
-			Result:   res,
-			Latency:  res.Done.Sub(v.intended),
-			Service:  res.Done.Sub(res.Sent),
-			SendLag:  res.Sent.Sub(v.intended),
-		})
+		l.shard.Record(s.openSample(stamp(e.Result, now, now), v.intended))
 		v.iter++
-		v.since = now
-		l.idle = append(l.idle, v)
+		l.push(v, now)
 		s.live.busy.Add(-1)
 	}
 }
 
-// retire retires the VUs idle for longer than the limit, longest idle
-// first, while more than the pre-allocated ones are alive: the Loop lets go
-// of what it holds for them and their identities are parked for reuse.
-// Like openGoroutines, it runs at each start, up to retireBatch at a time.
-func (l *openLoop) retire(s *scenarioRun, loop Loop, now time.Time, limit time.Duration) {
-	if limit <= 0 {
-		return
-	}
-	n := 0
-	for ; n < retireBatch; n++ {
-		if l.alive <= l.a.pre || len(l.idle) == 0 || now.Sub(l.idle[0].since) <= limit {
-			break
-		}
-		v := l.idle[0]
-		l.idle[0] = nil
-		l.idle = l.idle[1:]
+// retired lets go of the VUs the pool retired (its letGo): the Loop frees
+// what it holds for them and their identities are parked for reuse.
+func (l *openLoop) retired(s *scenarioRun, loop Loop, gone []*loopVU) {
+	for _, v := range gone {
 		loop.Release(v.id)
-		l.parked = append(l.parked, parkedVU{v.id, v.iter})
-		l.alive--
-		s.live.vus.Add(-1)
+		l.park(v.id, v.iter)
 	}
-	if n > 0 {
-		l.idle = shrink(l.idle)
-		l.parked = shrink(l.parked)
-		// Go's maps never shrink: the one a stall's thousands of busy
-		// VUs grew is made again once it holds under a quarter of them.
-		if b := len(l.busy); l.peak > minShrinkCap && b < l.peak/4 {
-			busy := make(map[uint64]*loopVU, 2*b)
-			for id, v := range l.busy {
-				busy[id] = v
-			}
-			l.busy, l.peak = busy, 2*b
+	s.live.vus.Add(-int64(len(gone)))
+	// Go's maps never shrink: the one a stall's thousands of busy VUs
+	// grew is made again once it holds under a quarter of them.
+	if b := len(l.busy); l.peak > minShrinkCap && b < l.peak/4 {
+		busy := make(map[uint64]*loopVU, 2*b)
+		for id, v := range l.busy {
+			busy[id] = v
 		}
-		if l.pool.shrunk(l.alive) {
-			s.shrunk()
-		}
+		l.busy, l.peak = busy, 2*b
 	}
 }
 
@@ -286,10 +225,8 @@ func (l *openLoop) drain(s *scenarioRun, loop Loop, deadline time.Time) {
 // fallback runs the scenario on openGoroutines, its VUs goroutines, taking over
 // the identities of the pre-allocated VUs made in prepare.
 func (l *openLoop) fallback(s *scenarioRun, start time.Time) {
-	s.live.vus.Add(-int64(len(l.preVUs)))
-	for i := len(l.preVUs) - 1; i >= 0; i-- {
-		l.a.parked = append(l.a.parked, parkedVU{l.preVUs[i].id, 0})
-	}
+	s.live.vus.Add(-int64(l.alive))
+	l.a.adopt(l.handOver(func(v *loopVU) parkedVU { return parkedVU{v.id, v.iter} }))
 	l.a.prepare(s)
 	l.a.run(s, start)
 }

@@ -14,7 +14,7 @@ func (c ConstantArrivalRate) newDriver() (driver, error) {
 		return nil, err
 	}
 	sched := schedule.Segmented(whole, c.Share)
-	return &openGoroutines{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
+	return &openGoroutines{sched: sched, vuPool: vuPool[*openVU]{pre: c.PreAllocatedVUs, max: c.PeakVUs()}}, nil
 }
 
 func (c RampingArrivalRate) newDriver() (driver, error) {
@@ -23,7 +23,7 @@ func (c RampingArrivalRate) newDriver() (driver, error) {
 		return nil, err
 	}
 	sched := schedule.Segmented(whole, c.Share)
-	return &openGoroutines{sched: sched, pre: c.PreAllocatedVUs, max: c.PeakVUs()}, nil
+	return &openGoroutines{sched: sched, vuPool: vuPool[*openVU]{pre: c.PreAllocatedVUs, max: c.PeakVUs()}}, nil
 }
 
 // openGoroutines drives the open model on goroutines: iteration i starts at start+Offset(i)
@@ -42,55 +42,45 @@ func (c RampingArrivalRate) newDriver() (driver, error) {
 // count it dropped. Every start is taken once, under mu, in order, with its
 // own intended time, and never before it.
 //
-// Idle VUs wait on their own jobs channel (capacity 1) on a stack: the
-// scheduler pops the most recently idle. Last in, first out keeps the VUs
-// a rate needs busy and leaves the rest idle at the bottom, where retire
-// finds them (see retire.go); except that the VU idle longest takes the
-// next start, from the scheduler, once it has been idle for the retire
-// limit (see rotationDue), so every pre-allocated VU runs every few
-// seconds. Jobs channels are sent on and closed only
-// under mu, and only for VUs taken off the idle stack, so closing them all
-// at the end is safe and lets each VU drain its last job first.
+// Idle VUs wait on their own jobs channel (capacity 1) in the pool
+// (vuPool), which picks the VU that takes each of the scheduler's starts
+// and retires those idle too long; a VU that finishes does not take the
+// next start itself when the pool would rotate it to the VU idle longest.
+// Jobs channels are sent on and closed only under mu, and only for VUs
+// taken off the idle stack, so closing them all at the end is safe and
+// lets each VU drain its last job first.
 type openGoroutines struct {
-	sched    schedule.Schedule
-	pre, max int
-	idleMax  time.Duration // Options.RetireIdle, resolved in prepare; 0: never retire
-	slack    time.Duration // Options.TimerSlack, for the pacer and the alarm
+	sched schedule.Schedule
+	slack time.Duration // Options.TimerSlack, for the pacer and the alarm
 
 	wg       sync.WaitGroup
 	iterCtx  context.Context
 	cancelIt context.CancelFunc
 
-	mu     sync.Mutex
-	start  time.Time     // the scenario's start; set before the first iteration
-	next   int64         // the next iteration neither started nor dropped
-	prev   time.Duration // the offset of the one before next
-	idle   []*openVU     // bottom (0) idle longest, top most recently
-	parked []parkedVU    // the identities of retired VUs, for reuse
-	alive  []*openVU     // every live VU
-	pacer  *openVU       // the VU asleep until next's start, if any
-	pace   pacer         // the timer the pacer sleeps on; the pacer VU alone uses it
-	alarm  alarm         // the scheduler's: set for next's start while there is no pacer
-	armed  time.Time     // what alarm is set to; zero: cancelled or rung
-	woke   time.Time     // the scheduler's last wake-up, for the alarm's gap
-	done   bool          // no iteration starts any more; jobs are closed
-	wakes  int           // the scheduler's wake-ups, for tests
-	peak   poolPeak      // when the pool falls far below its peak (retire.go)
+	mu sync.Mutex
+	vuPool[*openVU]
+	start time.Time // the scenario's start; set before the first iteration
+	next  int64     // the next iteration neither started nor dropped
+	alive []*openVU // every live VU, to close their jobs at the end: vuPool.alive of them
+	pacer *openVU   // the VU asleep until next's start, if any
+	pace  pacer     // the timer the pacer sleeps on; the pacer VU alone uses it
+	alarm alarm     // the scheduler's: set for next's start while there is no pacer
+	armed time.Time // what alarm is set to; zero: cancelled or rung
+	woke  time.Time // the scheduler's last wake-up, for the alarm's gap
+	done  bool      // no iteration starts any more; jobs are closed
+	wakes int       // the scheduler's wake-ups, for tests
 }
 
-// openVU is one VU of the open model. A retired VU leaves its id and
-// iteration count behind (parkedVU), and a VU started later takes them
-// over: ids, and the per-VU state an Iteration keys by id, stay as few as
-// the VUs ever alive at once, and (vu, iter) never repeats. Nothing else of
-// it is kept: its shard holds no data of its own (a shard records into the
-// recorder's stripes), so a VU started later takes a fresh one.
+// openVU is one VU of the open model on goroutines. A retired VU leaves its
+// id and iteration count behind (parkedVU). Nothing else of it is kept:
+// its shard holds no data of its own (a shard records into the recorder's
+// stripes), so a VU started later takes a fresh one.
 type openVU struct {
 	id    uint64
 	iter  uint64    // its goroutine only
 	shard ShardSink // its goroutine's
 	jobs  chan job
-	since time.Time // when it last became idle; guarded by openGoroutines.mu
-	at    int       // index in openGoroutines.alive; guarded by openGoroutines.mu
+	at    int // index in openGoroutines.alive; guarded by openGoroutines.mu
 	// retiring is set before its jobs are closed to retire the VU, as
 	// opposed to ending the scenario.
 	retiring bool
@@ -105,7 +95,8 @@ type job struct {
 func (a *openGoroutines) offered(elapsed time.Duration) float64 { return a.sched.Rate(elapsed) }
 
 func (a *openGoroutines) prepare(s *scenarioRun) {
-	a.idleMax = s.gen.opt.retireIdle()
+	a.setUp(s)
+	a.letGo = a.retireVUs
 	a.slack = s.gen.opt.TimerSlack
 	a.iterCtx, a.cancelIt = context.WithCancel(s.hard)
 	// Pre-allocated VUs are idle before prepare returns, and have their
@@ -124,23 +115,16 @@ func (a *openGoroutines) prepare(s *scenarioRun) {
 // one: busy with first when one is given, else idle. ready, if not nil, is
 // called once the VU can take work. mu held.
 func (a *openGoroutines) spawnLocked(s *scenarioRun, first *job, ready func()) {
-	v := &openVU{jobs: make(chan job, 1)}
-	if n := len(a.parked); n > 0 {
-		v.id, v.iter = a.parked[n-1].id, a.parked[n-1].iter
-		a.parked = a.parked[:n-1]
-	} else {
-		v.id = s.nextVUID()
-	}
+	id, iter := a.spawn()
+	v := &openVU{id: id, iter: iter, jobs: make(chan job, 1)}
 	if first != nil {
 		v.jobs <- *first
 		s.live.busy.Add(1)
 	} else {
-		v.since = time.Now()
-		a.idle = append(a.idle, v)
+		a.push(v, time.Now())
 	}
 	v.at = len(a.alive)
 	a.alive = append(a.alive, v)
-	a.peak.grew(len(a.alive))
 	s.live.vus.Add(1)
 	a.wg.Add(1)
 	go a.vu(s, v, v.jobs, ready)
@@ -175,13 +159,7 @@ func (a *openGoroutines) iterate(s *scenarioRun, v *openVU, self SelfRecording, 
 		self.DoRecord(a.iterCtx, Start{Scenario: s.name, VU: v.id, Iter: v.iter, Intended: j.intended, Called: called}, v.shard)
 	} else {
 		res := stamp(s.it.Do(a.iterCtx, v.id, v.iter), called, time.Now())
-		v.shard.Record(Sample{
-			Scenario: s.name,
-			Result:   res,
-			Latency:  res.Done.Sub(j.intended),
-			Service:  res.Done.Sub(res.Sent),
-			SendLag:  res.Sent.Sub(j.intended),
-		})
+		v.shard.Record(s.openSample(res, j.intended))
 	}
 	v.iter++
 	s.live.busy.Add(-1)
@@ -199,7 +177,8 @@ func (a *openGoroutines) after(s *scenarioRun, v *openVU) (job, bool) {
 			break
 		}
 		now := time.Now()
-		if a.rotating(now, off-a.prev) {
+		gap := a.gap(off)
+		if a.rotating(now, gap) {
 			// The VU idle longest takes it, from the scheduler.
 			break
 		}
@@ -208,14 +187,15 @@ func (a *openGoroutines) after(s *scenarioRun, v *openVU) (job, bool) {
 			// are the scheduler's to hand out (arm rings its alarm for
 			// them). Handing them out here would hold mu for long while
 			// the VUs that finish queue for it.
-			j := a.take(s, due, off)
+			j := a.take(due)
+			a.begin(time.Now(), off) // the pool retires at every start, however made
 			s.live.busy.Add(1)
 			s.live.started.Add(1)
 			a.arm()
 			a.mu.Unlock()
 			return j, true
 		}
-		if a.pacer != nil || off-a.prev < a.alarm.gap() {
+		if a.pacer != nil || gap < a.alarm.gap() {
 			// Someone paces already; or starts come closer together
 			// than the alarm's gap, and the scheduler starts several
 			// per wake-up, cheaper than a wake-up each.
@@ -230,18 +210,9 @@ func (a *openGoroutines) after(s *scenarioRun, v *openVU) (job, bool) {
 		a.pacer = nil
 	}
 	a.arm()
-	v.since = time.Now()
-	a.idle = append(a.idle, v)
+	a.push(v, time.Now())
 	a.mu.Unlock()
 	return job{}, false
-}
-
-// rotating reports whether a start gap after the one before goes to the
-// VU idle longest (see rotationDue) rather than to the VU most recently
-// idle, or to the VU that finishes now, which would take it itself. mu
-// held.
-func (a *openGoroutines) rotating(now time.Time, gap time.Duration) bool {
-	return len(a.idle) > 0 && rotationDue(a.idle[0].since, now, a.idleMax, gap)
 }
 
 // nextStart is when iteration next is due, and its offset; false when the
@@ -251,13 +222,11 @@ func (a *openGoroutines) nextStart() (time.Time, time.Duration, bool) {
 	return a.start.Add(off), off, ok
 }
 
-// take makes next started (or dropped) and returns its job; it retires
-// VUs that have been idle too long. mu held.
-func (a *openGoroutines) take(s *scenarioRun, due time.Time, off time.Duration) job {
+// take makes next, due at due, started (or dropped) and returns its job.
+// mu held.
+func (a *openGoroutines) take(due time.Time) job {
 	j := job{i: a.next, intended: due}
 	a.next++
-	a.retireLocked(s, time.Now(), idleLimit(a.idleMax, off-a.prev))
-	a.prev = off
 	return j
 }
 
@@ -365,30 +334,21 @@ func (a *openGoroutines) startDue(s *scenarioRun) (ended, more bool) {
 		if n == startBatch {
 			return false, true
 		}
-		gap := off - a.prev
-		j := a.take(s, due, off) // retires first, as the loop engine does
-		var v *openVU
-		switch n := len(a.idle); {
-		case n > 1 && a.rotating(now, gap):
-			v = a.idle[0]
-			a.idle[0] = nil
-			a.idle = a.idle[1:]
-		case n > 0:
-			v = a.idle[n-1]
-			a.idle[n-1] = nil
-			a.idle = a.idle[:n-1]
-		}
-		switch {
-		case v != nil:
+		j := a.take(due)
+		// The clock is read at each start, not once per wake-up: with
+		// every start overdue, VUs that finish race the scheduler for
+		// them, and a scheduler that drops faster takes more from them
+		// (BenchmarkScheduler/past-due's dropped/op).
+		switch v, by := a.assign(time.Now(), off, nil); by {
+		case takerIdle:
 			s.live.busy.Add(1)
 			s.live.started.Add(1)
 			v.jobs <- j // capacity 1 and the VU was idle: it is empty
-		case len(a.alive) < a.max:
+		case takerNew:
 			s.live.started.Add(1)
 			a.spawnLocked(s, &j, nil)
 		default:
-			s.live.dropped.Add(1)
-			s.gen.rec.Dropped(s.name, 1)
+			s.drop()
 		}
 	}
 	a.arm()

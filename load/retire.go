@@ -20,9 +20,9 @@ type VUReleaser interface {
 // Options.RetireIdle is 0.
 const DefaultRetireIdle = 2 * time.Second
 
-// retireBatch bounds the VUs retired per start: closing a jobs
-// channel is quick, but after a long stall thousands of VUs become idle
-// together, and the next start must not wait for all of them.
+// retireBatch bounds the VUs retired per start (see vuPool.retire):
+// letting go of one is quick, but after a long stall thousands of VUs
+// become idle together, and the next start must not wait for all of them.
 const retireBatch = 32
 
 func (o Options) retireIdle() time.Duration {
@@ -68,22 +68,11 @@ func rotationDue(since, now time.Time, least, gap time.Duration) bool {
 	return now.Sub(since) > idleLimit(least, gap)
 }
 
-// retireLocked retires the VUs idle for longer than limit, longest idle
-// first, while more than the pre-allocated ones are alive: it closes their
+// retireVUs ends the VUs the pool retired (its letGo): it closes their
 // jobs channels, and each VU's goroutine ends after releasing what the
-// Iteration holds for it. At most retireBatch per call; mu held.
-func (a *openGoroutines) retireLocked(s *scenarioRun, now time.Time, limit time.Duration) {
-	if limit <= 0 {
-		return
-	}
-	n := 0
-	for ; n < retireBatch; n++ {
-		if len(a.alive) <= a.pre || len(a.idle) == 0 || now.Sub(a.idle[0].since) <= limit {
-			break
-		}
-		v := a.idle[0]
-		a.idle[0] = nil
-		a.idle = a.idle[1:]
+// Iteration holds for it (see retired). mu held.
+func (a *openGoroutines) retireVUs(gone []*openVU) {
+	for _, v := range gone {
 		last := a.alive[len(a.alive)-1]
 		last.at, a.alive[v.at] = v.at, last
 		a.alive[len(a.alive)-1] = nil
@@ -91,27 +80,18 @@ func (a *openGoroutines) retireLocked(s *scenarioRun, now time.Time, limit time.
 		v.retiring = true
 		close(v.jobs)
 	}
-	if n > 0 {
-		// The slices grew with the pool's peak; once it has shrunk far
-		// below, they shrink too. Order, and so every VU's at, is kept.
-		a.alive = shrink(a.alive)
-		a.idle = shrink(a.idle)
-		if a.peak.shrunk(len(a.alive)) {
-			s.shrunk()
-		}
-	}
+	// The slice grew with the pool's peak; once it has shrunk far below,
+	// it shrinks too. Order, and so every VU's at, is kept.
+	a.alive = shrink(a.alive)
 }
 
-// parkedVU is what a retired VU leaves for the next VU started: its id and
-// how many iterations that id ran.
-type parkedVU struct{ id, iter uint64 }
-
 // retired releases what the Iteration holds for v and parks v's identity
-// for reuse; v's goroutine calls it last.
+// for reuse; v's goroutine calls it last, for the identity is not to be
+// taken over before the Iteration has let go of it.
 func (a *openGoroutines) retired(s *scenarioRun, v *openVU) {
 	release(s, v.id)
 	a.mu.Lock()
-	a.parked = append(a.parked, parkedVU{v.id, v.iter})
+	a.park(v.id, v.iter)
 	a.mu.Unlock()
 }
 

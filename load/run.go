@@ -338,6 +338,24 @@ func (s *scenarioRun) lateStartsEnd(end time.Time) time.Time {
 	return end.Add(max(s.grace, 0))
 }
 
+// openSample is the Sample of an open-model iteration that ended with res
+// (stamped), timed from its intended start: both engines record them so.
+func (s *scenarioRun) openSample(res Result, intended time.Time) Sample {
+	return Sample{
+		Scenario: s.name,
+		Result:   res,
+		Latency:  res.Done.Sub(intended),
+		Service:  res.Done.Sub(res.Sent),
+		SendLag:  res.Sent.Sub(intended),
+	}
+}
+
+// drop counts one open-model start dropped for want of a VU.
+func (s *scenarioRun) drop() {
+	s.live.dropped.Add(1)
+	s.gen.rec.Dropped(s.name, 1)
+}
+
 // result fills in what the Iteration left unstamped: Sent at the call,
 // Done at the return.
 func stamp(res Result, called, returned time.Time) Result {
