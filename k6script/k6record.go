@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/request"
 )
 
@@ -53,6 +54,9 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 	method, named := b.call.Method, b.named
 	cb, red := b.callback, v.s.cfg.Redact
 	k6 := v.s.k6
+	// The shard, taken here on the VU's goroutine: the hook may run on
+	// another (http.batch). Setup and teardown have none (nil).
+	phases, _ := v.shard.(phaseSink)
 	b.call.OnHop = func(hop *request.Reply) {
 		expected := cb.verdict(hop)
 		ok := expected > 0 || expected == 0 && hop.Err == nil && hop.Status < 400
@@ -94,6 +98,9 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 			}
 		}
 		t := hop.Timings
+		if phases != nil {
+			phases.RecordPhases(scenario, record.Phases{t.Blocked, t.Connecting, t.TLSHandshaking, t.Sending, t.Waiting, t.Receiving})
+		}
 		if out != nil {
 			name := named
 			if name == "" {
