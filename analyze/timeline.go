@@ -64,9 +64,30 @@ type TimePoint struct {
 	// A k6 script's check() outcomes in the window.
 	ChecksPassed int64 `json:"checks_passed,omitempty"`
 	ChecksFailed int64 `json:"checks_failed,omitempty"`
+	// A k6 script's iterations that finished in the window (k6's
+	// iterations), their rate per second of the window, and the percentiles
+	// of their durations (k6's iteration_duration; nil when none finished).
+	Iterations    int64            `json:"iterations,omitempty"`
+	IterationRate float64          `json:"iteration_rate,omitempty"`
+	IterationMS   *WindowLatencies `json:"iteration_ms,omitempty"`
+	// The phases of a k6 script's requests in the window (every hop of a
+	// redirect chain, as k6 counts them); nil when none was timed.
+	PhasesMS *RequestPhases `json:"phases_ms,omitempty"`
 	// The highest busy and allocated VU counts of the window's intervals.
 	BusyVUs int `json:"busy_vus"`
 	VUs     int `json:"vus"`
+}
+
+// RequestPhases are each phase's percentiles in one window: k6's
+// http_req_blocked, _connecting, _tls_handshaking, _sending, _waiting and
+// _receiving (see request.Timings for what each covers).
+type RequestPhases struct {
+	Blocked        WindowLatencies `json:"blocked"`
+	Connecting     WindowLatencies `json:"connecting"`
+	TLSHandshaking WindowLatencies `json:"tls_handshaking"`
+	Sending        WindowLatencies `json:"sending"`
+	Waiting        WindowLatencies `json:"waiting"`
+	Receiving      WindowLatencies `json:"receiving"`
 }
 
 // ScenarioTimeline is one scenario's points.
@@ -167,10 +188,12 @@ func timePoints(r *rundir.Dir, window time.Duration, scenario string, done []Tim
 	for len(ivs) > 0 && ivs[0].Start-first < time.Duration(keep)*window {
 		ivs = ivs[1:]
 	}
+	trends := newK6Trends()
 	for i := keep; i < n; i++ {
 		from := first + time.Duration(i)*window
 		to := min(from+window, end)
 		lat, lag := record.NewHistogram(), record.NewHistogram()
+		trends.reset()
 		var c record.Counters
 		var target, seconds float64
 		p := TimePoint{StartS: (from - first).Seconds(), EndS: (to - first).Seconds()}
@@ -186,6 +209,8 @@ func timePoints(r *rundir.Dir, window time.Duration, scenario string, done []Tim
 					lat.Merge(h)
 				case record.SendLag:
 					lag.Merge(h)
+				case record.Trend:
+					trends.merge(k.Name, h)
 				}
 			}
 			secs := (iv.End - iv.Start).Seconds()
@@ -208,8 +233,11 @@ func timePoints(r *rundir.Dir, window time.Duration, scenario string, done []Tim
 			l := windowLatencies(lag)
 			p.SendLagMS = &l
 		}
+		p.Iterations, p.IterationMS = trends.count(0), trends.latencies(0)
+		p.PhasesMS = trends.phases()
 		if secs := (to - from).Seconds(); secs > 0 {
 			p.Rate = float64(p.Requests) / secs
+			p.IterationRate = float64(p.Iterations) / secs
 			p.BytesInRate, p.BytesOutRate = float64(c.BytesIn)/secs, float64(c.BytesOut)/secs
 		}
 		if seconds > 0 {
@@ -228,6 +256,72 @@ func timePoints(r *rundir.Dir, window time.Duration, scenario string, done []Tim
 		out = append(out, p)
 	}
 	return out
+}
+
+// k6Trends merges, window by window, the Trend series of a k6 script that
+// the charts draw: iteration durations (slot 0) and the request phases
+// (slots 1 to 6, record.PhaseNames' order). Its histograms (~190 KB each)
+// are made on first use, so other runs pay nothing, and reset for each
+// window rather than made again.
+type k6Trends struct {
+	slot  map[string]int
+	hists [1 + len(record.Phases{})]*record.Histogram
+}
+
+func newK6Trends() *k6Trends {
+	t := &k6Trends{slot: map[string]int{record.IterationDuration: 0}}
+	for i, name := range record.PhaseNames() {
+		t.slot[name] = i + 1
+	}
+	return t
+}
+
+// merge adds h to its series' slot; other Trends are not charted.
+func (t *k6Trends) merge(name string, h *record.Histogram) {
+	i, ok := t.slot[name]
+	if !ok {
+		return
+	}
+	if t.hists[i] == nil {
+		t.hists[i] = record.NewHistogram()
+	}
+	t.hists[i].Merge(h)
+}
+
+func (t *k6Trends) reset() {
+	for _, h := range t.hists {
+		if h != nil {
+			h.Reset()
+		}
+	}
+}
+
+func (t *k6Trends) count(i int) int64 {
+	if t.hists[i] == nil {
+		return 0
+	}
+	return t.hists[i].Count()
+}
+
+// latencies are slot i's percentiles, nil when the window has no value.
+func (t *k6Trends) latencies(i int) *WindowLatencies {
+	if t.count(i) == 0 {
+		return nil
+	}
+	l := windowLatencies(t.hists[i])
+	return &l
+}
+
+// phases are the request phases' percentiles, nil when no request was timed.
+func (t *k6Trends) phases() *RequestPhases {
+	var l [len(record.Phases{})]WindowLatencies
+	for i := range l {
+		if t.count(i+1) == 0 {
+			return nil // every request times every phase: one missing, all are
+		}
+		l[i] = windowLatencies(t.hists[i+1])
+	}
+	return &RequestPhases{Blocked: l[0], Connecting: l[1], TLSHandshaking: l[2], Sending: l[3], Waiting: l[4], Receiving: l[5]}
 }
 
 func windowLatencies(h *record.Histogram) WindowLatencies {

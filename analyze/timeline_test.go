@@ -158,3 +158,159 @@ func TestExtendTimelineMatchesFresh(t *testing.T) {
 		t.Errorf("last point p99 %g, want 30 ms", got.Points[29].LatencyMS.P99)
 	}
 }
+
+// A k6 script's iterations (the iteration_duration Trend series) per
+// window: their count, rate and duration percentiles, worked out by hand.
+// Interval 0 holds 10 iterations of 200 ms, interval 1 five of 400 ms and
+// five of 1 s, interval 2 none (a freeze), interval 3 twenty of 100 ms;
+// scenario b adds one 3 s iteration in interval 1. A custom Trend of
+// another name is not an iteration.
+func TestTimelineIterations(t *testing.T) {
+	r := timelineRun(4, time.Second, func(int) time.Duration { return 10 * time.Millisecond }, "a", "b")
+	iters := []map[string]map[time.Duration]int64{
+		{"a": {200 * time.Millisecond: 10}},
+		{"a": {400 * time.Millisecond: 5, time.Second: 5}, "b": {3 * time.Second: 1}},
+		{},
+		{"a": {100 * time.Millisecond: 20}},
+	}
+	for i, bySc := range iters {
+		for sc, vals := range bySc {
+			h := record.NewHistogram()
+			for d, n := range vals {
+				h.RecordN(d, n)
+			}
+			r.Intervals[i].Histograms[record.Key{Metric: record.Trend, Scenario: sc, Name: record.IterationDuration}] = h
+		}
+		other := record.NewHistogram()
+		other.RecordN(time.Hour/2, 50)
+		r.Intervals[i].Histograms[record.Key{Metric: record.Trend, Scenario: "a", Name: "login_time"}] = other
+	}
+	type want struct {
+		n             int64
+		rate          float64
+		p50, p95, max float64 // ms; all 0: no iteration (IterationMS nil)
+	}
+	for _, tc := range []struct {
+		name     string
+		window   time.Duration
+		scenario string // "": the whole run
+		want     []want
+	}{
+		// p50 of 11 is the 6th smallest (1 s: five of 400 ms come first), p95 the 11th (3 s).
+		{"whole run, 1 s", time.Second, "", []want{{10, 10, 200, 200, 200}, {11, 11, 1000, 3000, 3000}, {}, {20, 20, 100, 100, 100}}},
+		// 21 iterations in 0–2 s: p50 the 11th (400 ms), p95 the 20th (1 s); rate 21 / 2 s.
+		{"whole run, 2 s", 2 * time.Second, "", []want{{21, 10.5, 400, 1000, 3000}, {20, 10, 100, 100, 100}}},
+		// a alone: 20 iterations, p50 the 10th (200 ms), p95 the 19th (1 s).
+		{"scenario a, 2 s", 2 * time.Second, "a", []want{{20, 10, 200, 1000, 1000}, {20, 10, 100, 100, 100}}},
+		{"scenario b, 1 s", time.Second, "b", []want{{}, {1, 1, 3000, 3000, 3000}, {}, {}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tl := TimelineOf(r, tc.window)
+			pts := tl.Points
+			if tc.scenario != "" {
+				pts = nil
+				for _, s := range tl.Scenarios {
+					if s.Scenario == tc.scenario {
+						pts = s.Points
+					}
+				}
+			}
+			if len(pts) != len(tc.want) {
+				t.Fatalf("%d points, want %d", len(pts), len(tc.want))
+			}
+			for i, w := range tc.want {
+				p := pts[i]
+				if p.Iterations != w.n || math.Abs(p.IterationRate-w.rate) > 1e-9 {
+					t.Errorf("point %d: %d iterations at %g/s, want %d at %g/s", i, p.Iterations, p.IterationRate, w.n, w.rate)
+				}
+				if w.n == 0 {
+					if p.IterationMS != nil {
+						t.Errorf("point %d: durations %+v without iterations", i, *p.IterationMS)
+					}
+					continue
+				}
+				if l := p.IterationMS; l == nil || !nearMS(l.P50, w.p50) || !nearMS(l.P95, w.p95) || !nearMS(l.Max, w.max) {
+					t.Errorf("point %d: durations %+v, want p50 %g p95 %g max %g ms", i, l, w.p50, w.p95, w.max)
+				}
+			}
+		})
+	}
+}
+
+// The phases of a k6 script's requests per window, each phase its own
+// percentiles. Interval 0 times 10 requests: 9 on a reused connection
+// (blocked 5 µs, no connect or handshake) and 1 on a new one (blocked
+// 3 ms, connecting 1 ms, TLS 2 ms); sending 50 µs, waiting 8 ms and
+// receiving 300 µs each. Interval 1 times none; interval 2 ten requests
+// like interval 0 but waiting 40 ms.
+func TestTimelinePhases(t *testing.T) {
+	r := timelineRun(3, time.Second, func(int) time.Duration { return 10 * time.Millisecond }, "a")
+	names := record.PhaseNames()
+	for _, i := range []int{0, 2} {
+		waiting := 8 * time.Millisecond
+		if i == 2 {
+			waiting = 40 * time.Millisecond
+		}
+		vals := [6]map[time.Duration]int64{
+			{5 * time.Microsecond: 9, 3 * time.Millisecond: 1},
+			{0: 9, time.Millisecond: 1}, // 0 reads as 1 µs, the histograms' lowest value
+			{0: 9, 2 * time.Millisecond: 1},
+			{50 * time.Microsecond: 10},
+			{waiting: 10},
+			{300 * time.Microsecond: 10},
+		}
+		for j, v := range vals {
+			h := record.NewHistogram()
+			for d, n := range v {
+				h.RecordN(d, n)
+			}
+			r.Intervals[i].Histograms[record.Key{Metric: record.Trend, Scenario: "a", Name: names[j]}] = h
+		}
+	}
+	pts := TimelineOf(r, time.Second).Points
+	if pts[1].PhasesMS != nil {
+		t.Errorf("second 1 timed no request, has phases %+v", *pts[1].PhasesMS)
+	}
+	for _, tc := range []struct {
+		point int
+		want  RequestPhases // p50, p95, max by hand (p99 is max here); nearest rank of 10: p50 the 5th, p95 the 10th
+	}{
+		{0, RequestPhases{
+			Blocked:        WindowLatencies{P50: 0.005, P95: 3, P99: 3, Max: 3},
+			Connecting:     WindowLatencies{P50: 0.001, P95: 1, P99: 1, Max: 1},
+			TLSHandshaking: WindowLatencies{P50: 0.001, P95: 2, P99: 2, Max: 2},
+			Sending:        WindowLatencies{P50: 0.05, P95: 0.05, P99: 0.05, Max: 0.05},
+			Waiting:        WindowLatencies{P50: 8, P95: 8, P99: 8, Max: 8},
+			Receiving:      WindowLatencies{P50: 0.3, P95: 0.3, P99: 0.3, Max: 0.3},
+		}},
+		{2, RequestPhases{
+			Blocked:        WindowLatencies{P50: 0.005, P95: 3, P99: 3, Max: 3},
+			Connecting:     WindowLatencies{P50: 0.001, P95: 1, P99: 1, Max: 1},
+			TLSHandshaking: WindowLatencies{P50: 0.001, P95: 2, P99: 2, Max: 2},
+			Sending:        WindowLatencies{P50: 0.05, P95: 0.05, P99: 0.05, Max: 0.05},
+			Waiting:        WindowLatencies{P50: 40, P95: 40, P99: 40, Max: 40},
+			Receiving:      WindowLatencies{P50: 0.3, P95: 0.3, P99: 0.3, Max: 0.3},
+		}},
+	} {
+		got := pts[tc.point].PhasesMS
+		if got == nil {
+			t.Fatalf("point %d: no phases", tc.point)
+		}
+		for _, ph := range []struct {
+			name      string
+			got, want WindowLatencies
+		}{
+			{"blocked", got.Blocked, tc.want.Blocked}, {"connecting", got.Connecting, tc.want.Connecting},
+			{"tls", got.TLSHandshaking, tc.want.TLSHandshaking}, {"sending", got.Sending, tc.want.Sending},
+			{"waiting", got.Waiting, tc.want.Waiting}, {"receiving", got.Receiving, tc.want.Receiving},
+		} {
+			if !nearMS(ph.got.P50, ph.want.P50) || !nearMS(ph.got.P95, ph.want.P95) || !nearMS(ph.got.P99, ph.want.P99) || !nearMS(ph.got.Max, ph.want.Max) {
+				t.Errorf("point %d %s: %+v, want %+v", tc.point, ph.name, ph.got, ph.want)
+			}
+		}
+	}
+	// One 2 s window over seconds 0 and 1: the same as second 0 alone.
+	if w := TimelineOf(r, 2*time.Second).Points[0].PhasesMS; w == nil || !nearMS(w.Waiting.P99, 8) || w.Waiting != pts[0].PhasesMS.Waiting {
+		t.Errorf("2 s window: phases %+v, want second 0's (waiting 8 ms)", w)
+	}
+}

@@ -150,7 +150,7 @@ func notMetrics() map[string][]string {
 		"internal/cli/run.go":       {VUs},             // --vus flag
 		"internal/cli/runscript.go": {VUs, Iterations}, // k6's --vus and --iterations flags
 		"load/config.go":            {VUs},             // the vus: setting, in its error
-		"palette/palette.go":        {VUs, DataReceived, DataSent},
+		"palette/palette.go":        {VUs, DataReceived, DataSent, Iterations},
 		"scenario/flags.go":         {VUs}, // the vus: setting and its flag
 		"scenario/meta.go":          {VUs}, // the vus: setting
 		"scenario/parse.go":         {VUs}, // the vus: setting

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/k6metric"
+	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/request"
 )
 
@@ -54,6 +55,9 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 	method, named := b.call.Method, b.named
 	cb, red := b.callback, v.s.cfg.Redact
 	k6 := v.s.k6
+	// The shard, taken here on the VU's goroutine: the hook may run on
+	// another (http.batch). Setup and teardown have none (nil).
+	phases, _ := v.shard.(phaseSink)
 	b.call.OnHop = func(hop *request.Reply) {
 		expected := cb.verdict(hop)
 		ok := expected > 0 || expected == 0 && hop.Err == nil && hop.Status < 400
@@ -95,6 +99,9 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 			}
 		}
 		t := hop.Timings
+		if phases != nil {
+			phases.RecordPhases(scenario, record.Phases{t.Blocked, t.Connecting, t.TLSHandshaking, t.Sending, t.Waiting, t.Receiving})
+		}
 		if out != nil {
 			name := named
 			if name == "" {

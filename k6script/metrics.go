@@ -192,6 +192,28 @@ type checkSink interface {
 	RecordCheck(scenario string, pass bool)
 }
 
+// iterationSink is what a VU's shard offers for finished iterations:
+// runner's shard records their durations per interval
+// (record.Shard.RecordIteration), so iterations can be drawn over time.
+type iterationSink interface {
+	RecordIteration(scenario string, d time.Duration)
+}
+
+// phaseSink is what a VU's shard offers for the phases of each request:
+// runner's shard records them per interval (record.Shard.RecordPhases), so
+// k6's http_req_blocked .. http_req_receiving can be drawn over time.
+type phaseSink interface {
+	RecordPhases(scenario string, p record.Phases)
+}
+
+// recordIteration records one finished iteration's duration in the VU's
+// shard (none in setup or teardown: they are not iterations).
+func (v *vu) recordIteration(d time.Duration) {
+	if is, ok := v.shard.(iterationSink); ok && v.shard != nil {
+		is.RecordIteration(v.st.Scenario, d)
+	}
+}
+
 // recordCheck counts one check outcome in the VU's shard; checks in setup
 // or teardown have no shard and only reach the totals (Script.Checks).
 func (v *vu) recordCheck(pass bool) {

@@ -249,7 +249,9 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 		v.s.exec.interrupted.Add(1) // the run's end cut it short (a sleep returns early, a request fails)
 	} else {
 		v.s.iterations.Add(1)
-		v.k6Iteration(time.Since(began))
+		d := time.Since(began)
+		v.k6Iteration(d)
+		v.recordIteration(d)
 	}
 	if err != nil && ctx.Err() == nil {
 		msg := jsError(err)

@@ -48,7 +48,15 @@ const (
 	SeriesSent     = "data_sent"
 	SeriesChecksOK = "checks_pass"
 	SeriesChecksNo = "checks_fail"
-	SeriesFault    = "fault"
+	SeriesIters    = "iterations"
+	// The phases of a request, k6's http_req_blocked .. http_req_receiving.
+	SeriesBlocked    = "phase_blocked"
+	SeriesConnecting = "phase_connecting"
+	SeriesTLS        = "phase_tls_handshaking"
+	SeriesSending    = "phase_sending"
+	SeriesWaiting    = "phase_waiting"
+	SeriesReceiving  = "phase_receiving"
+	SeriesFault      = "fault"
 )
 
 // All is every series knee draws, in legend order. The colours are
@@ -80,7 +88,15 @@ func All() []SeriesStyle {
 		{SeriesSent, "data sent", rgb(0x9c, 0x9e, 0xde)},         // light indigo
 		{SeriesChecksOK, "checks passed", rgb(0x63, 0x79, 0x39)}, // olive
 		{SeriesChecksNo, "checks failed", rgb(0x84, 0x3c, 0x39)}, // dark red
-		{SeriesFault, "fault", rgb(0xe0, 0xa1, 0x00)},            // amber: shaded spans
+		{SeriesIters, "iterations", rgb(0x00, 0x79, 0x6b)},       // teal
+		// The phases, in the darker tones of the category20b/c sets.
+		{SeriesBlocked, "blocked", rgb(0x7b, 0x41, 0x73)},                      // plum
+		{SeriesConnecting, "connecting", rgb(0xbd, 0x9e, 0x39)},                // mustard
+		{SeriesTLS, "TLS handshaking", rgb(0xad, 0x49, 0x4a)},                  // brick
+		{SeriesSending, "sending", rgb(0x52, 0x54, 0xa3)},                      // slate
+		{SeriesWaiting, "waiting (time to first byte)", rgb(0xe6, 0x55, 0x0d)}, // dark orange
+		{SeriesReceiving, "receiving", rgb(0x31, 0x82, 0xbd)},                  // steel blue
+		{SeriesFault, "fault", rgb(0xe0, 0xa1, 0x00)},                          // amber: shaded spans
 	}
 }
 

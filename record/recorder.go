@@ -308,10 +308,14 @@ type interval struct {
 	hists  map[Key]*Histogram
 	tallys map[string]*tally
 	series map[Key]*series // by Scenario and Name; Metric unset
+	// phases are a scenario's phase histograms (also in hists), found with
+	// one lookup instead of one per phase.
+	phases map[string]*[len(Phases{})]*Histogram
 }
 
 func newInterval() *interval {
-	return &interval{hists: map[Key]*Histogram{}, tallys: map[string]*tally{}, series: map[Key]*series{}}
+	return &interval{hists: map[Key]*Histogram{}, tallys: map[string]*tally{}, series: map[Key]*series{},
+		phases: map[string]*[len(Phases{})]*Histogram{}}
 }
 
 // metrics are the series' histograms in slot order.

@@ -293,7 +293,9 @@ func chartCount(d chartData) int {
 
 // timeCharts is how many charts over time the script draws for t: latency,
 // throughput, errors, status codes, VUs and data always; send lag when it
-// was measured; checks when a k6 script counted some; latency and throughput per scenario when there are several.
+// was measured; checks when a k6 script counted some; iteration rate and
+// duration when a k6 script finished some; its requests' phases when they
+// were timed; latency and throughput per scenario when there are several.
 func timeCharts(t analyze.Timeline) int {
 	n := 6
 	for _, p := range t.Points {
@@ -304,6 +306,18 @@ func timeCharts(t analyze.Timeline) int {
 	}
 	for _, p := range t.Points {
 		if p.ChecksPassed+p.ChecksFailed > 0 {
+			n++
+			break
+		}
+	}
+	for _, p := range t.Points {
+		if p.Iterations > 0 {
+			n += 2
+			break
+		}
+	}
+	for _, p := range t.Points {
+		if p.PhasesMS != nil {
 			n++
 			break
 		}

@@ -16,6 +16,14 @@ func (s shard) RecordTrend(scenario, name string, d time.Duration) {
 // finds this method on its load.ShardSink).
 func (s shard) RecordCheck(scenario string, pass bool) { s.s.RecordCheck(scenario, pass) }
 
+// RecordIteration passes a script's finished iteration to the recorder
+// (k6script finds this method on its load.ShardSink).
+func (s shard) RecordIteration(scenario string, d time.Duration) { s.s.RecordIteration(scenario, d) }
+
+// RecordPhases passes the phases of a script's request to the recorder
+// (k6script finds this method on its load.ShardSink).
+func (s shard) RecordPhases(scenario string, p record.Phases) { s.s.RecordPhases(scenario, p) }
+
 // trendOf gives a script's Trend from the run directory: its series merged
 // over every interval and scenario, as every latency merges.
 // Every Trend is merged in one pass, on the first call: a script with

@@ -439,6 +439,34 @@
         series('checks_fail', null, P.map(function (p) { return p.checks_failed || 0; }), start, end, { fmt: count })
       ]);
     } else { hide('chart-checks'); }
+    if (P.some(function (p) { return p.iterations > 0; })) {
+      timeChart('chart-iterations', 'Iterations per second per ' + w + ' window', { kind: 'lin', label: 'iterations/s', zero: true }, [
+        series('iterations', NAMES.iterations + ' per second', c('iteration_rate').map(function (v) { return v || 0; }), start, end,
+          { fmt: function (v) { return fmtExact(v, 'iterations/s'); } })
+      ]);
+      var it = function (k) { return P.map(function (p) { return p.iteration_ms ? p.iteration_ms[k] : null; }); };
+      timeChart('chart-iteration-duration', 'Iteration duration per ' + w + ' window', { kind: 'log', label: 'iteration duration (log)', fmt: fmtMs }, [
+        series('max', NAMES.max + ' per window', it('max'), start, end, { width: 1.2, dash: '2 2', fmt: ms }),
+        series('p99', NAMES.p99 + ' per window', it('p99'), start, end, { width: 3.5, fmt: ms }),
+        series('p95', NAMES.p95 + ' per window', it('p95'), start, end, { width: 2.5, fmt: ms }),
+        series('p50', NAMES.p50 + ' per window', it('p50'), start, end, { fmt: ms })
+      ]);
+    } else { hide('chart-iterations'); hide('chart-iteration-duration'); }
+    if (P.some(function (p) { return !!p.phases_ms; })) {
+      var phases = ['blocked', 'connecting', 'tls_handshaking', 'sending', 'waiting', 'receiving'];
+      var ph = phases.map(function (k) {
+        return series('phase_' + k, NAMES['phase_' + k] + ' p95', P.map(function (p) { return p.phases_ms ? p.phases_ms[k].p95 : null; }), start, end, { fmt: ms });
+      });
+      // The hover gives each phase's every percentile, not only the p95 drawn.
+      var all = function (l) {
+        return l ? 'p50 ' + fmtExact(l.p50) + ', p95 ' + fmtExact(l.p95) + ', p99 ' + fmtExact(l.p99) + ', max ' + fmtExact(l.max) + ' ms' : 'no data';
+      };
+      var rows = phases.map(function (k, i) {
+        return { name: NAMES['phase_' + k], color: ph[i].color, fmt: all, vals: P.map(function (p) { return p.phases_ms ? p.phases_ms[k] : null; }) };
+      });
+      chart('chart-phases', { title: 'Request phases per ' + w + ' window: p95 of each', x: timeAxis(),
+        y: { kind: 'log', label: 'phase (log)', fmt: fmtMs }, series: ph, spans: spans, lookup: spanLookup(start, end, rows) }, group);
+    } else { hide('chart-phases'); }
     var scs = t.scenarios || [];
     if (scs.length > 1) {
       var per = function (f) {
@@ -529,7 +557,7 @@
     var tp = data.time && data.time.points, end = tp && tp.length ? tp[tp.length - 1].end_s : 0;
     group.full = [0, end > 0 ? end : 1];
     if (group.range && group.range[1] > group.full[1]) { group.range = null; }
-    var timeIds = ['chart-timeline', 'chart-rate', 'chart-sendlag', 'chart-errors', 'chart-status', 'chart-checks', 'chart-vus', 'chart-data',
+    var timeIds = ['chart-timeline', 'chart-rate', 'chart-sendlag', 'chart-errors', 'chart-status', 'chart-checks', 'chart-iterations', 'chart-iteration-duration', 'chart-phases', 'chart-vus', 'chart-data',
       'chart-scenario-latency', 'chart-scenario-rate'];
     attempt(timeIds, !!(tp && tp.length), function () {
       drawTime(data.time, group);
