@@ -194,7 +194,13 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 	// report wins, and a connection handed over from the pool resets the
 	// connect and handshake marks (a dial this request started may finish
 	// later for another).
+	//
+	// Every mark is on the monotonic clock, as nanoseconds since base (plus
+	// one, so that 0 means unset): the wall clock may be slewed between two
+	// marks, and a phase from wall-clock marks could then outgrow the
+	// monotonic blocked time that holds it.
 	var (
+		base                  = time.Now()
 		start                 = time.Now()
 		gotConn               time.Time
 		connStart, connDone   atomic.Int64
@@ -202,7 +208,8 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		wroteNs, firstByteNs  atomic.Int64
 		wire                  wireMeter
 	)
-	first := func(a *atomic.Int64) { a.CompareAndSwap(0, time.Now().UnixNano()) }
+	mono := func(t time.Time) int64 { return int64(t.Sub(base)) + 1 }
+	first := func(a *atomic.Int64) { a.CompareAndSwap(0, mono(time.Now())) }
 	trace := &httptrace.ClientTrace{
 		GetConn:      func(string) { start = time.Now() },
 		ConnectStart: func(string, string) { first(&connStart) },
@@ -220,7 +227,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		GotConn: func(info httptrace.GotConnInfo) {
 			wire.gotConn(info)
 			gotConn = time.Now()
-			now := gotConn.UnixNano()
+			now := mono(gotConn)
 			_, isTLS := info.Conn.(*tls.Conn)
 			set := func(a *atomic.Int64) { a.CompareAndSwap(0, now) }
 			if info.Reused {
@@ -235,7 +242,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		},
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
 			if info.Err == nil {
-				wroteNs.Store(time.Now().UnixNano())
+				wroteNs.Store(mono(time.Now()))
 			}
 		},
 		GotFirstResponseByte: func() { first(&firstByteNs) },
@@ -300,7 +307,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 	if tlsStartNs.Load() != 0 && tlsDoneNs.Load() != 0 {
 		t.TLSHandshaking = ns(&tlsDoneNs) - ns(&tlsStartNs)
 	}
-	done := time.Duration(rep.Done.UnixNano())
+	done := time.Duration(mono(rep.Done))
 	if wrote := ns(&wroteNs); wrote != 0 {
 		switch { // sending counts from the handshake's end, else the connect's
 		case tlsDoneNs.Load() != 0:
@@ -308,7 +315,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		case connDone.Load() != 0:
 			t.Sending = wrote - ns(&connDone)
 		case !gotConn.IsZero():
-			t.Sending = wrote - time.Duration(gotConn.UnixNano())
+			t.Sending = wrote - time.Duration(mono(gotConn))
 		}
 		if fb := ns(&firstByteNs); fb == 0 {
 			t.Waiting = done - wrote // no reply: waited until it failed
