@@ -21,8 +21,14 @@
 // k6/data (SharedArray), k6/execution, k6/encoding, k6/crypto, k6/html,
 // k6/timers (timers.go: they fire before the call that set them ends); console.* (rate-limited)
 // and open() in the init code. k6/ws, browser, gRPC, experimental modules,
-// extensions, remote imports and handleSummary fail in Load, naming the
-// place and what to do instead.
+// extensions and remote imports fail in Load, naming the place and what
+// to do instead.
+//
+// handleSummary (summary.go): Script.SummaryData builds k6's data object
+// (metrics, root_group, options, state, setup_data) from K6Metrics and
+// the checks; Script.HandleSummary calls the script's function on it in a
+// runtime of its own and reads its result as k6 does. Writing what it
+// returns is the caller's.
 //
 // k6's metrics (K6Metrics, k6metrics.go, k6record.go) are summed beside
 // knee's as k6 v1.8.1 defines them: every request and redirect hop is one

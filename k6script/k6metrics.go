@@ -120,10 +120,16 @@ type K6Metrics struct {
 	kinds map[string]string            // metric -> kind
 	main  map[string]*k6Sink           // by metric
 	subs  map[string]map[string]*k6Sub // metric -> submetric name -> submetric
+	// groups are the group paths of the checks and group_durations, in
+	// the order of their first value (k6's summary builds its group tree
+	// from those samples, in that order).
+	groups    []string
+	groupSeen map[string]bool
 }
 
 func newK6Metrics() *K6Metrics {
-	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, main: map[string]*k6Sink{}, subs: map[string]map[string]*k6Sub{}}
+	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, main: map[string]*k6Sink{}, subs: map[string]map[string]*k6Sub{},
+		groupSeen: map[string]bool{}}
 	for _, n := range k6Summed {
 		b, _ := k6metric.Lookup(n)
 		m.kinds[n] = b.Type
@@ -222,6 +228,10 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 			m.main[p.metric] = s
 		}
 		s.add(p.value)
+		if group != "" && (p.metric == k6metric.Checks || p.metric == k6metric.GroupDuration) && !m.groupSeen[group] {
+			m.groupSeen[group] = true
+			m.groups = append(m.groups, group)
+		}
 		if group != "" && (p.metric == k6metric.HTTPReqDuration || p.metric == k6metric.GroupDuration) {
 			m.wantLocked(p.metric, map[string]string{"group": group})
 		}
@@ -247,6 +257,14 @@ func matches(filter, tags map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// groupOrder are the group paths of the checks and group_durations, in
+// the order of their first value.
+func (m *K6Metrics) groupOrder() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.groups...)
 }
 
 // K6Stat is one series' aggregates as k6 computes them.

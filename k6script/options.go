@@ -39,6 +39,12 @@ type Options struct {
 	MinIterationDuration  *Duration                  `json:"minIterationDuration"`
 	Throw                 bool                       `json:"throw"` // a failed request throws instead of returning its Response
 	Tags                  map[string]string          `json:"tags"`  // added to every sample's tags, as k6's options.tags
+	// SummaryTrendStats, SummaryTimeUnit and HandleSummaryTimeout are
+	// handleSummary's: the Trend values of its data, data.options'
+	// summaryTimeUnit, and how long it may run.
+	SummaryTrendStats    []string  `json:"summaryTrendStats"`
+	SummaryTimeUnit      *string   `json:"summaryTimeUnit"`
+	HandleSummaryTimeout *Duration `json:"handleSummaryTimeout"`
 }
 
 // unsupportedOptions are k6 options that change what is sent or measured
@@ -218,6 +224,9 @@ func DecodeOptions(b []byte) (Options, error) {
 		sort.Strings(refused)
 		return o, errors.New(strings.Join(refused, "; "))
 	}
+	if err := checkSummaryOptions(o); err != nil {
+		return o, err
+	}
 	var raw struct {
 		Scenarios map[string]json.RawMessage `json:"scenarios"`
 	}
@@ -240,6 +249,18 @@ func DecodeOptions(b []byte) (Options, error) {
 	}
 	sort.Strings(o.ScenarioNames)
 	return o, nil
+}
+
+// checkSummaryOptions refuses what k6 refuses of the summary's options:
+// an unknown summaryTrendStats column (k6 checks the script's
+// summaryTimeUnit no more than knee: it reaches data.options as written).
+func checkSummaryOptions(o Options) error {
+	for _, st := range o.SummaryTrendStats {
+		if _, err := parseTrendStat(st); err != nil {
+			return fmt.Errorf("options.%w", err)
+		}
+	}
+	return nil
 }
 
 func cleanJSONErr(err error) error {

@@ -121,9 +121,6 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 			s.exports[k] = true
 		}
 	}
-	if s.exports["handleSummary"] {
-		return nil, &ScriptError{Msg: fmt.Sprintf("%s: handleSummary is not supported by knee: its summary is written by knee report from the run directory (knee report DIR --format markdown|html); remove handleSummary", locate(path, "handleSummary"))}
-	}
 	if opts := v.exports.Get("options"); opts != nil && !goja.IsUndefined(opts) && !goja.IsNull(opts) {
 		raw, err := v.stringify(opts)
 		if err != nil {

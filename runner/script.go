@@ -32,6 +32,9 @@ type ScriptResult struct {
 	IterationErrors int64
 	FirstError      string
 	TeardownError   string // teardown() threw; the run's numbers stand
+	// TestRunDuration is k6's: from setup()'s start to teardown()'s end
+	// (handleSummary's data.state.testRunDurationMs, its Counters' rates).
+	TestRunDuration time.Duration
 	// ThresholdAbort says which abortOnFail threshold stopped the test, and
 	// when; "" when none did.
 	ThresholdAbort string
@@ -59,6 +62,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	if err := s.Setup(ctx); err != nil {
 		return nil, err
 	}
@@ -115,6 +119,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	tdCtx, stopTd := teardownContext(ctx, opt.Abort)
 	terr := s.Teardown(tdCtx)
 	stopTd()
+	out.TestRunDuration = time.Since(start)
 	if terr != nil {
 		out.TeardownError = terr.Error()
 		var te *k6script.TimeoutError

@@ -205,45 +205,43 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		}
 		return nil, scriptExit(err, notRun)
 	}
-	printChecks(a.env.Stdout, res)
-	printK6(a.env.Stdout, res.K6)
-	printMetrics(a.env.Stdout, res.Metrics)
 	own := s.EvaluateOwn(ownTs, time.Duration(res.Summary.DurationS*float64(time.Second)))
-	if res.Run.Meta.Part != nil {
+	part := res.Run.Meta.Part != nil
+	if part {
 		// k6's metrics are not in the run directory, so the merge judges
 		// what it can on knee's; a part judging its slice would be no
 		// verdict either.
-		if len(own) > 0 {
-			fmt.Fprintf(a.env.Stdout, "thresholds on k6's metrics: %d not judged here: this runner ran a part of a split test; knee merge judges those it can on the run directories\n", len(own))
-		}
 		own, thresholds = nil, mergeTs
+	}
+	// handleSummary runs after teardown, as in k6; what it returns is
+	// written after knee's summary, which goes to stderr unless k6 would
+	// print its default summary (handleSummary threw or returned nothing).
+	var sum k6script.SummaryResult
+	var hsErr error
+	restore := func() {}
+	if s.HasHandleSummary() {
+		if sum, hsErr = a.callHandleSummary(s, res, plan.Thresholds, own); !sum.Default {
+			restore = a.stdoutToStderr()
+		}
+	}
+	defer func() { restore() }()
+	printChecks(a.env.Stdout, res)
+	printK6(a.env.Stdout, res.K6)
+	printMetrics(a.env.Stdout, res.Metrics)
+	if part && len(ownTs) > 0 {
+		fmt.Fprintf(a.env.Stdout, "thresholds on k6's metrics: %d not judged here: this runner ran a part of a split test; knee merge judges those it can on the run directories\n", len(ownTs))
 	}
 	ferr := a.finishRun(res.Result, export, thresholds)
 	// The script's own thresholds join the block finishRun printed, if any.
 	ownPass := printOwnThresholds(a.env.Stdout, own, len(thresholds) == 0)
 	jr.add(res.Result, thresholds, own...)
-	if reason, ok := s.Aborted(); ok { // k6's exit code wins over the thresholds', as in k6
-		return res, &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
+	rerr := a.scriptVerdict(s, res, err, ferr, ownPass)
+	restore()
+	restore = func() {}
+	if hsErr == nil {
+		hsErr = a.writeSummaryOutputs(sum.Outputs)
 	}
-	if res.ThresholdAbort != "" { // an abortOnFail threshold stopped it: k6's exit 99
-		fmt.Fprintln(a.env.Stdout, "ABORTED: "+res.ThresholdAbort)
-		return res, &ExitError{Code: ExitThresholds, Err: errors.New(res.ThresholdAbort)}
-	}
-	if err != nil {
-		// The load ran and its summary is printed; what failed after it is
-		// a failure of the run, not bad input.
-		return res, scriptExit(errors.Join(err, ferr), func(err error) error { return &ExitError{Code: ExitFailure, Err: err} })
-	}
-	if nr := noResponse(res.Summary); nr != nil {
-		return res, errors.Join(ferr, nr)
-	}
-	if ferr != nil {
-		return res, ferr
-	}
-	if !ownPass {
-		return res, &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
-	}
-	return res, nil
+	return res, summaryExit(rerr, hsErr)
 }
 
 // mergeableK6 are the k6 thresholds knee's run directory can judge (for

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/k6script"
+	"github.com/knee-dev/knee/rundir"
+	"github.com/knee-dev/knee/runner"
+)
+
+// callHandleSummary builds k6's summary data from the script's run and
+// calls its handleSummary, as k6 does after teardown(). own are the
+// thresholds judged on k6's metrics, for data.metrics[...].thresholds. An
+// exception in handleSummary is logged to stderr, and knee's summary then
+// goes to stdout where k6 would print its default one (Default).
+func (a *app) callHandleSummary(s *k6script.Script, res *runner.ScriptResult, ts map[string][]string, own []analyze.ThresholdResult) (k6script.SummaryResult, error) {
+	data := s.SummaryData(k6script.SummaryInput{
+		Duration: res.TestRunDuration, Thresholds: ts, Results: own, Dropped: res.Summary.DroppedIterations,
+		StdoutTTY: a.env.IsTerminal, StderrTTY: a.env.StderrIsTerminal,
+		NoColor: a.getenv("NO_COLOR") != "" || a.getenv("K6_NO_COLOR") != "",
+	})
+	// k6 runs it on its global context: a first Ctrl-C (which ended the
+	// load) lets it run, a second one interrupts it.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(a.ctx))
+	defer cancel()
+	defer context.AfterFunc(a.abort, cancel)()
+	sum, err := s.HandleSummary(ctx, data)
+	if sum.Exception != nil {
+		fmt.Fprintf(a.env.Stderr, "%v\nknee's summary goes to stdout, where k6 prints its default summary when handleSummary throws\n", sum.Exception)
+	}
+	if err != nil {
+		return sum, fmt.Errorf("handleSummary: %w", err)
+	}
+	return sum, nil
+}
+
+func (a *app) getenv(key string) string {
+	if a.env.Getenv == nil {
+		return ""
+	}
+	return a.env.Getenv(key)
+}
+
+// stdoutToStderr makes what knee prints on stdout go to stderr (with its
+// terminal's width) until the function it returns is called: handleSummary
+// owns stdout, as k6 prints no default summary when a script exports it.
+func (a *app) stdoutToStderr() (restore func()) {
+	out, term, width := a.env.Stdout, a.env.IsTerminal, a.env.Width
+	a.env.Stdout, a.env.IsTerminal, a.env.Width = a.env.Stderr, a.env.StderrIsTerminal, a.env.StderrWidth
+	return func() { a.env.Stdout, a.env.IsTerminal, a.env.Width = out, term, width }
+}
+
+// writeSummaryOutputs writes what handleSummary returned: "stdout" and
+// "stderr" to knee's, any other key to that file, relative to the working
+// directory, through a temporary file renamed over it (a reader never sees
+// half of it). Every failure is reported, naming its file.
+func (a *app) writeSummaryOutputs(outs []k6script.SummaryOutput) error {
+	var errs []error
+	for _, o := range outs {
+		var err error
+		switch o.Path {
+		case "stdout":
+			_, err = a.env.Stdout.Write(o.Data)
+		case "stderr":
+			_, err = a.env.Stderr.Write(o.Data)
+		default:
+			err = rundir.WriteFileAtomic(o.Path, o.Data, 0o644)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("handleSummary: could not write %q: %w", o.Path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// summaryExit is the run's exit error with handleSummary's failure (hsErr)
+// joined: a failure after the load ran exits 1 (the README's table) where
+// the run would have exited 0 or 99 (thresholds); a code of its own
+// (interrupted, aborted, timed out) stays.
+func summaryExit(runErr, hsErr error) error {
+	if hsErr == nil {
+		return runErr
+	}
+	var ee *ExitError
+	if runErr != nil && errors.As(runErr, &ee) && ee.Code != ExitThresholds && ee.Code != ExitOK {
+		return &ExitError{Code: ee.Code, Err: errors.Join(runErr, hsErr)}
+	}
+	return &ExitError{Code: ExitFailure, Err: errors.Join(runErr, hsErr)}
+}
+
+// scriptVerdict is a script run's exit error once its summary is printed:
+// k6's abort codes first, then the run's failure, then the thresholds'.
+func (a *app) scriptVerdict(s *k6script.Script, res *runner.ScriptResult, err, ferr error, ownPass bool) error {
+	if reason, ok := s.Aborted(); ok { // k6's exit code wins over the thresholds', as in k6
+		return &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
+	}
+	if res.ThresholdAbort != "" { // an abortOnFail threshold stopped it: k6's exit 99
+		fmt.Fprintln(a.env.Stdout, "ABORTED: "+res.ThresholdAbort)
+		return &ExitError{Code: ExitThresholds, Err: errors.New(res.ThresholdAbort)}
+	}
+	if err != nil {
+		// The load ran and its summary is printed; what failed after it is
+		// a failure of the run, not bad input.
+		return scriptExit(errors.Join(err, ferr), func(err error) error { return &ExitError{Code: ExitFailure, Err: err} })
+	}
+	if nr := noResponse(res.Summary); nr != nil {
+		return errors.Join(ferr, nr)
+	}
+	if ferr != nil {
+		return ferr
+	}
+	if !ownPass {
+		return &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
+	}
+	return nil
+}
