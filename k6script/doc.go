@@ -1,6 +1,6 @@
 // Package k6script runs k6 scripts unchanged on knee's load engine.
 //
-// A script and its local imports are bundled into one CommonJS program with
+// A script and its imports are bundled into one CommonJS program with
 // esbuild (k6 modules stay external), compiled once with goja, and run in
 // one goja runtime per VU: each VU runs the init code once, as k6 does, then
 // calls the exported function of its scenario once per iteration. The k6
@@ -21,8 +21,15 @@
 // k6/data (SharedArray), k6/execution, k6/encoding, k6/crypto, k6/html,
 // k6/timers (timers.go: they fire before the call that set them ends); console.* (rate-limited)
 // and open() in the init code. k6/ws, browser, gRPC, experimental modules,
-// extensions, remote imports and handleSummary fail in Load, naming the
-// place and what to do instead.
+// extensions and handleSummary fail in Load, naming the place and what to
+// do instead.
+//
+// Remote modules (remote.go): an https:// import, and every import of a
+// remote module, is resolved by k6's rules (relative to the importing
+// module's URL; http://, bare names and a remote module's file:// refused),
+// downloaded when the script is bundled (bounded in size and time, over
+// https:// only) and kept in Modules.Cache, one file per URL; with
+// Modules.Offline they come from there alone.
 //
 // k6's metrics (K6Metrics, k6metrics.go, k6record.go) are summed beside
 // knee's as k6 v1.8.1 defines them: every request and redirect hop is one

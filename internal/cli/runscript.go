@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/net/http/httpproxy"
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/k6script"
@@ -32,12 +35,16 @@ type scriptFlags struct {
 	secretEnv  []string // -e names whose values are secrets, besides the ones whose names say so
 	iterations int64
 	stage      []string
+	modules    string // --module-cache: where https:// imports are kept
+	offline    bool   // --offline: https:// imports from the cache only
 }
 
 func registerScriptFlags(fl *pflag.FlagSet, sf *scriptFlags) {
 	fl.StringArrayVarP(&sf.env, "env", "e", nil, "k6 script: __ENV variable KEY=VALUE (repeatable)")
 	fl.StringSliceVar(&sf.secretEnv, "secret-env", nil, "k6 script: -e names whose values are secrets, masked in every output (names with TOKEN, SECRET, PASSWORD, KEY, AUTH, ... always are)")
 	fl.Int64Var(&sf.iterations, "iterations", 0, "k6 script: run this many iterations shared by --vus VUs (overrides the script's scenarios, as in k6)")
+	fl.StringVar(&sf.modules, "module-cache", "", "k6 script: the directory where the modules a script imports by https:// URL are kept (default $XDG_CACHE_HOME/knee/modules, else ~/.cache/knee/modules)")
+	fl.BoolVar(&sf.offline, "offline", false, "k6 script: download no module: read every https:// import from --module-cache")
 	fl.StringArrayVar(&sf.stage, "stage", nil, "k6 script: a ramping-vus stage DURATION:TARGET, e.g. 30s:10 (repeatable; overrides the script's scenarios, as in k6)")
 }
 
@@ -91,6 +98,7 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	sr.cfg.Redact = redact.New(f.sc.RedactQuery...)
 	sr.cfg.Redact.Remember(sr.secrets...)
 	sr.cfg.Getenv, sr.cfg.Stderr = a.env.Getenv, a.env.Stderr
+	sr.cfg.Modules = scriptModules(f.script, a.env.Getenv)
 	a.red.Merge(sr.cfg.Redact) // the terminal's scrubber masks the same query values
 	if sr.flagTs, err = analyze.ParseThresholds(f.sc.Thresholds); err != nil {
 		return usageErr(err)
@@ -128,6 +136,28 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 		}
 		return &res.Summary, err
 	})
+}
+
+// scriptModules is where a script's https:// imports come from: the flags,
+// the user's cache directory, and the proxy of HTTPS_PROXY and NO_PROXY,
+// as k6 honours them for its downloads.
+func scriptModules(sf scriptFlags, getenv func(string) string) k6script.Modules {
+	m := k6script.Modules{Cache: sf.modules, Offline: sf.offline}
+	if m.Cache == "" && getenv != nil {
+		m.Cache = k6script.DefaultModuleCache(getenv)
+	}
+	if getenv != nil {
+		env := func(k string) string {
+			if v := getenv(k); v != "" {
+				return v
+			}
+			return getenv(strings.ToLower(k))
+		}
+		pc := httpproxy.Config{HTTPSProxy: env("HTTPS_PROXY"), NoProxy: env("NO_PROXY")}
+		proxy := pc.ProxyFunc()
+		m.Proxy = func(r *http.Request) (*url.URL, error) { return proxy(r.URL) }
+	}
+	return m
 }
 
 // scriptRun is what every run of one script shares: what the command line
