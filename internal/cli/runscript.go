@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/net/http/httpproxy"
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/k6script"
@@ -136,28 +133,6 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 		}
 		return &res.Summary, err
 	})
-}
-
-// scriptModules is where a script's https:// imports come from: the flags,
-// the user's cache directory, and the proxy of HTTPS_PROXY and NO_PROXY,
-// as k6 honours them for its downloads.
-func scriptModules(sf scriptFlags, getenv func(string) string) k6script.Modules {
-	m := k6script.Modules{Cache: sf.modules, Offline: sf.offline}
-	if m.Cache == "" && getenv != nil {
-		m.Cache = k6script.DefaultModuleCache(getenv)
-	}
-	if getenv != nil {
-		env := func(k string) string {
-			if v := getenv(k); v != "" {
-				return v
-			}
-			return getenv(strings.ToLower(k))
-		}
-		pc := httpproxy.Config{HTTPSProxy: env("HTTPS_PROXY"), NoProxy: env("NO_PROXY")}
-		proxy := pc.ProxyFunc()
-		m.Proxy = func(r *http.Request) (*url.URL, error) { return proxy(r.URL) }
-	}
-	return m
 }
 
 // scriptRun is what every run of one script shares: what the command line
