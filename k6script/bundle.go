@@ -1,13 +1,18 @@
 package k6script
 
 import (
+	"context"
 	"fmt"
-	"github.com/knee-dev/knee/internal/limits"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/knee-dev/knee/internal/limits"
+	"github.com/knee-dev/knee/redact"
 )
 
 // bundled is a script and its local imports as one CommonJS program, with
@@ -17,20 +22,32 @@ type bundled struct {
 	sourceMap []byte
 	// imports are the k6 modules the script imports, each with where.
 	imports map[string]string
+	// remote are the remote modules' sources by their names in the
+	// source map (remoteNS:URL, secrets masked), for refuseLacked.
+	remote map[string][]byte
 }
+
+// remoteNS is esbuild's namespace of remote modules: their paths are
+// their URLs (secrets masked), the URL itself rides in PluginData.
+const remoteNS = "remote"
 
 // bundleName is the name of the bundle beside the entry (never written).
 const bundleName = "knee-bundle.js"
 
 // bundle turns entry (ES modules or CommonJS) into one CommonJS program
-// that requires only k6 modules. A k6 module knee does not provide, a
-// remote import or a syntax error fails here with file:line:col.
-func bundle(entry string) (*bundled, error) {
+// that requires only k6 modules; its https:// imports, and theirs, are
+// fetched as mods says. A k6 module knee does not provide, an import k6
+// would refuse, a remote module that cannot be had or a syntax error fails
+// here with file:line:col. red masks the secrets of URLs in names.
+func bundle(ctx context.Context, entry string, mods Modules, red *redact.Redactor) (*bundled, error) {
 	abs, err := filepath.Abs(entry)
 	if err != nil {
 		return nil, err
 	}
-	b := &bundled{imports: map[string]string{}}
+	b := &bundled{imports: map[string]string{}, remote: map[string][]byte{}}
+	fetch := newFetcher(ctx, mods, red)
+	defer fetch.close()
+	var mu sync.Mutex // esbuild calls plugins from several goroutines
 	k6 := api.Plugin{
 		Name: "knee-k6-modules",
 		Setup: func(pb api.PluginBuild) {
@@ -41,8 +58,15 @@ func bundle(entry string) (*bundled, error) {
 				if !knownModule(a.Path) {
 					return api.OnResolveResult{}, fmt.Errorf("module %q is not one knee provides (it has %s)", a.Path, strings.Join(moduleNames(), ", "))
 				}
+				mu.Lock()
 				b.imports[a.Path] = a.Importer
+				mu.Unlock()
 				return api.OnResolveResult{Path: a.Path, External: true}, nil
+			})
+			remoteImports(pb, fetch, red, func(name string, src []byte) {
+				mu.Lock()
+				b.remote[remoteNS+":"+name] = src
+				mu.Unlock()
 			})
 			// esbuild reads the script and its modules itself: each must be
 			// a regular file within limits.Script first (not /dev/zero).
@@ -50,9 +74,6 @@ func bundle(entry string) (*bundled, error) {
 			pb.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "file"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
 				return api.OnLoadResult{}, limits.CheckFile(a.Path, limits.Script, "k6 script or module",
 					"a script is code, not data: read data with open() or k6/data's SharedArray")
-			})
-			pb.OnResolve(api.OnResolveOptions{Filter: `^(https?:)?//`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
-				return api.OnResolveResult{}, fmt.Errorf("remote import %q: knee does not download scripts; save the file beside the script and import it by a relative path (./name.js)", a.Path)
 			})
 		},
 	}
@@ -76,6 +97,9 @@ func bundle(entry string) (*bundled, error) {
 		MinifyIdentifiers: false,
 	})
 	if len(res.Errors) > 0 {
+		if ctx.Err() != nil { // stopped while downloading a module
+			return nil, fmt.Errorf("%s: bundling: %w", entry, ErrInterrupted)
+		}
 		return nil, buildError(entry, res.Errors)
 	}
 	for _, f := range res.OutputFiles {
@@ -90,6 +114,59 @@ func bundle(entry string) (*bundled, error) {
 		return nil, fmt.Errorf("%s: bundling gave no code", entry)
 	}
 	return b, nil
+}
+
+// remoteImports teaches esbuild k6's imports by URL: a local file's
+// https:// and file:// imports, and every import of a remote module,
+// resolved against the module's URL (resolveModule). kept receives each
+// remote module's source under its name.
+func remoteImports(pb api.PluginBuild, fetch *fetcher, red *redact.Redactor, kept func(string, []byte)) {
+	toRemote := func(u *url.URL) api.OnResolveResult {
+		return api.OnResolveResult{Path: red.URL(moduleKey(u)), Namespace: remoteNS, PluginData: u}
+	}
+	pb.OnResolve(api.OnResolveOptions{Filter: `.*`, Namespace: remoteNS}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+		base, _ := a.PluginData.(*url.URL)
+		if base == nil {
+			return api.OnResolveResult{}, fmt.Errorf("import %q: its importer's URL is unknown", a.Path)
+		}
+		u, err := resolveModule(base, a.Path)
+		if err != nil {
+			return api.OnResolveResult{}, err
+		}
+		return toRemote(u), nil
+	})
+	pb.OnResolve(api.OnResolveOptions{Filter: `^[A-Za-z][A-Za-z0-9+.-]*://`, Namespace: "file"}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+		u, err := url.Parse(a.Path)
+		if err != nil {
+			return api.OnResolveResult{}, fmt.Errorf("import %q: %w", red.URL(a.Path), err)
+		}
+		switch u.Scheme {
+		case "https":
+			return toRemote(u), nil
+		case "file":
+			return api.OnResolveResult{Path: filepath.FromSlash(u.Path), Namespace: "file"}, nil
+		}
+		return api.OnResolveResult{}, schemeError(red.URL(a.Path), u.Scheme)
+	})
+	pb.OnResolve(api.OnResolveOptions{Filter: `^//`, Namespace: "file"}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+		return api.OnResolveResult{}, fmt.Errorf("import %q: write the scheme, https://", red.URL(a.Path))
+	})
+	pb.OnResolve(api.OnResolveOptions{Filter: `^(github\.com|cdnjs\.com)/`, Namespace: "file"}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+		return api.OnResolveResult{}, bareError(a.Path)
+	})
+	pb.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: remoteNS}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+		u, _ := a.PluginData.(*url.URL)
+		if u == nil {
+			return api.OnLoadResult{}, fmt.Errorf("remote module %s: its URL is unknown", a.Path)
+		}
+		src, err := fetch.get(u)
+		if err != nil {
+			return api.OnLoadResult{}, err
+		}
+		kept(a.Path, src)
+		code := string(src)
+		return api.OnLoadResult{Contents: &code, Loader: api.LoaderJS, PluginData: u}, nil
+	})
 }
 
 // buildError lists esbuild's errors as file:line:col: message.
@@ -115,6 +192,9 @@ func buildError(entry string, msgs []api.Message) error {
 func relTo(entry, file string) string {
 	if file == "" {
 		return entry
+	}
+	if u, ok := strings.CutPrefix(file, remoteNS+":"); ok {
+		return u // a remote module: its URL, secrets masked
 	}
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(filepath.Dir(mustAbs(entry)), file)

@@ -1,6 +1,6 @@
 // Package k6script runs k6 scripts unchanged on knee's load engine.
 //
-// A script and its local imports are bundled into one CommonJS program with
+// A script and its imports are bundled into one CommonJS program with
 // esbuild (k6 modules stay external), compiled once with goja, and run in
 // one goja runtime per VU: each VU runs the init code once, as k6 does, then
 // calls the exported function of its scenario once per iteration. The k6
@@ -21,8 +21,14 @@
 // k6/data (SharedArray), k6/execution, k6/encoding, k6/crypto, k6/html,
 // k6/timers (timers.go: they fire before the call that set them ends); console.* (rate-limited)
 // and open() in the init code. k6/ws, browser, gRPC, experimental modules,
-// extensions and remote imports fail in Load, naming the place and what
-// to do instead.
+// extensions fail in Load, naming the place and what to do instead.
+//
+// Remote modules (remote.go): an https:// import, and every import of a
+// remote module, is resolved by k6's rules (relative to the importing
+// module's URL; http://, bare names and a remote module's file:// refused),
+// downloaded when the script is bundled (bounded in size and time, over
+// https:// only) and kept in Modules.Cache, one file per URL; with
+// Modules.Offline they come from there alone.
 //
 // handleSummary (summary.go): Script.SummaryData builds k6's data object
 // (metrics, root_group, options, state, setup_data) from K6Metrics and

@@ -53,16 +53,19 @@ func FuzzLoad(f *testing.F) {
 		"export const options = {get vus() { throw 1 }};",
 		"import { check, sleep, group, fail } from 'k6'; export default () => group('g', () => check(1, {a: 1}));",
 		"export const options = (function f() { const o = {}; o.self = o; return o })();",
+		"import { randomIntBetween } from 'https://jslib.k6.io/k6-utils/1.4.0/index.js';",
 	} {
 		f.Add(seed)
 	}
-	dir := f.TempDir()
+	dir, cache := f.TempDir(), f.TempDir()
 	f.Fuzz(func(t *testing.T, src string) {
 		path := filepath.Join(dir, "fuzz.js")
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		s, err := Load(context.Background(), path, Config{})
+		// Offline from an empty cache: a remote import fails at once,
+		// never downloads.
+		s, err := Load(context.Background(), path, Config{Modules: Modules{Offline: true, Cache: cache}})
 		if err != nil {
 			var se *ScriptError
 			if !errors.As(err, &se) {

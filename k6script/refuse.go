@@ -31,9 +31,10 @@ var lackedAPIs = []lackedAPI{
 }
 
 // refuseLacked scans the script's own files (the bundle's sources, read
-// from its source map) for lackedAPIs, comments left out, and reports
-// each use as file:line:col, relative to the entry's directory.
-func refuseLacked(entry string, sourceMap []byte) error {
+// from its source map) and the remote modules it imports (remote, by
+// their names there) for lackedAPIs, comments left out, and reports each
+// use as file:line:col, relative to the entry's directory, or URL:line:col.
+func refuseLacked(entry string, sourceMap []byte, remote map[string][]byte) error {
 	var sm struct {
 		Sources []string `json:"sources"`
 	}
@@ -47,16 +48,18 @@ func refuseLacked(entry string, sourceMap []byte) error {
 	dir := filepath.Dir(abs)
 	var errs []string
 	for _, src := range sm.Sources {
-		p := src
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, filepath.FromSlash(src))
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
+		b, name := remote[src], strings.TrimPrefix(src, remoteNS+":")
+		if b == nil {
+			p := src
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, filepath.FromSlash(src))
+			}
+			if b, err = os.ReadFile(p); err != nil {
+				continue
+			}
+			name = relTo(entry, p)
 		}
 		code := maskComments(string(b))
-		name := relTo(entry, p)
 		for _, api := range lackedAPIs {
 			for _, loc := range api.re.FindAllStringIndex(code, -1) {
 				if api.lit != nil && !api.lit.MatchString(string(b[loc[1]:])) {

@@ -43,6 +43,8 @@ type Config struct {
 	// values) where they become request names and k6 output rows; nil
 	// masks userinfo only.
 	Redact *redact.Redactor
+	// Modules says where https:// imports come from (remote.go).
+	Modules Modules
 }
 
 // Writer is where console output goes.
@@ -90,11 +92,14 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, unwrapPath(err))}
 	}
-	b, err := bundle(path)
+	if cfg.Redact == nil {
+		cfg.Redact = redact.New()
+	}
+	b, err := bundle(ctx, path, cfg.Modules, cfg.Redact)
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseLacked(path, b.sourceMap); err != nil {
+	if err := refuseLacked(path, b.sourceMap, b.remote); err != nil {
 		return nil, err
 	}
 	ast, err := goja.Parse(path, b.code, parser.WithSourceMapLoader(func(string) ([]byte, error) { return b.sourceMap, nil }))
@@ -104,9 +109,6 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 	prog, err := goja.CompileAST(ast, false)
 	if err != nil {
 		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, err)}
-	}
-	if cfg.Redact == nil {
-		cfg.Redact = redact.New()
 	}
 	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), k6: newK6Metrics(), exports: map[string]bool{}}
 	s.con = newConsole(cfg.Stderr)

@@ -139,7 +139,8 @@ func jsError(err error) string {
 			for _, f := range frames {
 				p := f.Position()
 				if p.Filename != "" && p.Line > 0 {
-					return fmt.Sprintf("%s:%d:%d: %s", p.Filename, p.Line, p.Column, msg)
+					name := strings.TrimPrefix(p.Filename, remoteNS+":") // a remote module: its URL
+					return fmt.Sprintf("%s:%d:%d: %s", name, p.Line, p.Column, msg)
 				}
 			}
 		}

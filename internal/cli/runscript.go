@@ -32,12 +32,16 @@ type scriptFlags struct {
 	secretEnv  []string // -e names whose values are secrets, besides the ones whose names say so
 	iterations int64
 	stage      []string
+	modules    string // --module-cache: where https:// imports are kept
+	offline    bool   // --offline: https:// imports from the cache only
 }
 
 func registerScriptFlags(fl *pflag.FlagSet, sf *scriptFlags) {
 	fl.StringArrayVarP(&sf.env, "env", "e", nil, "k6 script: __ENV variable KEY=VALUE (repeatable)")
 	fl.StringSliceVar(&sf.secretEnv, "secret-env", nil, "k6 script: -e names whose values are secrets, masked in every output (names with TOKEN, SECRET, PASSWORD, KEY, AUTH, ... always are)")
 	fl.Int64Var(&sf.iterations, "iterations", 0, "k6 script: run this many iterations shared by --vus VUs (overrides the script's scenarios, as in k6)")
+	fl.StringVar(&sf.modules, "module-cache", "", "k6 script: the directory where the modules a script imports by https:// URL are kept (default $XDG_CACHE_HOME/knee/modules, else ~/.cache/knee/modules)")
+	fl.BoolVar(&sf.offline, "offline", false, "k6 script: download no module: read every https:// import from --module-cache")
 	fl.StringArrayVar(&sf.stage, "stage", nil, "k6 script: a ramping-vus stage DURATION:TARGET, e.g. 30s:10 (repeatable; overrides the script's scenarios, as in k6)")
 }
 
@@ -91,6 +95,7 @@ func (a *app) doRunScript(c *cobra.Command, path string, f runFlags) error {
 	sr.cfg.Redact = redact.New(f.sc.RedactQuery...)
 	sr.cfg.Redact.Remember(sr.secrets...)
 	sr.cfg.Getenv, sr.cfg.Stderr = a.env.Getenv, a.env.Stderr
+	sr.cfg.Modules = scriptModules(f.script, a.env.Getenv)
 	a.red.Merge(sr.cfg.Redact) // the terminal's scrubber masks the same query values
 	if sr.flagTs, err = analyze.ParseThresholds(f.sc.Thresholds); err != nil {
 		return usageErr(err)

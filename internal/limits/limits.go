@@ -16,7 +16,7 @@ import (
 const (
 	// Scenario is a scenario YAML file, or standard input (knee run -).
 	Scenario = 4 << 20
-	// Script is a k6 script, and each local module it imports.
+	// Script is a k6 script, and each module it imports, local or remote.
 	Script = 16 << 20
 	// ScriptOpen is a file a k6 script reads with open() (test data).
 	ScriptOpen = 64 << 20
