@@ -181,7 +181,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 		if err == nil {
 			if _, err = c.br.Peek(1); err == nil {
 				started = true
-				firstByte = time.Now()
+				firstByte = arrivedAt(receivedBy(c.rw), wrote, time.Now())
 				cs.req.Method, cs.req.URL = method, u
 				resp, err = http.ReadResponse(c.br, &cs.req)
 			}
@@ -197,6 +197,15 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 			}
 		}
 		rep.Done = time.Now()
+		if err == nil {
+			// Timed as the lean client times a reply: from the kernel's
+			// receive time of its last bytes (see arrivedAt). Never before
+			// firstByte: one stamp carried onto the monotonic clock at two
+			// reads of the clocks can come out a few ns apart.
+			if rep.Done = arrivedAt(receivedBy(c.rw), wrote, rep.Done); rep.Done.Before(firstByte) {
+				rep.Done = firstByte
+			}
+		}
 		rep.BytesIn += c.cr.n - from
 		cs.req.URL = nil
 		if err != nil || !keep || c.interrupted.Load() {
