@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,7 +11,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -84,37 +82,16 @@ type callConn struct {
 	rw   io.ReadWriter // conn's reads and writes: raw system calls where they can be
 	br   *bufio.Reader // reads cr
 	cr   countReader   // rw's reads, counted
-	// One context.AfterFunc per connection and context (a VU's iterations
-	// share one), not per request: it marks the connection and fails its
-	// pending reads and writes.
-	done        <-chan struct{}
-	unwatch     func() bool
-	interrupted atomic.Bool
+	ctxWatch
 }
 
 // watch makes ctx's end interrupt c; false when ctx already has.
 func (c *callConn) watch(ctx context.Context) bool {
-	done := ctx.Done()
-	if done == c.done {
-		return !c.interrupted.Load()
-	}
-	if c.unwatch != nil && !c.unwatch() {
-		return false
-	}
-	c.done, c.unwatch = done, nil
-	if done != nil {
-		c.unwatch = context.AfterFunc(ctx, func() {
-			c.interrupted.Store(true)
-			c.conn.SetDeadline(time.Unix(1, 0)) //nolint:errcheck // the connection is given up
-		})
-	}
-	return ctx.Err() == nil
+	return c.follow(ctx, c.conn) && ctx.Err() == nil
 }
 
 func (c *callConn) close() {
-	if c.unwatch != nil {
-		c.unwatch()
-	}
+	c.unfollow()
 	c.conn.Close()
 }
 
@@ -216,7 +193,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 		} else if !reused {
 			cs.idle[authority] = c
 		}
-		if err != nil && reused && !started && attempt == 0 && ctx.Err() == nil && !timedOut(err) {
+		if err != nil && reused && !started && attempt == 0 && ctx.Err() == nil && !isTimeout(err) {
 			continue // the server closed the idle connection: once more on a new one
 		}
 		if err != nil {
@@ -300,32 +277,17 @@ func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, j
 	return b, cks
 }
 
-func timedOut(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
 // validCallHeaders reports whether every header name and value can be
 // written as they are (no CR or LF that would split the request).
 func validCallHeaders(h http.Header) bool {
 	for k, vs := range h {
-		if !printable(k) || k == "" || bytes.ContainsAny([]byte(k), ": ") {
+		if !validHeaderValue(k) || k == "" || bytes.ContainsAny([]byte(k), ": ") {
 			return false
 		}
 		for _, v := range vs {
-			if !printable(v) {
+			if !validHeaderValue(v) {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-// printable reports whether s has no control characters but tab.
-func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if ch := s[i]; ch < ' ' && ch != '\t' || ch == 0x7f {
-			return false
 		}
 	}
 	return true

@@ -271,10 +271,11 @@ func isHex(ch byte) bool {
 }
 
 // validHeaderValue reports whether v has no control bytes but tab, as
-// net/http requires of header values.
-func validHeaderValue(v []byte) bool {
-	for _, ch := range v {
-		if ch < ' ' && ch != '\t' || ch == 0x7f {
+// net/http requires of header values (the lean client's rendered values,
+// Conns' header names and values).
+func validHeaderValue[T string | []byte](v T) bool {
+	for i := 0; i < len(v); i++ {
+		if ch := v[i]; ch < ' ' && ch != '\t' || ch == 0x7f {
 			return false
 		}
 	}
