@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -229,26 +228,17 @@ func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, j
 		cks = jar.Cookies(u)
 	}
 	cks = append(cks, extra...)
-	b := cs.out[:0]
-	b = append(b, method...)
-	b = append(b, ' ')
-	b = append(b, cs.requestURI(u)...)
-	b = append(b, " HTTP/1.1\r\nHost: "...)
 	host := u.Host
 	if hv := h.Get("Host"); hv != "" {
 		host = hv
 	}
-	b = append(b, host...)
-	b = append(b, "\r\n"...)
+	b := appendRequestHead(cs.out[:0], method, cs.requestURI(u), host)
 	for k, vs := range h {
 		if k == "Host" || k == "Content-Length" || k == "Cookie" && len(cks) > 0 {
 			continue
 		}
 		for _, v := range vs {
-			b = append(b, k...)
-			b = append(b, ": "...)
-			b = append(b, v...)
-			b = append(b, "\r\n"...)
+			b = appendField(b, k, v)
 		}
 	}
 	if len(cks) > 0 {
@@ -266,13 +256,8 @@ func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, j
 		}
 		b = append(b, "\r\n"...)
 	}
-	if len(body) > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
-		b = append(b, "Content-Length: "...)
-		b = strconv.AppendInt(b, int64(len(body)), 10)
-		b = append(b, "\r\n"...)
-	}
-	b = append(b, "\r\n"...)
-	b = append(b, body...)
+	b = appendContentLength(b, method, body)
+	b = appendBody(b, body)
 	cs.out = b
 	return b, cks
 }
