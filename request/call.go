@@ -62,7 +62,7 @@ type Reply struct {
 	BytesOut                   int64
 	Timings                    Timings
 	Sent                       time.Time // the first byte of the request is about to be written
-	Done                       time.Time // the whole response was read
+	Done                       time.Time // the whole response arrived (see the package doc's receive times)
 	Err                        error
 	ErrClass                   string // see Classify; "" when Err is nil
 }

@@ -4,15 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -84,37 +81,16 @@ type callConn struct {
 	rw   io.ReadWriter // conn's reads and writes: raw system calls where they can be
 	br   *bufio.Reader // reads cr
 	cr   countReader   // rw's reads, counted
-	// One context.AfterFunc per connection and context (a VU's iterations
-	// share one), not per request: it marks the connection and fails its
-	// pending reads and writes.
-	done        <-chan struct{}
-	unwatch     func() bool
-	interrupted atomic.Bool
+	ctxWatch
 }
 
 // watch makes ctx's end interrupt c; false when ctx already has.
 func (c *callConn) watch(ctx context.Context) bool {
-	done := ctx.Done()
-	if done == c.done {
-		return !c.interrupted.Load()
-	}
-	if c.unwatch != nil && !c.unwatch() {
-		return false
-	}
-	c.done, c.unwatch = done, nil
-	if done != nil {
-		c.unwatch = context.AfterFunc(ctx, func() {
-			c.interrupted.Store(true)
-			c.conn.SetDeadline(time.Unix(1, 0)) //nolint:errcheck // the connection is given up
-		})
-	}
-	return ctx.Err() == nil
+	return c.follow(ctx, c.conn) && ctx.Err() == nil
 }
 
 func (c *callConn) close() {
-	if c.unwatch != nil {
-		c.unwatch()
-	}
+	c.unfollow()
 	c.conn.Close()
 }
 
@@ -181,7 +157,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 		if err == nil {
 			if _, err = c.br.Peek(1); err == nil {
 				started = true
-				firstByte = time.Now()
+				firstByte = arrivedAt(receivedBy(c.rw), wrote, time.Now())
 				cs.req.Method, cs.req.URL = method, u
 				resp, err = http.ReadResponse(c.br, &cs.req)
 			}
@@ -197,6 +173,15 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 			}
 		}
 		rep.Done = time.Now()
+		if err == nil {
+			// Timed as the lean client times a reply: from the kernel's
+			// receive time of its last bytes (see arrivedAt). Never before
+			// firstByte: one stamp carried onto the monotonic clock at two
+			// reads of the clocks can come out a few ns apart.
+			if rep.Done = arrivedAt(receivedBy(c.rw), wrote, rep.Done); rep.Done.Before(firstByte) {
+				rep.Done = firstByte
+			}
+		}
 		rep.BytesIn += c.cr.n - from
 		cs.req.URL = nil
 		if err != nil || !keep || c.interrupted.Load() {
@@ -207,7 +192,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 		} else if !reused {
 			cs.idle[authority] = c
 		}
-		if err != nil && reused && !started && attempt == 0 && ctx.Err() == nil && !timedOut(err) {
+		if err != nil && reused && !started && attempt == 0 && ctx.Err() == nil && !isTimeout(err) {
 			continue // the server closed the idle connection: once more on a new one
 		}
 		if err != nil {
@@ -243,26 +228,17 @@ func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, j
 		cks = jar.Cookies(u)
 	}
 	cks = append(cks, extra...)
-	b := cs.out[:0]
-	b = append(b, method...)
-	b = append(b, ' ')
-	b = append(b, cs.requestURI(u)...)
-	b = append(b, " HTTP/1.1\r\nHost: "...)
 	host := u.Host
 	if hv := h.Get("Host"); hv != "" {
 		host = hv
 	}
-	b = append(b, host...)
-	b = append(b, "\r\n"...)
+	b := appendRequestHead(cs.out[:0], method, cs.requestURI(u), host)
 	for k, vs := range h {
 		if k == "Host" || k == "Content-Length" || k == "Cookie" && len(cks) > 0 {
 			continue
 		}
 		for _, v := range vs {
-			b = append(b, k...)
-			b = append(b, ": "...)
-			b = append(b, v...)
-			b = append(b, "\r\n"...)
+			b = appendField(b, k, v)
 		}
 	}
 	if len(cks) > 0 {
@@ -280,43 +256,23 @@ func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, j
 		}
 		b = append(b, "\r\n"...)
 	}
-	if len(body) > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
-		b = append(b, "Content-Length: "...)
-		b = strconv.AppendInt(b, int64(len(body)), 10)
-		b = append(b, "\r\n"...)
-	}
-	b = append(b, "\r\n"...)
-	b = append(b, body...)
+	b = appendContentLength(b, method, body)
+	b = appendBody(b, body)
 	cs.out = b
 	return b, cks
-}
-
-func timedOut(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // validCallHeaders reports whether every header name and value can be
 // written as they are (no CR or LF that would split the request).
 func validCallHeaders(h http.Header) bool {
 	for k, vs := range h {
-		if !printable(k) || k == "" || bytes.ContainsAny([]byte(k), ": ") {
+		if !validHeaderValue(k) || k == "" || bytes.ContainsAny([]byte(k), ": ") {
 			return false
 		}
 		for _, v := range vs {
-			if !printable(v) {
+			if !validHeaderValue(v) {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-// printable reports whether s has no control characters but tab.
-func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if ch := s[i]; ch < ' ' && ch != '\t' || ch == 0x7f {
-			return false
 		}
 	}
 	return true

@@ -50,16 +50,21 @@
 // is). A keep-alive request through it allocates nothing
 // (TestLoopAllocatesNothing).
 //
-// Receive times: both lean clients (Linux) read with recvmsg on sockets with
-// SO_TIMESTAMPNS, and a response's Done is the kernel's receive time of its
-// last bytes, not the time knee read them: the loop may read them only at
-// its next wake-up (see sleepThrough), and a VU blocked in Do waits for the
-// netpoller to wake it and then for a processor, which at saturation took
-// longer than the reply (closed model, 64 VUs at full speed: latency p50
-// 1.1–1.25 ms timed at the read, 0.58–0.67 ms from the arrival). Linux
-// turns receive stamps on from a work queue once the first socket asks, so
-// the first replies of a process may come unstamped: those, and replies
-// through net/http, are timed at the read, never earlier.
+// Receive times, one rule for every client: a reply's Done is the
+// kernel's receive time of its last bytes when the kernel gave one, else
+// the time knee read them, never earlier than the request was sent. The
+// clients that read their own sockets (the lean client, its event loop and
+// a k6 VU's Conns, on Linux) read with recvmsg on sockets with
+// SO_TIMESTAMPNS and carry the stamp onto the monotonic clock (arrivedAt);
+// Conns times its first byte (Timings.Waiting) the same way. The loop may
+// read a reply only at its next wake-up (see sleepThrough), and a VU
+// blocked in Do waits for the netpoller to wake it and then for a
+// processor, which at saturation took longer than the reply (closed model,
+// 64 VUs at full speed: latency p50 1.1–1.25 ms timed at the read,
+// 0.58–0.67 ms from the arrival). Linux turns receive stamps on from a work
+// queue once the first socket asks, so the first replies of a process may
+// come unstamped: those, and replies through net/http (which reads its
+// sockets itself), are timed at the read.
 //
 // Host headers: both clients refuse one that is not a valid host[:port]
 // (net/http alone would send an empty Host).

@@ -30,32 +30,50 @@ type leanConn struct {
 	reused    bool          // it has carried a response before
 	scratch   scratch       // long header lines, folded fields
 	alive     *aliveCheck   // built at the first check
-	// Cancellation: one context.AfterFunc per connection and context, not
-	// per request. It sets interrupted, then a past deadline.
+	ctxWatch
+}
+
+// ctxWatch makes a context's end interrupt a connection (the lean
+// client's and Conns'): one context.AfterFunc per connection and context
+// (a VU's iterations share one), not per request. It sets interrupted,
+// then a past deadline that fails the connection's pending reads and
+// writes.
+type ctxWatch struct {
 	done        <-chan struct{}
 	stopAfter   func() bool
 	interrupted atomic.Bool
 }
 
-// watch makes ctx's end interrupt c. It reports false when ctx already
-// interrupted c, which then cannot be used.
-func (c *leanConn) watch(ctx context.Context) bool {
+// follow makes ctx's end interrupt conn. It reports false when ctx already
+// interrupted conn, which then cannot be used.
+func (w *ctxWatch) follow(ctx context.Context, conn net.Conn) bool {
 	done := ctx.Done()
-	if done == c.done {
-		return !c.interrupted.Load()
+	if done == w.done {
+		return !w.interrupted.Load()
 	}
-	if c.stopAfter != nil && !c.stopAfter() {
+	if w.stopAfter != nil && !w.stopAfter() {
 		return false // the previous context ended while this one began
 	}
-	c.done, c.stopAfter = done, nil
+	w.done, w.stopAfter = done, nil
 	if done != nil {
-		c.stopAfter = context.AfterFunc(ctx, func() {
-			c.interrupted.Store(true)
-			c.conn.SetDeadline(pastDeadline) //nolint:errcheck // the conn is given up anyway
+		w.stopAfter = context.AfterFunc(ctx, func() {
+			w.interrupted.Store(true)
+			conn.SetDeadline(pastDeadline) //nolint:errcheck // the conn is given up anyway
 		})
 	}
 	return true
 }
+
+// unfollow stops following the last context.
+func (w *ctxWatch) unfollow() {
+	if w.stopAfter != nil {
+		w.stopAfter()
+	}
+}
+
+// watch makes ctx's end interrupt c. It reports false when ctx already
+// interrupted c, which then cannot be used.
+func (c *leanConn) watch(ctx context.Context) bool { return c.follow(ctx, c.conn) }
 
 // peerClosed reports whether the server closed idle c (see aliveCheck).
 func (c *leanConn) peerClosed() bool {
@@ -66,9 +84,7 @@ func (c *leanConn) peerClosed() bool {
 }
 
 func (c *leanConn) close() {
-	if c.stopAfter != nil {
-		c.stopAfter()
-	}
+	c.unfollow()
 	c.conn.Close()
 }
 

@@ -3,7 +3,6 @@ package request
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -23,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/request/internal/reactor"
 )
 
 // The states of a loop connection.
@@ -36,60 +35,16 @@ const (
 const (
 	loopEvents  = 256
 	loopReadBuf = 2 * loopMaxInLoop // a tail below loopMaxInLoop leaves room for a read as large
-	// epollIn: what makes a reading (or idle) connection worth a read.
-	epollIn = unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
-	// epollEnd: the peer has closed or failed; a read after a short one
-	// is needed to see it, since no further edge will come.
-	epollEnd = unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR
 )
 
-// eventLoop is the Linux Loop: one epoll set of non-blocking sockets that
-// Go's netpoller never sees, and an eventfd that Wake and the goroutines
-// of fallbacks and hand-offs write to. See load.Loop for the contract.
-//
-// Waiting: the loop's goroutine sleeps in epoll_pwait2 itself, with a
-// nanosecond timeout, through Syscall6 so that the runtime knows the
-// thread is in a system call and gives its P to other goroutines and the
-// GC meanwhile. Tried and dropped (BenchmarkOpenModel, 2 vCPUs):
-//   - the epoll fd in Go's netpoller: a wait costs the netpoller's wake-up
-//     and the nested epoll on top, about twice the CPU per request at
-//     10,000/s;
-//   - the thread locked (runtime.LockOSThread) to keep its timer slack of
-//     1 ns: wakes up to ~50 µs nearer the intended start, at up to twice
-//     the CPU per request at 10,000/s, the locked thread's hand-offs;
-//   - short waits (under 2 ms) as raw system calls: Syscall6's entry and
-//     exit keep waking the runtime's monitor thread, ~1.5 context switches
-//     per request at 2,000/s (3.5 against 2.0 raw, ~95 µs of CPU against
-//     ~60), but a goroutine in a raw wait holds its P as if it computed:
-//     on one P each GC took ~120 ms instead of under 1 (stopping the world
-//     works, by EINTR, but every phase waits for the 10 ms preemption),
-//     and runtime.Gosched after each raw wait cost more switches than it
-//     saved.
-//
-// Why the monitor thread woke: it takes for itself the P of a goroutine
-// that has run on the same scheduling tick for 10 ms (a long computation,
-// to its eyes), and a goroutine that only ever leaves for system calls
-// never gets a new tick. After 10 ms of loop, every wait's P was retaken
-// (a hand-off, and the monitor back at its fastest pace, 20 µs). A
-// runtime.Gosched every few milliseconds (loopYield) gives the loop a new
-// tick, and the waits keep their P: half the CPU per request at 1,000/s.
-//
-// Timer slack: the kernel may end a thread's timed wait up to its slack
-// late (50 µs by default) to batch wake-ups. The loop's waits end at
-// intended starts, so after each yield (the only point, besides a
-// preemption, where the goroutine can change threads) the thread it runs
-// on gets a slack of 1 ns: on 2 vCPUs a raw epoll_pwait2 wait's lateness
-// at 1,000/s went from p50 114 µs to 73 µs (p99 251 → 215), at 5,000/s 100
-// → 53 µs, at no measurable CPU. What is left is the machine's own wake-up
-// from idle, which only spinning would remove.
+// eventLoop is the Linux Loop: the HTTP/1.1 exchanges of the lean client
+// on non-blocking sockets that Go's netpoller never sees, in a reactor's
+// epoll set (request/internal/reactor: the waits, their timing and the
+// runtime tuning are its), whose eventfd Wake and the goroutines of
+// fallbacks and hand-offs signal. See load.Loop for the contract.
 type eventLoop struct {
-	s      *Sender
-	epfd   int
-	epwake int // an epoll set of evfd alone, for the waits that sleep through responses (see poll); -1 when the kernel lacks epoll_pwait2
-	evfd   int
-	tfd    int // the timeout's timerfd where the kernel lacks epoll_pwait2 (before 5.11); else -1
-	events []unix.EpollEvent
-	wakeEv [1]unix.EpollEvent
+	s *Sender
+	r *reactor.Reactor
 
 	recv stampedRecv // reads that also take the kernel's receive time
 
@@ -107,8 +62,7 @@ type eventLoop struct {
 	vus     map[uint64]*loopConn // each VU's connection, busy or kept idle
 	vusPeak int                  // the most entries vus has had since it was made (see compact)
 	byFD    []*loopConn
-	gen     uint32 // tells a socket from an earlier one on the same fd
-	timers  loopTimers
+	timers  reactor.Timers[*loopConn] // the exchanges in flight by deadline
 	targets map[string]*loopTarget
 	ready   []load.Ended
 
@@ -123,26 +77,21 @@ type eventLoop struct {
 	woken  atomic.Bool
 	closed bool
 
-	unread  bool      // a wait slept through responses: read them at the next Wait (see sleepThrough)
-	done    bool      // Close ran
-	yielded time.Time // the loop's last runtime.Gosched (see loopYield)
+	done bool // Close ran
 }
 
-// sleepThrough: a wait that ends this soon (at the next intended start, a
-// deadline, or the caller's until) ends only then or on Wake, not when a
-// response arrives, and Wait returns at until before it reads what came
-// meanwhile, so that the caller's starts go first; the next Wait reads it.
+// sleepThrough (the reactor's SleepThrough): a wait that ends this soon
+// (at the next intended start, a deadline, or the caller's until) ends
+// only then or on Wake, not when a response arrives, and Wait returns at
+// until before it reads what came meanwhile, so that the caller's starts
+// go first; the next Wait reads it.
 // The loop then wakes once per start rather than twice (once more for the
 // response): at 5,000/s 50.2 → 34.2 µs of CPU per request (bench/README.md
 // (d)). A response is timed from the kernel's receive time of its last
 // bytes, so reading it later changes nothing of its latency; its VU is
 // free again after the starts of that wake-up rather than before them.
 // Reading first made the starts ~30 µs later at the median.
-const sleepThrough = 5 * time.Millisecond
-
-// loopYield is how often the loop yields to the scheduler, well within
-// the monitor thread's 10 ms (see eventLoop).
-const loopYield = 5 * time.Millisecond
+const sleepThrough = reactor.SleepThrough
 
 // loopTarget is one authority the loop dials.
 type loopTarget struct {
@@ -166,7 +115,7 @@ type loopAddr struct {
 // loopConn is one connection of the loop and the exchange in flight on it.
 type loopConn struct {
 	fd       int
-	gen      uint32
+	gen      uint32 // the reactor's generation of fd
 	state    int
 	t        *loopTarget
 	addrs    []loopAddr
@@ -184,9 +133,8 @@ type loopConn struct {
 	c        *compiled
 	iter     uint64
 	res      load.Result
-	deadline time.Time
-	hidx     int  // in timers; -1 when not there
-	fresh    bool // the retry on a new connection after a reused one failed
+	timer    reactor.Timer // the deadline, in eventLoop.timers while the exchange is in flight
+	fresh    bool          // the retry on a new connection after a reused one failed
 	out      []byte
 	outOwned bool   // out is pend, not the plan's or the loop's buffer
 	pend     []byte // the rest of a request the socket did not take at once
@@ -194,10 +142,13 @@ type loopConn struct {
 	parses   int
 }
 
-func newLoop(s *Sender) (_ load.Loop, err error) {
+func newLoop(s *Sender) (load.Loop, error) {
+	r, err := reactor.New(loopEvents, false)
+	if err != nil {
+		return nil, err
+	}
 	l := &eventLoop{
-		s: s, epfd: -1, epwake: -1, evfd: -1, tfd: -1,
-		events:  make([]unix.EpollEvent, loopEvents),
+		s: s, r: r,
 		rbuf:    make([]byte, loopReadBuf),
 		vus:     make(map[uint64]*loopConn),
 		targets: make(map[string]*loopTarget),
@@ -205,54 +156,11 @@ func newLoop(s *Sender) (_ load.Loop, err error) {
 	}
 	l.br = bufio.NewReaderSize(&l.rd, leanReadBuffer)
 	l.ctx, l.cancel = context.WithCancel(context.Background())
-	defer func() {
-		if err != nil {
-			l.Close()
-		}
-	}()
-	if l.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-		return nil, os.NewSyscallError("epoll_create1", err)
-	}
-	if l.evfd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
-		return nil, os.NewSyscallError("eventfd", err)
-	}
-	if err = l.watch(l.evfd, unix.EPOLLIN, 0); err != nil {
-		return nil, err
-	}
-	var ts unix.Timespec
-	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0)
-	if e != unix.ENOSYS {
-		if l.epwake, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-			return nil, os.NewSyscallError("epoll_create1", err)
-		}
-		if err = epollAdd(l.epwake, l.evfd, unix.EPOLLIN, 0); err != nil {
-			return nil, err
-		}
-	} else {
-		// A timerfd in the set bounds epoll_pwait's wait to the nanosecond.
-		if l.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
-			return nil, os.NewSyscallError("timerfd_create", err)
-		}
-		if err = l.watch(l.tfd, unix.EPOLLIN, 0); err != nil {
-			return nil, err
-		}
-	}
 	return l, nil
 }
 
-// watch adds fd to the loop's epoll set.
-func (l *eventLoop) watch(fd int, events uint32, gen uint32) error {
-	return epollAdd(l.epfd, fd, events, gen)
-}
-
-// epollAdd adds fd to the epoll set ep, gen in the event's spare field.
-func epollAdd(ep, fd int, events uint32, gen uint32) error {
-	ev := unix.EpollEvent{Events: events, Fd: int32(fd), Pad: int32(gen)}
-	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		return os.NewSyscallError("epoll_ctl", err)
-	}
-	return nil
-}
+// Timer is lc's place among the loop's deadlines.
+func (lc *loopConn) Timer() *reactor.Timer { return &lc.timer }
 
 // Start begins iteration iter of vu: in the loop when the lean client
 // would send it, else on a goroutine through Do.
@@ -284,8 +192,8 @@ func (l *eventLoop) Start(vu, iter uint64) {
 		lc = l.newConn(vu, t, *addrs)
 	}
 	lc.c, lc.iter, lc.res, lc.fresh, lc.parses = c, iter, res, false, 0
-	lc.deadline = res.Sent.Add(c.timeout)
-	heap.Push(&l.timers, lc)
+	lc.timer.At = res.Sent.Add(c.timeout)
+	l.timers.Add(lc)
 	l.begin(lc, out)
 }
 
@@ -335,13 +243,11 @@ func (l *eventLoop) post(vu uint64, res load.Result, back loopBack) {
 	l.mu.Unlock()
 }
 
-// signal makes the eventfd readable; l.mu is held, so it is open.
+// signal wakes the loop's wait; l.mu is held, so the reactor is open.
 func (l *eventLoop) signal() {
-	if l.closed {
-		return
+	if !l.closed {
+		l.r.Signal()
 	}
-	one := uint64(1)
-	unix.Write(l.evfd, (*[8]byte)(unsafe.Pointer(&one))[:]) //nolint:errcheck // EAGAIN: it is readable already
 }
 
 // Wake makes a blocked Wait return, or the next one at once.
@@ -356,7 +262,7 @@ func (l *eventLoop) Wake() {
 func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 	polled := false
 	for {
-		if l.unread {
+		if l.r.Unread() {
 			if polled && !until.IsZero() && !time.Now().Before(until) {
 				// Back to the caller for its starts first; the next Wait
 				// reads what came in meanwhile (timed from its arrival).
@@ -378,8 +284,8 @@ func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 			l.mu.Unlock()
 		}
 		now := time.Now()
-		for len(l.timers) > 0 && !now.Before(l.timers[0].deadline) {
-			l.expire(l.timers[0])
+		for lc, ok := l.timers.Due(now); ok; lc, ok = l.timers.Due(now) {
+			l.expire(lc)
 		}
 		if len(l.ready) > 0 {
 			ended = append(ended, l.ready...)
@@ -391,8 +297,8 @@ func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 			return ended
 		}
 		wake := until
-		if len(l.timers) > 0 && (wake.IsZero() || l.timers[0].deadline.Before(wake)) {
-			wake = l.timers[0].deadline
+		if lc, ok := l.timers.First(); ok && (wake.IsZero() || lc.timer.At.Before(wake)) {
+			wake = lc.timer.At
 		}
 		if !until.IsZero() && !now.Before(until) {
 			if polled {
@@ -400,9 +306,9 @@ func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 			}
 			wake = now // one look at what is ready before returning
 		}
-		n := l.poll(wake, now)
+		evs := l.r.Poll(wake, now)
 		polled = true
-		for _, ev := range l.events[:n] {
+		for _, ev := range evs {
 			l.event(ev)
 		}
 	}
@@ -410,113 +316,44 @@ func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 
 // readUnread handles the events a wait slept through (see sleepThrough).
 func (l *eventLoop) readUnread() {
-	if l.unread {
-		l.unread = false
-		for _, ev := range l.events[:l.pollNow()] {
+	if l.r.Unread() {
+		for _, ev := range l.r.PollNow() {
 			l.event(ev)
 		}
 	}
 }
 
-// poll waits until wake (no limit when zero) for events; now is the time now.
-func (l *eventLoop) poll(wake, now time.Time) int {
-	if !wake.IsZero() && !now.Before(wake) {
-		return l.pollNow()
-	}
-	if now.Sub(l.yielded) >= loopYield {
-		l.yielded = now
-		runtime.Gosched()
-		// The goroutine may have moved to another thread: give this one
-		// the least timer slack (see eventLoop). A thread keeps it, so
-		// this is a system call per yield, not per wait.
-		unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0) //nolint:errcheck // best effort: the default slack is only later
-	}
-	// Syscall6, not RawSyscall6: the runtime must know the thread is in a
-	// system call, to give its P to other goroutines and the GC meanwhile
-	// (see eventLoop). The pointers are converted in the calls themselves,
-	// as unsafe's rules require.
-	var (
-		n uintptr
-		e syscall.Errno
-	)
-	switch {
-	case l.epwake >= 0 && !wake.IsZero() && wake.Sub(now) <= sleepThrough:
-		// Only Wake ends this wait early; responses that arrive meanwhile
-		// are read by the next Wait, timed from their arrival (see read).
-		ts := unix.NsecToTimespec(int64(wake.Sub(now)))
-		unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epwake), uintptr(unsafe.Pointer(&l.wakeEv[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0) //nolint:errcheck // EINTR: early, like a Wake
-		l.unread = true
-		return 0
-	case l.epwake < 0: // no epoll_pwait2: the timerfd times the wait
-		var spec unix.ItimerSpec // zero disarms it
-		if !wake.IsZero() {
-			spec.Value = unix.NsecToTimespec(int64(wake.Sub(now)))
-		}
-		unix.TimerfdSettime(l.tfd, 0, &spec, nil) //nolint:errcheck // cannot fail with a valid spec
-		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), ^uintptr(0), 0, 0)
-	case wake.IsZero():
-		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
-	default:
-		ts := unix.NsecToTimespec(int64(wake.Sub(now)))
-		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
-	}
-	if e != 0 {
-		return 0 // EINTR: the caller looks at the clock and waits again
-	}
-	return int(n)
-}
-
-// pollNow takes the events ready now, without waiting: a raw system call,
-// which the runtime need not hear of.
-func (l *eventLoop) pollNow() int {
-	n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
-	if e != 0 {
-		return 0 // EINTR: the caller looks at the clock and polls again
-	}
-	return int(n)
-}
-
-// event handles one epoll event.
-func (l *eventLoop) event(ev unix.EpollEvent) {
-	fd := int(ev.Fd)
-	switch {
-	case fd == l.evfd:
-		var b [8]byte
-		unix.Read(l.evfd, b[:]) //nolint:errcheck // EAGAIN: already read
-		return
-	case fd == l.tfd:
-		var b [8]byte
-		unix.Read(l.tfd, b[:]) //nolint:errcheck // the deadline is checked on the clock
-		return
-	case fd >= len(l.byFD):
+// event handles one socket's readiness.
+func (l *eventLoop) event(ev reactor.Event) {
+	if ev.FD >= len(l.byFD) {
 		return
 	}
-	lc := l.byFD[fd]
-	if lc == nil || lc.gen != uint32(ev.Pad) {
+	lc := l.byFD[ev.FD]
+	if lc == nil || lc.gen != ev.Gen {
 		return // a socket closed earlier in this batch
 	}
 	switch lc.state {
 	case stIdle:
-		if ev.Events&epollIn != 0 {
+		if ev.Events&reactor.In != 0 {
 			l.drop(lc) // closed by the server, or unasked bytes: out of step
 		}
 	case stConnecting:
-		if ev.Events&epollIn != 0 {
+		if ev.Events&reactor.In != 0 {
 			lc.missedIn = true
 		}
-		if ev.Events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+		if ev.Events&reactor.Out != 0 {
 			l.connected(lc)
 		}
 	case stWriting:
-		if ev.Events&epollIn != 0 {
+		if ev.Events&reactor.In != 0 {
 			lc.missedIn = true
 		}
-		if ev.Events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+		if ev.Events&reactor.Out != 0 {
 			l.send(lc)
 		}
 	case stReading:
-		if ev.Events&epollIn != 0 {
-			l.read(lc, ev.Events&epollEnd != 0)
+		if ev.Events&reactor.In != 0 {
+			l.read(lc, ev.Events&reactor.End != 0)
 		}
 	}
 }
@@ -675,7 +512,7 @@ type loopBack struct {
 
 // newConn is a connection to t for vu, not yet dialled.
 func (l *eventLoop) newConn(vu uint64, t *loopTarget, addrs []loopAddr) *loopConn {
-	lc := &loopConn{fd: -1, hidx: -1, state: stConnecting, t: t, addrs: addrs, vu: vu}
+	lc := &loopConn{fd: -1, state: stConnecting, t: t, addrs: addrs, vu: vu}
 	l.own(lc)
 	return lc
 }
@@ -731,8 +568,7 @@ func (l *eventLoop) dialFailed(lc *loopConn, err error, call string) {
 	l.closeFD(lc)
 }
 
-// socket opens lc's non-blocking socket, in the epoll set, edge-triggered
-// for reading and writing at once so that no request needs an epoll_ctl.
+// socket opens lc's non-blocking socket, in the reactor's set.
 func (l *eventLoop) socket(lc *loopConn, family int) error {
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
 	if err != nil {
@@ -747,17 +583,17 @@ func (l *eventLoop) socket(lc *loopConn, family int) error {
 	return l.register(lc, fd)
 }
 
-// register puts fd in the epoll set as lc's socket, or closes it.
+// register puts fd in the reactor's set as lc's socket, or closes it.
 func (l *eventLoop) register(lc *loopConn, fd int) error {
 	// Reads take the kernel's receive time of the bytes: a response is
 	// timed from its arrival, not from when the loop woke to read it.
 	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) //nolint:errcheck // without it, responses are timed when read
-	l.gen++
-	if err := l.watch(fd, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP|unix.EPOLLET, l.gen); err != nil {
+	gen, err := l.r.Add(fd)
+	if err != nil {
 		unix.Close(fd)
 		return err
 	}
-	lc.fd, lc.gen = fd, l.gen
+	lc.fd, lc.gen = fd, gen
 	for fd >= len(l.byFD) {
 		l.byFD = append(l.byFD, nil)
 	}
@@ -945,11 +781,11 @@ func (l *eventLoop) end(lc *loopConn, r response, err error) {
 
 // retry sends lc's request again on a new connection, by the same deadline.
 func (l *eventLoop) retry(old *loopConn) {
-	c, iter, res, deadline, vu := old.c, old.iter, old.res, old.deadline, old.vu
+	c, iter, res, deadline, vu := old.c, old.iter, old.res, old.timer.At, old.vu
 	l.drop(old)
 	lc := l.newConn(vu, old.t, old.addrs)
-	lc.c, lc.iter, lc.res, lc.deadline, lc.fresh = c, iter, res, deadline, true
-	heap.Push(&l.timers, lc)
+	lc.c, lc.iter, lc.res, lc.timer.At, lc.fresh = c, iter, res, deadline, true
+	l.timers.Add(lc)
 	_, out, _, _ := l.s.renderLean(c, vu, iter, &l.lb) // as the first time
 	l.begin(lc, out)
 }
@@ -959,11 +795,11 @@ func (l *eventLoop) retry(old *loopConn) {
 // server costs the loop nothing more and the loop keeps no large buffer.
 func (l *eventLoop) handoff(lc *loopConn, data []byte) {
 	l.untime(lc)
-	res, deadline, head, vu := lc.res, lc.deadline, lc.c.method == http.MethodHead, lc.vu
+	res, deadline, head, vu := lc.res, lc.timer.At, lc.c.method == http.MethodHead, lc.vu
 	keepable := !lc.c.plan.wantClose && !lc.release
 	back := loopBack{fd: -1, vu: vu, t: lc.t, addrs: lc.addrs, ai: lc.ai}
 	// Out of the set first: the dup below would keep it there.
-	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil) //nolint:errcheck // closed below anyway
+	l.r.Remove(lc.fd)
 	f := os.NewFile(uintptr(lc.fd), "")
 	conn, err := net.FileConn(f) // a dup, in Go's netpoller
 	l.byFD[lc.fd], lc.fd = nil, -1
@@ -1035,7 +871,7 @@ func dupConn(conn net.Conn) int {
 
 // adopt makes a connection given back by a hand-off a kept one of the loop.
 func (l *eventLoop) adopt(b loopBack) {
-	lc := &loopConn{fd: -1, hidx: -1, state: stIdle, t: b.t, addrs: b.addrs, ai: b.ai, vu: b.vu, reused: true}
+	lc := &loopConn{fd: -1, state: stIdle, t: b.t, addrs: b.addrs, ai: b.ai, vu: b.vu, reused: true}
 	if l.register(lc, b.fd) != nil {
 		return
 	}
@@ -1046,9 +882,7 @@ func (l *eventLoop) adopt(b loopBack) {
 
 // untime takes lc out of the deadline heap.
 func (l *eventLoop) untime(lc *loopConn) {
-	if lc.hidx >= 0 {
-		heap.Remove(&l.timers, lc.hidx)
-	}
+	l.timers.Remove(lc)
 }
 
 // closeFD closes lc's socket (which leaves the epoll set with it).
@@ -1076,8 +910,7 @@ func (l *eventLoop) Cancel() {
 	l.cancel()
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	err := fmt.Errorf("%w: %w", ErrInterrupted, context.Canceled)
-	for len(l.timers) > 0 {
-		lc := l.timers[0]
+	for lc, ok := l.timers.First(); ok; lc, ok = l.timers.First() {
 		if lc.state == stReading {
 			lc.res.BytesIn += int64(len(lc.tail)) // the bytes so far count, as in Do
 		}
@@ -1131,9 +964,7 @@ func (l *eventLoop) compact() {
 			l.byFD = append(make([]*loopConn, 0, 2*(last+1)), l.byFD[:last+1]...)
 		}
 	}
-	if cap(l.timers) > compactAbove && len(l.timers) < cap(l.timers)/4 {
-		l.timers = append(make(loopTimers, 0, 2*len(l.timers)), l.timers...)
-	}
+	l.timers.Compact(compactAbove)
 }
 
 // Close ends what is in flight, waits for the goroutines and closes every
@@ -1158,38 +989,7 @@ func (l *eventLoop) Close() error {
 			l.drop(lc)
 		}
 	}
-	for _, fd := range []int{l.evfd, l.tfd, l.epwake} {
-		if fd >= 0 {
-			unix.Close(fd)
-		}
-	}
-	if l.epfd >= 0 {
-		unix.Close(l.epfd)
-	}
-	l.evfd, l.tfd, l.epfd, l.epwake = -1, -1, -1, -1
+	l.r.Close()
 	l.ready, l.byFD = nil, nil
 	return nil
-}
-
-// loopTimers is a min-heap of the exchanges in flight by deadline.
-type loopTimers []*loopConn
-
-func (h loopTimers) Len() int           { return len(h) }
-func (h loopTimers) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
-func (h loopTimers) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].hidx, h[j].hidx = i, j
-}
-func (h *loopTimers) Push(x any) {
-	lc := x.(*loopConn)
-	lc.hidx = len(*h)
-	*h = append(*h, lc)
-}
-func (h *loopTimers) Pop() any {
-	old := *h
-	lc := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	lc.hidx = -1
-	return lc
 }

@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/request/internal/reactor"
 )
 
 // On a kernel without epoll_pwait2 a timerfd in the set times the waits:
@@ -24,18 +23,12 @@ func TestLoopWithoutEpollPwait2(t *testing.T) {
 	s := newSender(t, []Spec{{URL: srv.url(), Weight: 1}, {URL: silent, Weight: 1, Timeout: 30 * time.Millisecond}}, Options{})
 	lp := newTestLoop(t, s)
 	l := lp.(*eventLoop)
-	if l.tfd < 0 {
-		fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.tfd = fd
-		if err := l.watch(fd, unix.EPOLLIN, 0); err != nil {
-			t.Fatal(err)
-		}
+	r, err := reactor.New(loopEvents, true) // as newLoop makes it on a kernel without epoll_pwait2
+	if err != nil {
+		t.Fatal(err)
 	}
-	unix.Close(l.epwake) // as newLoop leaves a kernel without epoll_pwait2
-	l.epwake = -1
+	l.r.Close()
+	l.r = r
 	got := runLoop(t, lp, 6, 3)
 	for k, r := range got {
 		c := s.choose(k.vu, k.iter)
@@ -176,7 +169,7 @@ func TestLoopSleepsThroughResponsesNearUntil(t *testing.T) {
 	srv := startRaw(t, func(*http.Request) (string, bool) { return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false })
 	s := newSender(t, []Spec{{URL: srv.url()}}, Options{})
 	lp := newTestLoop(t, s)
-	if lp.(*eventLoop).epwake < 0 {
+	if !lp.(*eventLoop).r.SleepsThrough() {
 		t.Skip("SKIP: no epoll_pwait2 on this kernel: the loop wakes for every response")
 	}
 	runLoop(t, lp, 1, 1)
@@ -215,7 +208,7 @@ func TestLoopSleepsThroughResponsesNearUntil(t *testing.T) {
 // as it ended, not as interrupted.
 func TestLoopCancelKeepsResponsesSleptThrough(t *testing.T) {
 	lp, answered := answeredLoop(t)
-	if lp.(*eventLoop).epwake < 0 {
+	if !lp.(*eventLoop).r.SleepsThrough() {
 		t.Skip("SKIP: no epoll_pwait2 on this kernel: the loop wakes for every response")
 	}
 	runLoop(t, lp, 1, 1)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -214,6 +216,47 @@ func TestDoTimesResponsesFromTheirArrival(t *testing.T) {
 		stamped := lc.rw.(*rawIO).received() != 0
 		if stamped && (res.Done.Before(res.Sent) || res.Done.After(end)) {
 			t.Fatalf("sent at 0, done at %v, the server's write ended at %v: want done between", res.Done.Sub(res.Sent), end.Sub(res.Sent))
+		}
+		return stamped
+	})
+}
+
+// A VU's own connections (Conns) time a reply by the lean client's rule:
+// from the arrival of its last bytes. The server holds the only processor
+// for 5 ms after its write (GOMAXPROCS 1), so knee reads the reply at least
+// that late, yet Done is no later than the write's end; the phases still
+// add up to Done-Sent (see untilStamped).
+func TestConnsTimeRepliesFromTheirArrival(t *testing.T) {
+	wrote := make(chan time.Time, 1)
+	url, _, _ := scriptServer(t, func(_ int, _ *http.Request, conn net.Conn) bool {
+		_, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		end := time.Now()
+		for time.Since(end) < 5*time.Millisecond {
+		}
+		wrote <- end
+		return err == nil
+	})
+	caller := NewCaller(TransportOptions{})
+	defer caller.Close()
+	conns := NewConns()
+	defer conns.Close()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	untilStamped(t, func(uint64) bool {
+		rep := caller.Do(context.Background(), Call{URL: url + "/"}, nil, conns)
+		end := <-wrote
+		if rep.Err != nil || rep.Status != 200 {
+			t.Fatalf("status %d, err %v", rep.Status, rep.Err)
+		}
+		c := conns.idle[strings.TrimPrefix(url, "http://")]
+		if c == nil {
+			t.Fatal("the VU's connection was not kept")
+		}
+		stamped := c.rw.(*rawIO).received() != 0
+		if stamped && (rep.Done.Before(rep.Sent) || rep.Done.After(end)) {
+			t.Fatalf("sent at 0, done at %v, the server's write ended at %v: want done between", rep.Done.Sub(rep.Sent), end.Sub(rep.Sent))
+		}
+		if tm := rep.Timings; tm.Sending < 0 || tm.Waiting < 0 || tm.Receiving < 0 || tm.Duration != rep.Done.Sub(rep.Sent) {
+			t.Fatalf("timings %+v, done-sent %v: want phases >= 0 adding up to it", tm, rep.Done.Sub(rep.Sent))
 		}
 		return stamped
 	})

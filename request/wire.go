@@ -75,20 +75,11 @@ func planLean(c *compiled) (p leanPlan, ok bool) {
 // rendered header values in c.headers order; nil means the static ones.
 // ok is false when a header value holds bytes net/http would refuse.
 func appendRequest(dst []byte, c *compiled, p *leanPlan, host, uri []byte, values [][]byte, body []byte) ([]byte, bool) {
-	dst = append(dst, c.method...)
-	dst = append(dst, ' ')
-	dst = append(dst, uri...)
-	dst = append(dst, " HTTP/1.1\r\nHost: "...)
-	dst = append(dst, host...)
-	dst = append(dst, "\r\n"...)
+	dst = appendRequestHead(dst, c.method, uri, host)
 	if !p.hasUA {
-		dst = append(dst, "User-Agent: "+defaultUserAgent+"\r\n"...)
+		dst = appendField(dst, "User-Agent", defaultUserAgent)
 	}
-	if len(body) > 0 || c.method == http.MethodPost || c.method == http.MethodPut || c.method == http.MethodPatch {
-		dst = append(dst, "Content-Length: "...)
-		dst = strconv.AppendInt(dst, int64(len(body)), 10)
-		dst = append(dst, "\r\n"...)
-	}
+	dst = appendContentLength(dst, c.method, body)
 	sawUA := false
 	for i, h := range c.headers {
 		if p.skip[i] {
@@ -112,13 +103,48 @@ func appendRequest(dst []byte, c *compiled, p *leanPlan, host, uri []byte, value
 			}
 			sawUA = true
 		}
-		dst = append(dst, h.key...)
-		dst = append(dst, ": "...)
-		dst = append(dst, v...)
+		dst = appendField(dst, h.key, v)
+	}
+	return appendBody(dst, body), true
+}
+
+// The request-rendering core of the lean client (appendRequest, for Do
+// and the event loop) and of Conns (Conns.render): each writes its own
+// fields in its own order through these.
+
+// appendRequestHead appends the request line and the Host field.
+func appendRequestHead[U, H string | []byte](dst []byte, method string, uri U, host H) []byte {
+	dst = append(dst, method...)
+	dst = append(dst, ' ')
+	dst = append(dst, uri...)
+	dst = append(dst, " HTTP/1.1\r\nHost: "...)
+	dst = append(dst, host...)
+	return append(dst, "\r\n"...)
+}
+
+// appendField appends one header field.
+func appendField[V string | []byte](dst []byte, key string, value V) []byte {
+	dst = append(dst, key...)
+	dst = append(dst, ": "...)
+	dst = append(dst, value...)
+	return append(dst, "\r\n"...)
+}
+
+// appendContentLength appends Content-Length where net/http sends it:
+// with a body, and for POST, PUT and PATCH even without one.
+func appendContentLength(dst []byte, method string, body []byte) []byte {
+	if len(body) > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
+		dst = append(dst, "Content-Length: "...)
+		dst = strconv.AppendInt(dst, int64(len(body)), 10)
 		dst = append(dst, "\r\n"...)
 	}
+	return dst
+}
+
+// appendBody ends the head and appends the body.
+func appendBody(dst, body []byte) []byte {
 	dst = append(dst, "\r\n"...)
-	return append(dst, body...), true
+	return append(dst, body...)
 }
 
 // splitURL splits a rendered plain http:// URL into its authority and its
@@ -271,10 +297,11 @@ func isHex(ch byte) bool {
 }
 
 // validHeaderValue reports whether v has no control bytes but tab, as
-// net/http requires of header values.
-func validHeaderValue(v []byte) bool {
-	for _, ch := range v {
-		if ch < ' ' && ch != '\t' || ch == 0x7f {
+// net/http requires of header values (the lean client's rendered values,
+// Conns' header names and values).
+func validHeaderValue[T string | []byte](v T) bool {
+	for i := 0; i < len(v); i++ {
+		if ch := v[i]; ch < ' ' && ch != '\t' || ch == 0x7f {
 			return false
 		}
 	}

@@ -1,0 +1,92 @@
+package reactor
+
+import (
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// socketPair is a connected pair of non-blocking Unix stream sockets,
+// closed at the test's end.
+func socketPair(t *testing.T) (a, b int) {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
+	return fds[0], fds[1]
+}
+
+func newReactor(t *testing.T, timerfd bool) *Reactor {
+	t.Helper()
+	r, err := New(16, timerfd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+// Both ways of timing a wait (epoll_pwait2, or the timerfd of older
+// kernels) report a socket's readiness with its generation, return no
+// earlier than the wake time without events, and end early on Signal.
+func TestReactorPolls(t *testing.T) {
+	for _, timerfd := range []bool{false, true} {
+		r := newReactor(t, timerfd)
+		a, b := socketPair(t)
+		gen, err := r.Add(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A new connected socket is writable: one edge.
+		evs := r.Poll(time.Time{}, time.Now())
+		if len(evs) != 1 || evs[0].FD != a || evs[0].Gen != gen || evs[0].Events&Out == 0 || evs[0].Events&In != 0 {
+			t.Fatalf("timerfd %v: %+v; want one event of fd %d, generation %d, writable only", timerfd, evs, a, gen)
+		}
+		if _, err := unix.Write(b, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		evs = r.Poll(time.Now().Add(time.Minute), time.Now())
+		if len(evs) != 1 || evs[0].Events&In == 0 || evs[0].Events&End != 0 {
+			t.Fatalf("timerfd %v: %+v; want fd %d readable, not ended", timerfd, evs, a)
+		}
+		wake := time.Now().Add(20 * time.Millisecond) // beyond SleepThrough: sockets would wake it
+		if evs := r.Poll(wake, time.Now()); len(evs) != 0 || time.Now().Before(wake) {
+			t.Errorf("timerfd %v: a wait with nothing ready returned %+v before its wake time", timerfd, evs)
+		}
+		time.AfterFunc(10*time.Millisecond, r.Signal)
+		if evs := r.Poll(time.Time{}, time.Now()); len(evs) != 0 {
+			t.Errorf("timerfd %v: a signalled wait returned %+v; want no socket's event", timerfd, evs)
+		}
+		unix.Close(b)
+		if evs := r.PollNow(); len(evs) != 1 || evs[0].Events&End == 0 {
+			t.Errorf("timerfd %v: after the peer closed: %+v; want fd %d ended", timerfd, evs, a)
+		}
+	}
+}
+
+// A wait within SleepThrough sleeps through a socket's readiness to its
+// wake time and leaves it Unread, for PollNow to take.
+func TestReactorSleepsThrough(t *testing.T) {
+	r := newReactor(t, false)
+	if !r.SleepsThrough() {
+		t.Skip("SKIP: no epoll_pwait2 on this kernel: every wait wakes for the sockets")
+	}
+	a, b := socketPair(t)
+	if _, err := r.Add(a); err != nil {
+		t.Fatal(err)
+	}
+	r.PollNow() // the first writable edge
+	if _, err := unix.Write(b, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	wake := time.Now().Add(SleepThrough / 2)
+	if evs := r.Poll(wake, time.Now()); len(evs) != 0 || time.Now().Before(wake) || !r.Unread() {
+		t.Fatalf("%+v, unread %v: want none before the wake time, and unread", evs, r.Unread())
+	}
+	if evs := r.PollNow(); len(evs) != 1 || evs[0].FD != a || evs[0].Events&In == 0 || r.Unread() {
+		t.Errorf("%+v, unread %v: want fd %d readable, and nothing unread", evs, r.Unread(), a)
+	}
+}
