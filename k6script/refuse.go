@@ -31,11 +31,11 @@ var lackedAPIs = []lackedAPI{
 	{re: regexp.MustCompile(`\bauth\s*:\s*['"\x60]`), why: "params auth: 'digest' and 'ntlm' are not supported by knee (it would send the request without them); put a precomputed Authorization header in params.headers, or run the script with k6",
 		lit: regexp.MustCompile(`^(digest|ntlm)['"\x60]`)},
 	{re: regexp.MustCompile(`\.ocsp\b`), why: "res.ocsp (OCSP stapling status) is not supported by knee; remove it"},
-	{re: regexp.MustCompile(`\bcrypto\s*\.\s*subtle\s*\.\s*(deriveKey|wrapKey|unwrapKey)\b`), why: "WebCrypto's deriveKey, wrapKey and unwrapKey are not supported by knee (deriveBits with ECDH is); run the script with k6"},
+	{re: regexp.MustCompile(`\bcrypto\s*\.\s*subtle\s*\.\s*(wrapKey|unwrapKey)\b`), why: "WebCrypto's wrapKey and unwrapKey are not supported by knee; run the script with k6"},
 	// An algorithm is named by a string, in the call or in a variable:
 	// any string that is exactly one knee lacks is refused.
-	{re: regexp.MustCompile(`(?i)['"\x60](RSA-OAEP|RSA-PSS|RSASSA-PKCS1-v1_5|PBKDF2|AES-KW)['"\x60]`), inText: true,
-		why: "WebCrypto's RSA-OAEP, RSA-PSS, RSASSA-PKCS1-v1_5, PBKDF2 and AES-KW are not supported by knee (SHA digests, HMAC, AES-CBC/CTR/GCM, ECDSA and ECDH are); run the script with k6"},
+	{re: regexp.MustCompile(`(?i)['"\x60](RSA-OAEP|RSA-PSS|RSASSA-PKCS1-v1_5|AES-KW)['"\x60]`), inText: true,
+		why: "WebCrypto's RSA-OAEP, RSA-PSS, RSASSA-PKCS1-v1_5 and AES-KW are not supported by knee (SHA digests, HMAC, AES-CBC/CTR/GCM, ECDSA, ECDH and PBKDF2 are); run the script with k6"},
 }
 
 // refuseLacked scans the script's own files (the bundle's sources, read

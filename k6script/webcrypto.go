@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/hmac"
+	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -26,15 +27,15 @@ import (
 
 // webCrypto is the global crypto of the WebCrypto API as k6 has it:
 // getRandomValues, randomUUID and crypto.subtle's digest, generateKey,
-// importKey, exportKey, sign, verify, encrypt, decrypt and deriveBits for
-// SHA-1/256/384/512, HMAC, AES-CBC, AES-CTR, AES-GCM, ECDSA and ECDH
-// (P-256, P-384, P-521). Every subtle method returns a Promise settled
-// before it returns (the work is done on the VU's goroutine, as
-// asyncRequest's is); a failure rejects it with an Error whose name is the
-// spec's (NotSupportedError, InvalidAccessError, OperationError,
-// DataError, SyntaxError, TypeError). RSA, PBKDF2, AES-KW, deriveKey,
-// wrapKey and unwrapKey are refused before the test where the script
-// names them (refuse.go), and reject with NotSupportedError otherwise.
+// importKey, exportKey, sign, verify, encrypt, decrypt, deriveBits and
+// deriveKey for SHA-1/256/384/512, HMAC, AES-CBC, AES-CTR, AES-GCM, ECDSA
+// and ECDH (P-256, P-384, P-521) and PBKDF2. Every subtle method returns
+// a Promise settled before it returns (the work is done on the VU's
+// goroutine, as asyncRequest's is); a failure rejects it with an Error
+// whose name is the spec's (NotSupportedError, InvalidAccessError,
+// OperationError, DataError, SyntaxError, TypeError). RSA, AES-KW, wrapKey
+// and unwrapKey are refused before the test where the script names them
+// (refuse.go), and reject with NotSupportedError otherwise.
 type webCrypto struct {
 	rt *goja.Runtime
 	// slot keys each CryptoKey object's Go half (a *cryptoKey), out of the
@@ -82,7 +83,7 @@ func installWebCrypto(rt *goja.Runtime) {
 		"encrypt":     w.encrypt,
 		"decrypt":     w.decrypt,
 		"deriveBits":  w.deriveBits,
-		"deriveKey":   w.lacked("deriveKey"),
+		"deriveKey":   w.deriveKey,
 		"wrapKey":     w.lacked("wrapKey"),
 		"unwrapKey":   w.lacked("unwrapKey"),
 	} {
@@ -301,10 +302,10 @@ func isAES(alg string) bool { return alg == "AES-CBC" || alg == "AES-CTR" || alg
 // lackedAlg is the rejection of an algorithm k6 has and knee does not.
 func lackedAlg(op, alg string) error {
 	switch alg {
-	case "RSA-OAEP", "RSA-PSS", "RSASSA-PKCS1-V1_5", "PBKDF2", "AES-KW":
+	case "RSA-OAEP", "RSA-PSS", "RSASSA-PKCS1-V1_5", "AES-KW":
 		return cerr("NotSupportedError", "crypto.subtle.%s: algorithm %s is not supported by knee; run the script with k6", op, alg)
 	}
-	return cerr("NotSupportedError", "crypto.subtle.%s: unknown algorithm %q", op, alg)
+	return cerr("NotSupportedError", "crypto.subtle.%s does not take algorithm %q", op, alg)
 }
 
 // usages reads keyUsages and checks each is one alg allows.
@@ -337,7 +338,7 @@ func keyUsagesFor(alg, typ string) []string {
 		return []string{"sign"}
 	case alg == "ECDSA":
 		return []string{"verify"}
-	case alg == "ECDH" && typ == "private":
+	case alg == "ECDH" && typ == "private", alg == "PBKDF2":
 		return []string{"deriveKey", "deriveBits"}
 	}
 	return nil
@@ -359,7 +360,7 @@ func (w *webCrypto) keyObject(k *cryptoKey) *goja.Object {
 		must(alg.Set("length", len(k.secret)*8))
 	case isAES(k.alg):
 		must(alg.Set("length", len(k.secret)*8))
-	default:
+	case k.curve != "":
 		must(alg.Set("namedCurve", k.curve))
 	}
 	must(o.Set("algorithm", alg))
@@ -584,6 +585,15 @@ func (w *webCrypto) importKey(call goja.FunctionCall) (goja.Value, error) {
 		if err := w.importEC(k, params, format, raw, j); err != nil {
 			return nil, err
 		}
+	case alg == "PBKDF2":
+		// A password: raw only, and never extractable (the spec).
+		if format != "raw" {
+			return nil, cerr("NotSupportedError", "importKey format %q for PBKDF2: use raw", format)
+		}
+		if k.extractable {
+			return nil, cerr("SyntaxError", "a PBKDF2 key cannot be extractable")
+		}
+		k.secret = raw
 	default:
 		return nil, lackedAlg("importKey", alg)
 	}
@@ -1043,22 +1053,74 @@ func aesGCM(block cipher.Block, iv, aad []byte, tagBits int, data []byte, encryp
 	return out, nil
 }
 
-// deriveBits is ECDH's: the shared secret's first length bits (all of
-// it when length is null).
+// deriveBits is ECDH's shared secret or PBKDF2's output, length bits of it
+// (ECDH: all of it when length is null).
 func (w *webCrypto) deriveBits(call goja.FunctionCall) (goja.Value, error) {
-	alg, params, err := w.algorithm(call.Argument(0))
+	b, err := w.derive(call.Argument(0), call.Argument(1), call.Argument(2), "deriveBits")
 	if err != nil {
 		return nil, err
 	}
-	if alg != "ECDH" {
-		return nil, lackedAlg("deriveBits", alg)
-	}
-	k, err := w.key(call.Argument(1))
+	return w.rt.ToValue(w.rt.NewArrayBuffer(b)), nil
+}
+
+// deriveKey derives as many bits as derivedKeyType's key needs and
+// imports them as a raw key of that type (AES-CBC/CTR/GCM, HMAC).
+func (w *webCrypto) deriveKey(call goja.FunctionCall) (goja.Value, error) {
+	typ, params, err := w.algorithm(call.Argument(2))
 	if err != nil {
 		return nil, err
 	}
-	if err := usable(k, alg, "deriveBits"); err != nil {
+	var bits int64
+	switch {
+	case isAES(typ):
+		if l := params.Get("length"); l != nil {
+			bits = l.ToInteger()
+		}
+		if bits != 128 && bits != 192 && bits != 256 {
+			return nil, cerr("OperationError", "deriveKey: %s key length %d: give 128, 192 or 256", typ, bits)
+		}
+	case typ == "HMAC":
+		h, err := w.hashName(params.Get("hash"))
+		if err != nil {
+			return nil, err
+		}
+		bits = int64(newHash(h)().BlockSize() * 8)
+		if l := params.Get("length"); l != nil && !goja.IsUndefined(l) {
+			bits = l.ToInteger()
+		}
+		if bits <= 0 || bits%8 != 0 {
+			return nil, cerr("OperationError", "deriveKey: HMAC key length %d bits: give a positive multiple of 8", bits)
+		}
+	default:
+		return nil, cerr("NotSupportedError", "deriveKey: derived key algorithm %q: use AES-CBC, AES-CTR, AES-GCM or HMAC", typ)
+	}
+	b, err := w.derive(call.Argument(0), call.Argument(1), w.rt.ToValue(bits), "deriveKey")
+	if err != nil {
 		return nil, err
+	}
+	return w.importKey(goja.FunctionCall{Arguments: []goja.Value{
+		w.rt.ToValue("raw"), w.rt.ToValue(w.rt.NewArrayBuffer(b)), call.Argument(2), call.Argument(3), call.Argument(4),
+	}})
+}
+
+// derive is deriveBits' and deriveKey's bits.
+func (w *webCrypto) derive(algArg, keyArg, lengthArg goja.Value, op string) ([]byte, error) {
+	alg, params, err := w.algorithm(algArg)
+	if err != nil {
+		return nil, err
+	}
+	if alg != "ECDH" && alg != "PBKDF2" {
+		return nil, lackedAlg(op, alg)
+	}
+	k, err := w.key(keyArg)
+	if err != nil {
+		return nil, err
+	}
+	if err := usable(k, alg, op); err != nil {
+		return nil, err
+	}
+	if alg == "PBKDF2" {
+		return w.pbkdf2(k, params, lengthArg)
 	}
 	pk, err := w.key(params.Get("public"))
 	if err != nil {
@@ -1079,15 +1141,48 @@ func (w *webCrypto) deriveBits(call goja.FunctionCall) (goja.Value, error) {
 	if err != nil {
 		return nil, cerr("OperationError", "ECDH: %v", err)
 	}
-	if l := call.Argument(2); !goja.IsUndefined(l) && !goja.IsNull(l) {
-		bits := l.ToInteger()
-		if bits < 0 || bits > int64(len(secret)*8) {
-			return nil, cerr("OperationError", "deriveBits length %d exceeds the %d bits ECDH %s gives", bits, len(secret)*8, k.curve)
-		}
-		secret = secret[:(bits+7)/8]
-		if r := bits % 8; r != 0 {
-			secret[len(secret)-1] &= byte(0xff << (8 - r))
-		}
+	if goja.IsUndefined(lengthArg) || goja.IsNull(lengthArg) {
+		return secret, nil
 	}
-	return w.rt.ToValue(w.rt.NewArrayBuffer(secret)), nil
+	bits := lengthArg.ToInteger()
+	if bits < 0 || bits > int64(len(secret)*8) {
+		return nil, cerr("OperationError", "%s length %d exceeds the %d bits ECDH %s gives", op, bits, len(secret)*8, k.curve)
+	}
+	secret = secret[:(bits+7)/8]
+	if r := bits % 8; r != 0 {
+		secret[len(secret)-1] &= byte(0xff << (8 - r))
+	}
+	return secret, nil
+}
+
+// pbkdf2 is PBKDF2 with HMAC over params.hash, params.salt and
+// params.iterations; length is a positive multiple of 8, as in k6.
+func (w *webCrypto) pbkdf2(k *cryptoKey, params *goja.Object, lengthArg goja.Value) ([]byte, error) {
+	h, err := w.hashName(params.Get("hash"))
+	if err != nil {
+		return nil, err
+	}
+	salt, err := w.bufferSource(params.Get("salt"), "PBKDF2's salt")
+	if err != nil {
+		return nil, err
+	}
+	iter := int64(0)
+	if v := params.Get("iterations"); v != nil {
+		iter = v.ToInteger()
+	}
+	if iter <= 0 {
+		return nil, cerr("OperationError", "PBKDF2's iterations is %d: give 1 or more", iter)
+	}
+	if goja.IsUndefined(lengthArg) || goja.IsNull(lengthArg) {
+		return nil, cerr("OperationError", "PBKDF2 needs a length")
+	}
+	bits := lengthArg.ToInteger()
+	if bits <= 0 || bits%8 != 0 {
+		return nil, cerr("OperationError", "PBKDF2 length %d: give a positive multiple of 8", bits)
+	}
+	out, err := pbkdf2.Key(newHash(h), string(k.secret), salt, int(iter), int(bits/8))
+	if err != nil {
+		return nil, cerr("OperationError", "PBKDF2: %v", err)
+	}
+	return out, nil
 }

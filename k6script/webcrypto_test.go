@@ -120,6 +120,8 @@ const iv = unhex('000102030405060708090a0b0c0d0e0f');
 const ctr = unhex('f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff');
 const p = unhex('6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51');
 `
+	const pbkdf2Import = `const k = await subtle.importKey('raw', ascii('password'), 'PBKDF2', false, ['deriveBits', 'deriveKey']);
+`
 	const ecImport = `const pub = await subtle.importKey('jwk', { kty: 'EC', crv: 'P-256', x: __ENV.X, y: __ENV.Y }, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify']);
 const priv = await subtle.importKey('jwk', { kty: 'EC', crv: 'P-256', x: __ENV.X, y: __ENV.Y, d: __ENV.D }, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
 const ecdsa = { name: 'ECDSA', hash: 'SHA-256' };
@@ -204,9 +206,20 @@ const ecdsa = { name: 'ECDSA', hash: 'SHA-256' };
 			hex.EncodeToString(shared) + "," + hex.EncodeToString([]byte{shared[0], shared[1] & 0xf0})},
 		{"ECDH generated pairs agree", "const p = { name: 'ECDH', namedCurve: 'P-384' };\nconst a = await subtle.generateKey(p, false, ['deriveBits']);\nconst b = await subtle.generateKey(p, false, ['deriveBits']);\nconst x = await subtle.deriveBits({ name: 'ECDH', public: b.publicKey }, a.privateKey, 384);\nconst y = await subtle.deriveBits({ name: 'ECDH', public: a.publicKey }, b.privateKey, 384);\nreturn x.byteLength + ',' + (hex(x) === hex(y));", "48,true"},
 
+		// PBKDF2-HMAC-SHA1: RFC 6070's vectors 1 to 3; deriveKey
+		{"PBKDF2 RFC 6070 1-3", pbkdf2Import + "const out = [];\nfor (const c of [1, 2, 4096]) out.push(hex(await subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-1', salt: ascii('salt'), iterations: c }, k, 160)));\nreturn out.join();",
+			"0c60c80f961f0e71f3a9b524af6012062fe037a6,ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957,4b007901b765489abead49d926f721d065a429c1"},
+		{"PBKDF2 deriveKey to AES-GCM: the first 128 bits", pbkdf2Import + "const a = await subtle.deriveKey({ name: 'PBKDF2', hash: 'SHA-1', salt: ascii('salt'), iterations: 2 }, k, { name: 'AES-GCM', length: 128 }, true, ['encrypt']);\nreturn JSON.stringify(a.algorithm) + ' ' + a.usages + ' ' + hex(await subtle.exportKey('raw', a));",
+			`{"name":"AES-GCM","length":128} encrypt ea6c014dc72d6f8ccd1ed92ace1d41f0`},
+		{"PBKDF2 key extractable", "await subtle.importKey('raw', ascii('password'), 'PBKDF2', true, ['deriveBits']);", "threw SyntaxError"},
+		{"PBKDF2 0 iterations", pbkdf2Import + "await subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-1', salt: ascii('salt'), iterations: 0 }, k, 160);", "threw OperationError"},
+		{"PBKDF2 key without deriveKey", "const k = await subtle.importKey('raw', ascii('password'), 'PBKDF2', false, ['deriveBits']);\nawait subtle.deriveKey({ name: 'PBKDF2', hash: 'SHA-1', salt: ascii('salt'), iterations: 1 }, k, { name: 'AES-GCM', length: 128 }, true, ['encrypt']);", "threw InvalidAccessError"},
+		{"ECDH deriveKey to HMAC: Go's shared secret", "const a = await subtle.importKey('pkcs8', unhex(__ENV.PKCS8), { name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveKey']);\nconst b = await subtle.importKey('raw', unhex(__ENV.OTHER), { name: 'ECDH', namedCurve: 'P-256' }, false, []);\nconst h = await subtle.deriveKey({ name: 'ECDH', public: b }, a, { name: 'HMAC', hash: 'SHA-256', length: 256 }, true, ['sign']);\nreturn hex(await subtle.exportKey('raw', h));",
+			hex.EncodeToString(shared)},
+
 		// what knee lacks, named at the call when the script hides it from refuse.go
 		{"RSA at the call", "await subtle.generateKey({ name: ['RSA', 'OAEP'].join('-'), modulusLength: 2048 }, true, ['encrypt']);", "threw NotSupportedError: crypto.subtle.generateKey: algorithm RSA-OAEP is not supported by knee"},
-		{"deriveKey at the call", "await subtle['derive' + 'Key']({ name: 'ECDH' }, null, 'AES-GCM', false, []);", "threw NotSupportedError: crypto.subtle.deriveKey is not supported by knee"},
+		{"wrapKey at the call", "await subtle['wrap' + 'Key']('raw', null, null, 'AES-GCM');", "threw NotSupportedError: crypto.subtle.wrapKey is not supported by knee"},
 		{"a key that is not a CryptoKey", "await subtle.sign('HMAC', { type: 'secret' }, ascii('x'));", "threw TypeError"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
