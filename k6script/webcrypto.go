@@ -8,6 +8,7 @@ import (
 	"crypto/hmac"
 	"crypto/pbkdf2"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
@@ -29,13 +30,14 @@ import (
 // getRandomValues, randomUUID and crypto.subtle's digest, generateKey,
 // importKey, exportKey, sign, verify, encrypt, decrypt, deriveBits and
 // deriveKey for SHA-1/256/384/512, HMAC, AES-CBC, AES-CTR, AES-GCM, ECDSA
-// and ECDH (P-256, P-384, P-521) and PBKDF2. Every subtle method returns
-// a Promise settled before it returns (the work is done on the VU's
-// goroutine, as asyncRequest's is); a failure rejects it with an Error
-// whose name is the spec's (NotSupportedError, InvalidAccessError,
-// OperationError, DataError, SyntaxError, TypeError). RSA, AES-KW, wrapKey
-// and unwrapKey are refused before the test where the script names them
-// (refuse.go), and reject with NotSupportedError otherwise.
+// and ECDH (P-256, P-384, P-521), PBKDF2, RSASSA-PKCS1-v1_5, RSA-PSS and
+// RSA-OAEP (webcrypto_rsa.go). Every subtle method returns a Promise
+// settled before it returns (the work is done on the VU's goroutine, as
+// asyncRequest's is); a failure rejects it with an Error whose name is the
+// spec's (NotSupportedError, InvalidAccessError, OperationError,
+// DataError, SyntaxError, TypeError). AES-KW, wrapKey and unwrapKey are
+// refused before the test where the script names them (refuse.go), and
+// reject with NotSupportedError otherwise.
 type webCrypto struct {
 	rt *goja.Runtime
 	// slot keys each CryptoKey object's Go half (a *cryptoKey), out of the
@@ -64,6 +66,8 @@ type cryptoKey struct {
 	secret      []byte   // HMAC and AES
 	priv        *ecdsa.PrivateKey
 	pub         *ecdsa.PublicKey
+	rsaPriv     *rsa.PrivateKey
+	rsaPub      *rsa.PublicKey
 }
 
 // installWebCrypto sets the global crypto.
@@ -228,13 +232,22 @@ func (w *webCrypto) algorithm(v goja.Value) (string, *goja.Object, error) {
 	}
 	obj, ok := v.(*goja.Object)
 	if !ok {
-		return strings.ToUpper(v.String()), w.rt.NewObject(), nil
+		return canonicalAlg(v.String()), w.rt.NewObject(), nil
 	}
 	name := obj.Get("name")
 	if name == nil || goja.IsUndefined(name) {
 		return "", nil, cerr("TypeError", "the algorithm object has no name")
 	}
-	return strings.ToUpper(name.String()), obj, nil
+	return canonicalAlg(name.String()), obj, nil
+}
+
+// canonicalAlg is an algorithm name as the spec spells it: upper case,
+// but RSASSA-PKCS1-v1_5.
+func canonicalAlg(name string) string {
+	if up := strings.ToUpper(name); up != strings.ToUpper(rsaPKCS1) {
+		return up
+	}
+	return rsaPKCS1
 }
 
 // hashName is a hash algorithm's name, "SHA-256" etc.
@@ -302,7 +315,7 @@ func isAES(alg string) bool { return alg == "AES-CBC" || alg == "AES-CTR" || alg
 // lackedAlg is the rejection of an algorithm k6 has and knee does not.
 func lackedAlg(op, alg string) error {
 	switch alg {
-	case "RSA-OAEP", "RSA-PSS", "RSASSA-PKCS1-V1_5", "AES-KW":
+	case "AES-KW":
 		return cerr("NotSupportedError", "crypto.subtle.%s: algorithm %s is not supported by knee; run the script with k6", op, alg)
 	}
 	return cerr("NotSupportedError", "crypto.subtle.%s does not take algorithm %q", op, alg)
@@ -340,6 +353,14 @@ func keyUsagesFor(alg, typ string) []string {
 		return []string{"verify"}
 	case alg == "ECDH" && typ == "private", alg == "PBKDF2":
 		return []string{"deriveKey", "deriveBits"}
+	case (alg == rsaPKCS1 || alg == rsaPSS) && typ == "private":
+		return []string{"sign"}
+	case alg == rsaPKCS1 || alg == rsaPSS:
+		return []string{"verify"}
+	case alg == rsaOAEP && typ == "private":
+		return []string{"decrypt", "unwrapKey"}
+	case alg == rsaOAEP:
+		return []string{"encrypt", "wrapKey"}
 	}
 	return nil
 }
@@ -362,6 +383,15 @@ func (w *webCrypto) keyObject(k *cryptoKey) *goja.Object {
 		must(alg.Set("length", len(k.secret)*8))
 	case k.curve != "":
 		must(alg.Set("namedCurve", k.curve))
+	case isRSA(k.alg):
+		must(alg.Set("modulusLength", k.rsaPub.N.BitLen()))
+		u8, _ := goja.AssertConstructor(w.rt.GlobalObject().Get("Uint8Array"))
+		e, err := u8(nil, w.rt.ToValue(w.rt.NewArrayBuffer(big.NewInt(int64(k.rsaPub.E)).Bytes())))
+		must(err)
+		must(alg.Set("publicExponent", e))
+		h := w.rt.NewObject()
+		must(h.Set("name", k.hash))
+		must(alg.Set("hash", h))
 	}
 	must(o.Set("algorithm", alg))
 	u := make([]any, len(k.usages))
@@ -427,6 +457,8 @@ func (w *webCrypto) generateKey(call goja.FunctionCall) (goja.Value, error) {
 		k.secret = make([]byte, bits/8)
 	case alg == "ECDSA" || alg == "ECDH":
 		return w.generatePair(alg, params, extractable, call.Argument(2))
+	case isRSA(alg):
+		return w.generateRSA(alg, params, extractable, call.Argument(2))
 	default:
 		return nil, lackedAlg("generateKey", alg)
 	}
@@ -480,7 +512,8 @@ func (w *webCrypto) generatePair(alg string, params *goja.Object, extractable bo
 // jwk is the members of a JSON Web Key knee reads and writes.
 type jwk struct {
 	Kty, K, Alg, Crv, X, Y, D string
-	Ext                       *bool // nil when absent
+	N, E, P, Q                string // RSA's
+	Ext                       *bool  // nil when absent
 	KeyOps                    []string
 }
 
@@ -503,7 +536,8 @@ func (w *webCrypto) readJWK(v goja.Value) (*jwk, error) {
 		}
 		return ""
 	}
-	j := &jwk{Kty: str("kty"), K: str("k"), Alg: str("alg"), Crv: str("crv"), X: str("x"), Y: str("y"), D: str("d")}
+	j := &jwk{Kty: str("kty"), K: str("k"), Alg: str("alg"), Crv: str("crv"), X: str("x"), Y: str("y"), D: str("d"),
+		N: str("n"), E: str("e"), P: str("p"), Q: str("q")}
 	if e := obj.Get("ext"); e != nil && !goja.IsUndefined(e) {
 		b := e.ToBoolean()
 		j.Ext = &b
@@ -583,6 +617,10 @@ func (w *webCrypto) importKey(call goja.FunctionCall) (goja.Value, error) {
 		}
 	case alg == "ECDSA" || alg == "ECDH":
 		if err := w.importEC(k, params, format, raw, j); err != nil {
+			return nil, err
+		}
+	case isRSA(alg):
+		if err := w.importRSA(k, params, format, raw, j); err != nil {
 			return nil, err
 		}
 	case alg == "PBKDF2":
@@ -701,6 +739,9 @@ func (w *webCrypto) exportKey(call goja.FunctionCall) (goja.Value, error) {
 		return nil, cerr("InvalidAccessError", "the key is not extractable")
 	}
 	buf := func(b []byte) (goja.Value, error) { return w.rt.ToValue(w.rt.NewArrayBuffer(b)), nil }
+	if isRSA(k.alg) {
+		return w.exportRSA(k, format)
+	}
 	if k.secret != nil {
 		switch format {
 		case "raw":
@@ -777,38 +818,41 @@ func (w *webCrypto) jwkObject(k *cryptoKey) *goja.Object {
 }
 
 // signParams reads sign's and verify's algorithm and key.
-func (w *webCrypto) signParams(call goja.FunctionCall, op string) (*cryptoKey, string, error) {
+func (w *webCrypto) signParams(call goja.FunctionCall, op string) (*cryptoKey, string, *goja.Object, error) {
 	alg, params, err := w.algorithm(call.Argument(0))
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	if alg != "HMAC" && alg != "ECDSA" {
-		return nil, "", lackedAlg(op, alg)
+	if alg != "HMAC" && alg != "ECDSA" && alg != rsaPKCS1 && alg != rsaPSS {
+		return nil, "", nil, lackedAlg(op, alg)
 	}
 	k, err := w.key(call.Argument(1))
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if err := usable(k, alg, op); err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	h := k.hash
 	if alg == "ECDSA" {
 		if h, err = w.hashName(params.Get("hash")); err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 	}
-	return k, h, nil
+	return k, h, params, nil
 }
 
 func (w *webCrypto) sign(call goja.FunctionCall) (goja.Value, error) {
-	k, h, err := w.signParams(call, "sign")
+	k, h, params, err := w.signParams(call, "sign")
 	if err != nil {
 		return nil, err
 	}
 	data, err := w.bufferSource(call.Argument(2), "sign's data")
 	if err != nil {
 		return nil, err
+	}
+	if isRSA(k.alg) {
+		return w.signRSA(k, params, data)
 	}
 	if k.alg == "HMAC" {
 		m := hmac.New(newHash(h), k.secret)
@@ -831,7 +875,7 @@ func (w *webCrypto) sign(call goja.FunctionCall) (goja.Value, error) {
 }
 
 func (w *webCrypto) verify(call goja.FunctionCall) (goja.Value, error) {
-	k, h, err := w.signParams(call, "verify")
+	k, h, params, err := w.signParams(call, "verify")
 	if err != nil {
 		return nil, err
 	}
@@ -842,6 +886,9 @@ func (w *webCrypto) verify(call goja.FunctionCall) (goja.Value, error) {
 	data, err := w.bufferSource(call.Argument(3), "verify's data")
 	if err != nil {
 		return nil, err
+	}
+	if isRSA(k.alg) {
+		return w.verifyRSA(k, params, sig, data)
 	}
 	if k.alg == "HMAC" {
 		m := hmac.New(newHash(h), k.secret)
@@ -872,7 +919,7 @@ func (w *webCrypto) crypt(call goja.FunctionCall, op string) (goja.Value, error)
 	if err != nil {
 		return nil, err
 	}
-	if !isAES(alg) {
+	if !isAES(alg) && alg != rsaOAEP {
 		return nil, lackedAlg(op, alg)
 	}
 	k, err := w.key(call.Argument(1))
@@ -885,6 +932,13 @@ func (w *webCrypto) crypt(call goja.FunctionCall, op string) (goja.Value, error)
 	data, err := w.bufferSource(call.Argument(2), op+"'s data")
 	if err != nil {
 		return nil, err
+	}
+	if alg == rsaOAEP {
+		out, err := w.cryptOAEP(k, params, data, op == "encrypt")
+		if err != nil {
+			return nil, err
+		}
+		return w.rt.ToValue(w.rt.NewArrayBuffer(out)), nil
 	}
 	block, err := aes.NewCipher(k.secret)
 	if err != nil {

@@ -2,12 +2,15 @@ package k6script
 
 import (
 	"context"
+	"crypto"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
@@ -101,9 +104,24 @@ func TestWebCrypto(t *testing.T) {
 	eB, _ := other.PublicKey.ECDH()
 	shared, _ := eA.ECDH(eB)
 	b64 := base64.RawURLEncoding.EncodeToString
+
+	// An RSA key made by Go: PKCS#1 v1.5 signatures are deterministic, so
+	// the script's must equal Go's; Go's PSS signature and OAEP
+	// ciphertext must verify and decrypt in the script.
+	rk, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsaPKCS8, _ := x509.MarshalPKCS8PrivateKey(rk)
+	rsaSPKI, _ := x509.MarshalPKIXPublicKey(&rk.PublicKey)
+	rsaSig, _ := rsa.SignPKCS1v15(nil, rk, crypto.SHA256, sum[:])
+	pssSig, _ := rsa.SignPSS(rand.Reader, rk, crypto.SHA256, sum[:], &rsa.PSSOptions{SaltLength: 32})
+	oaep, _ := rsa.EncryptOAEP(sha256.New(), rand.Reader, &rk.PublicKey, []byte("knee"), []byte("label"))
+
 	env := map[string]string{
 		"X": b64(pt[1:33]), "Y": b64(pt[33:]), "D": b64(d), "PT": hex.EncodeToString(pt), "SIG": hex.EncodeToString(goSig),
 		"PKCS8": hex.EncodeToString(pkcs8), "OTHER": hex.EncodeToString(otherPt),
+		"RSA_PKCS8": hex.EncodeToString(rsaPKCS8), "RSA_SPKI": hex.EncodeToString(rsaSPKI), "PSS": hex.EncodeToString(pssSig), "OAEP": hex.EncodeToString(oaep),
 	}
 
 	const hmacImport = `const k = await subtle.importKey('raw', new Uint8Array(20).fill(0x0b), { name: 'HMAC', hash: 'SHA-256' }, true, ['sign', 'verify']);
@@ -217,8 +235,21 @@ const ecdsa = { name: 'ECDSA', hash: 'SHA-256' };
 		{"ECDH deriveKey to HMAC: Go's shared secret", "const a = await subtle.importKey('pkcs8', unhex(__ENV.PKCS8), { name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveKey']);\nconst b = await subtle.importKey('raw', unhex(__ENV.OTHER), { name: 'ECDH', namedCurve: 'P-256' }, false, []);\nconst h = await subtle.deriveKey({ name: 'ECDH', public: b }, a, { name: 'HMAC', hash: 'SHA-256', length: 256 }, true, ['sign']);\nreturn hex(await subtle.exportKey('raw', h));",
 			hex.EncodeToString(shared)},
 
+		// RSA with Go's key
+		{"RSASSA-PKCS1-v1_5 signs as Go", "const k = await subtle.importKey('pkcs8', unhex(__ENV.RSA_PKCS8), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);\nreturn hex(await subtle.sign('RSASSA-PKCS1-v1_5', k, ascii('hello')));", hex.EncodeToString(rsaSig)},
+		{"RSASSA-PKCS1-v1_5 via JWK", "const k = await subtle.importKey('pkcs8', unhex(__ENV.RSA_PKCS8), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']);\nconst j = await subtle.exportKey('jwk', k);\nconst k2 = await subtle.importKey('jwk', j, { name: 'rsassa-pkcs1-v1_5', hash: 'SHA-256' }, false, ['sign']);\nreturn j.alg + ',' + k2.algorithm.name + ',' + hex(await subtle.sign({ name: 'RSASSA-PKCS1-v1_5' }, k2, ascii('hello')));", "RS256,RSASSA-PKCS1-v1_5," + hex.EncodeToString(rsaSig)},
+		{"RSA public key exports", "const k = await subtle.importKey('spki', unhex(__ENV.RSA_SPKI), { name: 'RSA-PSS', hash: 'SHA-256' }, true, ['verify']);\nconst j = await subtle.exportKey('jwk', k);\nreturn [j.kty, j.alg, j.e, j.n, hex(await subtle.exportKey('spki', k)), k.algorithm.modulusLength, Array.from(k.algorithm.publicExponent).join('.')].join();",
+			"RSA,PS256,AQAB," + b64(rk.N.Bytes()) + "," + hex.EncodeToString(rsaSPKI) + ",2048,1.0.1"},
+		{"RSA-PSS verifies Go's signature", "const k = await subtle.importKey('spki', unhex(__ENV.RSA_SPKI), { name: 'RSA-PSS', hash: 'SHA-256' }, false, ['verify']);\nconst p = { name: 'RSA-PSS', saltLength: 32 };\nreturn [await subtle.verify(p, k, unhex(__ENV.PSS), ascii('hello')), await subtle.verify(p, k, unhex(__ENV.PSS), ascii('hellO'))].join();", "true,false"},
+		{"RSA-PSS saltLength 0", "const k = await subtle.importKey('pkcs8', unhex(__ENV.RSA_PKCS8), { name: 'RSA-PSS', hash: 'SHA-256' }, false, ['sign']);\nawait subtle.sign({ name: 'RSA-PSS', saltLength: 0 }, k, ascii('hello'));", "threw NotSupportedError"},
+		{"RSA-OAEP decrypts Go's ciphertext", "const k = await subtle.importKey('pkcs8', unhex(__ENV.RSA_PKCS8), { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['decrypt']);\nreturn String.fromCharCode(...new Uint8Array(await subtle.decrypt({ name: 'RSA-OAEP', label: ascii('label') }, k, unhex(__ENV.OAEP))));", "knee"},
+		{"RSA-OAEP wrong label", "const k = await subtle.importKey('pkcs8', unhex(__ENV.RSA_PKCS8), { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['decrypt']);\nawait subtle.decrypt({ name: 'RSA-OAEP' }, k, unhex(__ENV.OAEP));", "threw OperationError"},
+		{"RSA generateKey round trips", "const out = [];\nconst s = await subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);\nconst sig = await subtle.sign('RSASSA-PKCS1-v1_5', s.privateKey, ascii('m'));\nout.push(s.privateKey.algorithm.modulusLength, sig.byteLength, await subtle.verify('RSASSA-PKCS1-v1_5', s.publicKey, sig, ascii('m')));\nconst o = await subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-1' }, false, ['encrypt', 'decrypt']);\nconst c = await subtle.encrypt({ name: 'RSA-OAEP' }, o.publicKey, ascii('m'));\nout.push(o.publicKey.usages.join('+'), o.privateKey.usages.join('+'), String.fromCharCode(...new Uint8Array(await subtle.decrypt({ name: 'RSA-OAEP' }, o.privateKey, c))));\nreturn out.join();",
+			"1024,128,true,encrypt,decrypt,m"},
+		{"RSA publicExponent 3", "await subtle.generateKey({ name: 'RSA-PSS', modulusLength: 1024, publicExponent: new Uint8Array([3]), hash: 'SHA-256' }, true, ['sign']);", "threw NotSupportedError"},
+
 		// what knee lacks, named at the call when the script hides it from refuse.go
-		{"RSA at the call", "await subtle.generateKey({ name: ['RSA', 'OAEP'].join('-'), modulusLength: 2048 }, true, ['encrypt']);", "threw NotSupportedError: crypto.subtle.generateKey: algorithm RSA-OAEP is not supported by knee"},
+		{"AES-KW at the call", "await subtle.generateKey({ name: ['AES', 'KW'].join('-'), length: 128 }, true, ['wrapKey']);", "threw NotSupportedError: crypto.subtle.generateKey: algorithm AES-KW is not supported by knee"},
 		{"wrapKey at the call", "await subtle['wrap' + 'Key']('raw', null, null, 'AES-GCM');", "threw NotSupportedError: crypto.subtle.wrapKey is not supported by knee"},
 		{"a key that is not a CryptoKey", "await subtle.sign('HMAC', { type: 'secret' }, ascii('x'));", "threw TypeError"},
 	} {
@@ -235,8 +266,8 @@ const ecdsa = { name: 'ECDSA', hash: 'SHA-256' };
 }
 
 // A signature the script makes verifies with Go's ecdsa, r and s each 32
-// bytes for P-256.
-func TestWebCryptoECDSASignatureVerifiesInGo(t *testing.T) {
+// bytes for P-256, and its RSA-OAEP ciphertext decrypts with Go's rsa.
+func TestWebCryptoOutputsCheckedInGo(t *testing.T) {
 	priv, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	pkcs8, _ := x509.MarshalPKCS8PrivateKey(priv)
 	sig := runWebCrypto(t, `const k = await subtle.importKey('pkcs8', unhex(__ENV.PKCS8), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
@@ -248,6 +279,22 @@ return hex(await subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, k, ascii('hello
 	sum := sha256.Sum256([]byte("hello"))
 	if !ecdsa.Verify(&priv.PublicKey, sum[:], new(big.Int).SetBytes(b[:32]), new(big.Int).SetBytes(b[32:])) {
 		t.Errorf("Go does not verify the script's signature %s", sig)
+	}
+
+	rk, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spki, _ := x509.MarshalPKIXPublicKey(&rk.PublicKey)
+	ct := runWebCrypto(t, `const k = await subtle.importKey('spki', unhex(__ENV.SPKI), { name: 'RSA-OAEP', hash: 'SHA-384' }, false, ['encrypt']);
+return hex(await subtle.encrypt({ name: 'RSA-OAEP', label: ascii('L') }, k, ascii('hello')));`, map[string]string{"SPKI": hex.EncodeToString(spki)})
+	b, err = hex.DecodeString(ct)
+	if err != nil {
+		t.Fatalf("ciphertext %q: want hex", ct)
+	}
+	plain, err := rsa.DecryptOAEP(sha512.New384(), nil, rk, b, []byte("L"))
+	if err != nil || string(plain) != "hello" {
+		t.Errorf("Go decrypts the script's ciphertext to %q, %v; want hello", plain, err)
 	}
 }
 
