@@ -19,10 +19,6 @@ type lackedAPI struct {
 	// lit, when set, must also match the script's own text from the end of
 	// re's match: string literals are blanked before re is matched.
 	lit *regexp.Regexp
-	// inText: re is matched on the script's own text, strings kept, and a
-	// match counts where its first byte is code (a string's opening quote
-	// survives the blanking; a quote in a comment or another string does not).
-	inText bool
 }
 
 var lackedAPIs = []lackedAPI{
@@ -31,11 +27,6 @@ var lackedAPIs = []lackedAPI{
 	{re: regexp.MustCompile(`\bauth\s*:\s*['"\x60]`), why: "params auth: 'digest' and 'ntlm' are not supported by knee (it would send the request without them); put a precomputed Authorization header in params.headers, or run the script with k6",
 		lit: regexp.MustCompile(`^(digest|ntlm)['"\x60]`)},
 	{re: regexp.MustCompile(`\.ocsp\b`), why: "res.ocsp (OCSP stapling status) is not supported by knee; remove it"},
-	{re: regexp.MustCompile(`\bcrypto\s*\.\s*subtle\s*\.\s*(wrapKey|unwrapKey)\b`), why: "WebCrypto's wrapKey and unwrapKey are not supported by knee; run the script with k6"},
-	// An algorithm is named by a string, in the call or in a variable:
-	// any string that is exactly one knee lacks is refused.
-	{re: regexp.MustCompile(`(?i)['"\x60]AES-KW['"\x60]`), inText: true,
-		why: "WebCrypto's AES-KW is not supported by knee (SHA digests, HMAC, AES-CBC/CTR/GCM, ECDSA, ECDH, PBKDF2 and RSA are); run the script with k6"},
 }
 
 // refuseLacked scans the script's own files (the bundle's sources, read
@@ -69,15 +60,8 @@ func refuseLacked(entry string, sourceMap []byte, remote map[string][]byte) erro
 		}
 		code := maskComments(string(b))
 		for _, api := range lackedAPIs {
-			text := code
-			if api.inText {
-				text = string(b)
-			}
-			for _, loc := range api.re.FindAllStringIndex(text, -1) {
+			for _, loc := range api.re.FindAllStringIndex(code, -1) {
 				if api.lit != nil && !api.lit.MatchString(string(b[loc[1]:])) {
-					continue
-				}
-				if api.inText && code[loc[0]] != b[loc[0]] {
 					continue
 				}
 				line := 1 + strings.Count(code[:loc[0]], "\n")

@@ -28,16 +28,14 @@ import (
 
 // webCrypto is the global crypto of the WebCrypto API as k6 has it:
 // getRandomValues, randomUUID and crypto.subtle's digest, generateKey,
-// importKey, exportKey, sign, verify, encrypt, decrypt, deriveBits and
-// deriveKey for SHA-1/256/384/512, HMAC, AES-CBC, AES-CTR, AES-GCM, ECDSA
-// and ECDH (P-256, P-384, P-521), PBKDF2, RSASSA-PKCS1-v1_5, RSA-PSS and
-// RSA-OAEP (webcrypto_rsa.go). Every subtle method returns a Promise
-// settled before it returns (the work is done on the VU's goroutine, as
-// asyncRequest's is); a failure rejects it with an Error whose name is the
-// spec's (NotSupportedError, InvalidAccessError, OperationError,
-// DataError, SyntaxError, TypeError). AES-KW, wrapKey and unwrapKey are
-// refused before the test where the script names them (refuse.go), and
-// reject with NotSupportedError otherwise.
+// importKey, exportKey, sign, verify, encrypt, decrypt, deriveBits,
+// deriveKey, wrapKey and unwrapKey for SHA-1/256/384/512, HMAC, AES-CBC,
+// AES-CTR, AES-GCM, AES-KW, ECDSA and ECDH (P-256, P-384, P-521), PBKDF2,
+// RSASSA-PKCS1-v1_5, RSA-PSS and RSA-OAEP (webcrypto_rsa.go). Every
+// subtle method returns a Promise settled before it returns (the work is
+// done on the VU's goroutine, as asyncRequest's is); a failure rejects it
+// with an Error whose name is the spec's (NotSupportedError,
+// InvalidAccessError, OperationError, DataError, SyntaxError, TypeError).
 type webCrypto struct {
 	rt *goja.Runtime
 	// slot keys each CryptoKey object's Go half (a *cryptoKey), out of the
@@ -88,19 +86,13 @@ func installWebCrypto(rt *goja.Runtime) {
 		"decrypt":     w.decrypt,
 		"deriveBits":  w.deriveBits,
 		"deriveKey":   w.deriveKey,
-		"wrapKey":     w.lacked("wrapKey"),
-		"unwrapKey":   w.lacked("unwrapKey"),
+		"wrapKey":     w.wrapKey,
+		"unwrapKey":   w.unwrapKey,
 	} {
 		must(s.Set(name, w.promised(fn)))
 	}
 	must(o.Set("subtle", s))
 	must(rt.GlobalObject().Set("crypto", o))
-}
-
-func (w *webCrypto) lacked(name string) func(goja.FunctionCall) (goja.Value, error) {
-	return func(goja.FunctionCall) (goja.Value, error) {
-		return nil, cerr("NotSupportedError", "crypto.subtle.%s is not supported by knee; run the script with k6", name)
-	}
 }
 
 // promised makes fn a subtle method: its result or error settles the
@@ -310,14 +302,14 @@ func curveOf(name string) elliptic.Curve {
 	return nil
 }
 
-func isAES(alg string) bool { return alg == "AES-CBC" || alg == "AES-CTR" || alg == "AES-GCM" }
+const aesKW = "AES-KW"
 
-// lackedAlg is the rejection of an algorithm k6 has and knee does not.
-func lackedAlg(op, alg string) error {
-	switch alg {
-	case "AES-KW":
-		return cerr("NotSupportedError", "crypto.subtle.%s: algorithm %s is not supported by knee; run the script with k6", op, alg)
-	}
+func isAES(alg string) bool {
+	return alg == "AES-CBC" || alg == "AES-CTR" || alg == "AES-GCM" || alg == aesKW
+}
+
+// badAlg rejects an algorithm op does not take (or that is unknown).
+func badAlg(op, alg string) error {
 	return cerr("NotSupportedError", "crypto.subtle.%s does not take algorithm %q", op, alg)
 }
 
@@ -345,6 +337,8 @@ func keyUsagesFor(alg, typ string) []string {
 	switch {
 	case alg == "HMAC":
 		return []string{"sign", "verify"}
+	case alg == aesKW:
+		return []string{"wrapKey", "unwrapKey"}
 	case isAES(alg):
 		return []string{"encrypt", "decrypt", "wrapKey", "unwrapKey"}
 	case alg == "ECDSA" && typ == "private":
@@ -460,7 +454,7 @@ func (w *webCrypto) generateKey(call goja.FunctionCall) (goja.Value, error) {
 	case isRSA(alg):
 		return w.generateRSA(alg, params, extractable, call.Argument(2))
 	default:
-		return nil, lackedAlg("generateKey", alg)
+		return nil, badAlg("generateKey", alg)
 	}
 	if k.usages, err = w.usages(call.Argument(2), keyUsagesFor(alg, "secret")...); err != nil {
 		return nil, err
@@ -633,7 +627,7 @@ func (w *webCrypto) importKey(call goja.FunctionCall) (goja.Value, error) {
 		}
 		k.secret = raw
 	default:
-		return nil, lackedAlg("importKey", alg)
+		return nil, badAlg("importKey", alg)
 	}
 	if k.usages, err = w.usages(call.Argument(4), keyUsagesFor(alg, k.typ)...); err != nil {
 		return nil, err
@@ -824,7 +818,7 @@ func (w *webCrypto) signParams(call goja.FunctionCall, op string) (*cryptoKey, s
 		return nil, "", nil, err
 	}
 	if alg != "HMAC" && alg != "ECDSA" && alg != rsaPKCS1 && alg != rsaPSS {
-		return nil, "", nil, lackedAlg(op, alg)
+		return nil, "", nil, badAlg(op, alg)
 	}
 	k, err := w.key(call.Argument(1))
 	if err != nil {
@@ -906,39 +900,49 @@ func (w *webCrypto) verify(call goja.FunctionCall) (goja.Value, error) {
 }
 
 func (w *webCrypto) encrypt(call goja.FunctionCall) (goja.Value, error) {
-	return w.crypt(call, "encrypt")
+	return w.cryptCall(call, true)
 }
 
 func (w *webCrypto) decrypt(call goja.FunctionCall) (goja.Value, error) {
-	return w.crypt(call, "decrypt")
+	return w.cryptCall(call, false)
 }
 
-// crypt is encrypt and decrypt with AES-CBC, AES-CTR or AES-GCM.
-func (w *webCrypto) crypt(call goja.FunctionCall, op string) (goja.Value, error) {
-	alg, params, err := w.algorithm(call.Argument(0))
+func (w *webCrypto) cryptCall(call goja.FunctionCall, encrypt bool) (goja.Value, error) {
+	op := map[bool]string{true: "encrypt", false: "decrypt"}[encrypt]
+	data, err := w.bufferSource(call.Argument(2), op+"'s data")
 	if err != nil {
 		return nil, err
 	}
-	if !isAES(alg) && alg != rsaOAEP {
-		return nil, lackedAlg(op, alg)
+	out, err := w.crypt(call.Argument(0), call.Argument(1), data, encrypt, op)
+	if err != nil {
+		return nil, err
 	}
-	k, err := w.key(call.Argument(1))
+	return w.rt.ToValue(w.rt.NewArrayBuffer(out)), nil
+}
+
+// crypt encrypts or decrypts data with AES-CBC, AES-CTR, AES-GCM,
+// RSA-OAEP, or for wrapKey and unwrapKey also AES-KW; the key must have
+// the usage op (encrypt, decrypt, wrapKey, unwrapKey).
+func (w *webCrypto) crypt(algArg, keyArg goja.Value, data []byte, encrypt bool, op string) ([]byte, error) {
+	alg, params, err := w.algorithm(algArg)
+	if err != nil {
+		return nil, err
+	}
+	if alg == aesKW && op != "wrapKey" && op != "unwrapKey" {
+		return nil, cerr("NotSupportedError", "AES-KW only wraps keys: use crypto.subtle.wrapKey and unwrapKey")
+	}
+	if !isAES(alg) && alg != rsaOAEP {
+		return nil, badAlg(op, alg)
+	}
+	k, err := w.key(keyArg)
 	if err != nil {
 		return nil, err
 	}
 	if err := usable(k, alg, op); err != nil {
 		return nil, err
 	}
-	data, err := w.bufferSource(call.Argument(2), op+"'s data")
-	if err != nil {
-		return nil, err
-	}
 	if alg == rsaOAEP {
-		out, err := w.cryptOAEP(k, params, data, op == "encrypt")
-		if err != nil {
-			return nil, err
-		}
-		return w.rt.ToValue(w.rt.NewArrayBuffer(out)), nil
+		return w.cryptOAEP(k, params, data, encrypt)
 	}
 	block, err := aes.NewCipher(k.secret)
 	if err != nil {
@@ -949,12 +953,16 @@ func (w *webCrypto) crypt(call goja.FunctionCall, op string) (goja.Value, error)
 	}
 	var out []byte
 	switch alg {
+	case aesKW:
+		if out, err = aesKeyWrap(block, data, encrypt); err != nil {
+			return nil, err
+		}
 	case "AES-CBC":
 		iv, err := param("iv")
 		if err != nil {
 			return nil, err
 		}
-		if out, err = aesCBC(block, iv, data, op == "encrypt"); err != nil {
+		if out, err = aesCBC(block, iv, data, encrypt); err != nil {
 			return nil, err
 		}
 	case "AES-CTR":
@@ -984,11 +992,128 @@ func (w *webCrypto) crypt(call goja.FunctionCall, op string) (goja.Value, error)
 		if t := params.Get("tagLength"); t != nil && !goja.IsUndefined(t) {
 			tagBits = t.ToInteger()
 		}
-		if out, err = aesGCM(block, iv, aad, int(tagBits), data, op == "encrypt"); err != nil {
+		if out, err = aesGCM(block, iv, aad, int(tagBits), data, encrypt); err != nil {
 			return nil, err
 		}
 	}
+	return out, nil
+}
+
+// aesKeyWrap is RFC 3394's key wrap (wrap) or unwrap with the default
+// initial value.
+func aesKeyWrap(block cipher.Block, data []byte, wrap bool) ([]byte, error) {
+	iv := [8]byte{0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6, 0xa6}
+	n := len(data)/8 - 1 // blocks of key data when unwrapping
+	if wrap {
+		n = len(data) / 8
+	}
+	if len(data)%8 != 0 || n < 2 {
+		return nil, cerr("OperationError", "AES-KW takes a multiple of 8 bytes, at least 16 to wrap (24 to unwrap), not %d", len(data))
+	}
+	var a [8]byte
+	r := make([]byte, 8*n)
+	if wrap {
+		a = iv
+		copy(r, data)
+	} else {
+		copy(a[:], data[:8])
+		copy(r, data[8:])
+	}
+	var b [16]byte
+	for s := range 6 {
+		j := s
+		if !wrap {
+			j = 5 - s
+		}
+		for x := range n {
+			i := x
+			if !wrap {
+				i = n - 1 - x
+			}
+			t := uint64(n*j + i + 1)
+			ri := r[8*i : 8*i+8]
+			if wrap {
+				copy(b[:8], a[:])
+				copy(b[8:], ri)
+				block.Encrypt(b[:], b[:])
+				binary.BigEndian.PutUint64(a[:], binary.BigEndian.Uint64(b[:8])^t)
+			} else {
+				binary.BigEndian.PutUint64(b[:8], binary.BigEndian.Uint64(a[:])^t)
+				copy(b[8:], ri)
+				block.Decrypt(b[:], b[:])
+				copy(a[:], b[:8])
+			}
+			copy(ri, b[8:])
+		}
+	}
+	if wrap {
+		return append(a[:], r...), nil
+	}
+	if subtle.ConstantTimeCompare(a[:], iv[:]) != 1 {
+		return nil, cerr("OperationError", "AES-KW unwrap failed (wrong key, or altered data)")
+	}
+	return r, nil
+}
+
+// wrapKey exports key in format (a jwk as its JSON text) and encrypts it
+// with wrappingKey, which must have the usage wrapKey.
+func (w *webCrypto) wrapKey(call goja.FunctionCall) (goja.Value, error) {
+	format := call.Argument(0)
+	exported, err := w.exportKey(goja.FunctionCall{Arguments: []goja.Value{format, call.Argument(1)}})
+	if err != nil {
+		return nil, err
+	}
+	var data []byte
+	if format.String() == "jwk" {
+		text, err := w.jsonCall("stringify", exported)
+		if err != nil {
+			return nil, err
+		}
+		data = []byte(text.String())
+	} else if data, err = w.bufferSource(exported, "the exported key"); err != nil {
+		return nil, err
+	}
+	out, err := w.crypt(call.Argument(3), call.Argument(2), data, true, "wrapKey")
+	if err != nil {
+		return nil, err
+	}
 	return w.rt.ToValue(w.rt.NewArrayBuffer(out)), nil
+}
+
+// unwrapKey decrypts wrappedKey with unwrappingKey (usage unwrapKey) and
+// imports the result as a key in format.
+func (w *webCrypto) unwrapKey(call goja.FunctionCall) (goja.Value, error) {
+	data, err := w.bufferSource(call.Argument(1), "unwrapKey's wrappedKey")
+	if err != nil {
+		return nil, err
+	}
+	plain, err := w.crypt(call.Argument(3), call.Argument(2), data, false, "unwrapKey")
+	if err != nil {
+		return nil, err
+	}
+	format := call.Argument(0)
+	keyData := w.rt.ToValue(w.rt.NewArrayBuffer(plain))
+	if format.String() == "jwk" {
+		if keyData, err = w.jsonCall("parse", w.rt.ToValue(string(plain))); err != nil {
+			return nil, cerr("DataError", "the unwrapped key is not a JWK's JSON")
+		}
+	}
+	return w.importKey(goja.FunctionCall{Arguments: []goja.Value{
+		format, keyData, call.Argument(4), call.Argument(5), call.Argument(6),
+	}})
+}
+
+// jsonCall calls the runtime's JSON.parse or JSON.stringify.
+func (w *webCrypto) jsonCall(fn string, arg goja.Value) (goja.Value, error) {
+	j, ok := w.rt.GlobalObject().Get("JSON").(*goja.Object)
+	if !ok {
+		return nil, cerr("OperationError", "the global JSON is missing")
+	}
+	f, ok := goja.AssertFunction(j.Get(fn))
+	if !ok {
+		return nil, cerr("OperationError", "JSON.%s is missing", fn)
+	}
+	return f(j, arg)
 }
 
 // aesCBC is AES-CBC with PKCS#7 padding.
@@ -1164,7 +1289,7 @@ func (w *webCrypto) derive(algArg, keyArg, lengthArg goja.Value, op string) ([]b
 		return nil, err
 	}
 	if alg != "ECDH" && alg != "PBKDF2" {
-		return nil, lackedAlg(op, alg)
+		return nil, badAlg(op, alg)
 	}
 	k, err := w.key(keyArg)
 	if err != nil {
