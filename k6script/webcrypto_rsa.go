@@ -136,50 +136,13 @@ func (w *webCrypto) importRSA(k *cryptoKey, params *goja.Object, format string, 
 		if j.Alg != "" && j.Alg != rsaJWKAlg(k) {
 			return cerr("DataError", "the JWK's alg is %q, want %q for this key", j.Alg, rsaJWKAlg(k))
 		}
-		num := func(s, member string) (*big.Int, error) {
-			if s == "" {
-				return nil, cerr("DataError", "the JWK lacks %q", member)
-			}
-			b, err := b64url(s, member)
-			if err != nil {
-				return nil, err
-			}
-			return new(big.Int).SetBytes(b), nil
-		}
-		n, err := num(j.N, "n")
-		if err != nil {
+		if k.rsaPub, k.rsaPriv, err = rsaFromJWK(j); err != nil {
 			return err
 		}
-		e, err := num(j.E, "e")
-		if err != nil {
-			return err
+		k.typ = "public"
+		if k.rsaPriv != nil {
+			k.typ = "private"
 		}
-		if !e.IsInt64() || e.Int64() < 3 || e.Int64() > 1<<31-1 {
-			return cerr("DataError", "the JWK's e is out of range")
-		}
-		pub := &rsa.PublicKey{N: n, E: int(e.Int64())}
-		k.typ, k.rsaPub = "public", pub
-		if j.D == "" {
-			break
-		}
-		d, err := num(j.D, "d")
-		if err != nil {
-			return err
-		}
-		p, err := num(j.P, "p")
-		if err != nil {
-			return err
-		}
-		q, err := num(j.Q, "q")
-		if err != nil {
-			return err
-		}
-		priv := &rsa.PrivateKey{PublicKey: *pub, D: d, Primes: []*big.Int{p, q}}
-		if err := priv.Validate(); err != nil {
-			return cerr("DataError", "the JWK's RSA private key: %v", err)
-		}
-		priv.Precompute()
-		k.typ, k.rsaPriv, k.rsaPub = "private", priv, &priv.PublicKey
 	default:
 		return cerr("NotSupportedError", "importKey format %q for %s: use spki, pkcs8 or jwk", format, k.alg)
 	}
@@ -187,6 +150,48 @@ func (w *webCrypto) importRSA(k *cryptoKey, params *goja.Object, format string, 
 		return cerr("DataError", "an RSA key of %d bits: knee (Go) takes 1024 bits or more", k.rsaPub.N.BitLen())
 	}
 	return nil
+}
+
+// rsaFromJWK is a JWK's RSA public key, and its private key when it has
+// d (p and q are needed too; dp, dq and qi are computed again).
+func rsaFromJWK(j *jwk) (*rsa.PublicKey, *rsa.PrivateKey, error) {
+	num := func(s, member string) (*big.Int, error) {
+		if s == "" {
+			return nil, cerr("DataError", "the JWK lacks %q", member)
+		}
+		b, err := b64url(s, member)
+		if err != nil {
+			return nil, err
+		}
+		return new(big.Int).SetBytes(b), nil
+	}
+	n, err := num(j.N, "n")
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := num(j.E, "e")
+	if err != nil {
+		return nil, nil, err
+	}
+	if !e.IsInt64() || e.Int64() < 3 || e.Int64() > 1<<31-1 {
+		return nil, nil, cerr("DataError", "the JWK's e is out of range")
+	}
+	pub := &rsa.PublicKey{N: n, E: int(e.Int64())}
+	if j.D == "" {
+		return pub, nil, nil
+	}
+	var parts [3]*big.Int
+	for i, m := range [][2]string{{j.D, "d"}, {j.P, "p"}, {j.Q, "q"}} {
+		if parts[i], err = num(m[0], m[1]); err != nil {
+			return nil, nil, err
+		}
+	}
+	priv := &rsa.PrivateKey{PublicKey: *pub, D: parts[0], Primes: []*big.Int{parts[1], parts[2]}}
+	if err := priv.Validate(); err != nil {
+		return nil, nil, cerr("DataError", "the JWK's RSA private key: %v", err)
+	}
+	priv.Precompute()
+	return &priv.PublicKey, priv, nil
 }
 
 // exportRSA writes an RSA key as spki, pkcs8 or jwk.
