@@ -18,7 +18,8 @@
 //
 // Modules: k6 (check, sleep, group, fail), k6/http (the request functions,
 // batch, cookies, Response with timings and json(selector)), k6/metrics,
-// k6/data (SharedArray), k6/execution, k6/encoding, k6/crypto, k6/html,
+// k6/data (SharedArray), k6/execution, k6/encoding, k6/crypto, the
+// WebCrypto global crypto (webcrypto.go), k6/html,
 // k6/timers (timers.go: they fire before the call that set them ends); console.* (rate-limited)
 // and open() in the init code. k6/ws, browser, gRPC, experimental modules,
 // extensions fail in Load, naming the place and what to do instead.

@@ -27,7 +27,6 @@ var lackedAPIs = []lackedAPI{
 	{re: regexp.MustCompile(`\bauth\s*:\s*['"\x60]`), why: "params auth: 'digest' and 'ntlm' are not supported by knee (it would send the request without them); put a precomputed Authorization header in params.headers, or run the script with k6",
 		lit: regexp.MustCompile(`^(digest|ntlm)['"\x60]`)},
 	{re: regexp.MustCompile(`\.ocsp\b`), why: "res.ocsp (OCSP stapling status) is not supported by knee; remove it"},
-	{re: regexp.MustCompile(`\bcrypto\s*\.\s*(subtle|getRandomValues|randomUUID)\b`), why: "the WebCrypto API (global crypto) is not supported by knee; use k6/crypto's hashes and HMACs, or run the script with k6"},
 }
 
 // refuseLacked scans the script's own files (the bundle's sources, read

@@ -22,9 +22,8 @@ func TestLoadRefusesLackedAPIs(t *testing.T) {
 			want: []string{"script.js:4:8: res.ocsp"}},
 		{name: "digest auth", main: "import http from 'k6/http';\nexport default function () {\n  http.get('http://u:p@127.0.0.1:1/', { auth: 'digest' });\n  http.get('http://u:p@127.0.0.1:1/', {auth:\"ntlm\"});\n}\n",
 			want: []string{"script.js:3:41: params auth: 'digest' and 'ntlm'", "script.js:4:40: params auth"}},
-		{name: "webcrypto in an import", main: "import { enc } from './lib.js';\nexport default function () { enc(); }\n",
-			lib:  "export async function enc() {\n  const k = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt']);\n  return crypto.getRandomValues(new Uint8Array(12));\n}\n",
-			want: []string{"lib.js:2:19: the WebCrypto API", "lib.js:3:10: the WebCrypto API"}},
+		{name: "webcrypto knee has", main: "import { enc } from './lib.js';\nexport default function () { enc(); }\n",
+			lib: "export async function enc() {\n  const k = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt']);\n  return crypto.getRandomValues(new Uint8Array(12));\n}\n"},
 		{name: "comments and k6/crypto", main: "import crypto from 'k6/crypto';\n// r.submitForm() is not used\n/* crypto.subtle */\nconst url = 'http://x/.ocsp'; // a string\nexport default function () { crypto.sha256('x', 'hex'); }\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -68,6 +68,7 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 	must(g.Set("__ENV", rt.NewDynamicObject(&envObject{v: v})))
 	must(g.Set("console", s.con.object(v)))
 	must(g.Set("open", v.open))
+	installWebCrypto(rt)
 	v.timers = &timers{v: v, live: map[int64]bool{}}
 	v.timerExports = v.timers.install()
 	mod := rt.NewObject()
