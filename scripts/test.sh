@@ -18,6 +18,7 @@ command -v prometheus >/dev/null 2>&1 || need_apt+=(prometheus)
 { command -v javac >/dev/null 2>&1 && [ -f /usr/share/java/hdrhistogram.jar ]; } || need_apt+=(default-jdk-headless libhdrhistogram-java)
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)        # the netns rehearsal (k8s)
 command -v unshare >/dev/null 2>&1 || need_apt+=(util-linux) # its distinct host names
+command -v podman >/dev/null 2>&1 || need_apt+=(podman)       # make image for real (k8s TestMakeImageBuilds)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "test.sh: installing ${need_apt[*]} (apt-get)"
