@@ -24,9 +24,12 @@ type k6Row struct {
 //	dropped_iterations -> DroppedIterations
 //	data_received/sent -> BytesIn / BytesOut
 //	vus                -> VUs of the interval (highest value seen)
-//	iteration_duration -> Interval histogram, closed model only
+//	iteration_duration -> the scenario's iteration Trend (the charts'
+//	                      iterations/s and duration), and its Interval
+//	                      histogram in the closed model
+//	http_req_blocked … _receiving -> the scenario's phase Trends (charts)
 //
-// Other metrics (http_req_waiting, checks, custom metrics...) are skipped.
+// Other metrics (checks, custom metrics...) are skipped.
 type k6Mapper struct {
 	b     *builder
 	bad   *badRows
@@ -54,8 +57,9 @@ func (m *k6Mapper) wants(metric []byte) bool {
 	switch string(metric) {
 	case k6metric.HTTPReqDuration, k6metric.HTTPReqs, k6metric.DroppedIterations, k6metric.DataReceived, k6metric.DataSent, k6metric.VUs, "":
 		return true
-	case k6metric.IterationDuration:
-		return m.b.opt.Model == "closed"
+	case k6metric.IterationDuration, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting, k6metric.HTTPReqTLSHandshaking,
+		k6metric.HTTPReqSending, k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving:
+		return true
 	}
 	return false
 }
@@ -68,9 +72,10 @@ func (m *k6Mapper) row(line int64, r *k6Row) error {
 	case k6metric.HTTPReqs, k6metric.DroppedIterations, k6metric.DataReceived, k6metric.DataSent, k6metric.VUs:
 		return m.count(line, r)
 	case k6metric.IterationDuration:
-		if m.b.opt.Model == "closed" {
-			return m.iteration(line, r)
-		}
+		return m.iteration(line, r)
+	case k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting, k6metric.HTTPReqTLSHandshaking,
+		k6metric.HTTPReqSending, k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving:
+		return m.trend(line, r, string(r.metric))
 	case "":
 		return m.bad.bad(line, fixLenient, "empty metric name")
 	}
@@ -179,7 +184,31 @@ func (m *k6Mapper) count(line int64, r *k6Row) error {
 }
 
 // iteration records a closed-model VU's iteration period (request + think).
+// iteration records a k6 iteration_duration sample: as the scenario's
+// iteration Trend always (as a live knee run of the script records it), and
+// as its Interval histogram in the closed model, where the iteration
+// interval is what the coordinated-omission correction needs.
 func (m *k6Mapper) iteration(line int64, r *k6Row) error {
+	if err := m.trend(line, r, record.IterationDuration); err != nil || m.b.opt.Model != "closed" {
+		return err
+	}
+	return m.sampleAs(line, r, func(scen string) record.Key {
+		return record.Key{Metric: record.Interval, Scenario: scen}
+	}, false)
+}
+
+// trend records a k6 time sample (ms) in the scenario's Trend series name,
+// the series a live knee run of a script records for the charts.
+func (m *k6Mapper) trend(line int64, r *k6Row, name string) error {
+	return m.sampleAs(line, r, func(scen string) record.Key {
+		return record.Key{Metric: record.Trend, Scenario: scen, Name: name}
+	}, true)
+}
+
+// sampleAs records the row's value (ms) in the series key gives for its
+// scenario; count says whether the row counts as imported (a row recorded
+// twice counts once).
+func (m *k6Mapper) sampleAs(line int64, r *k6Row, key func(scen string) record.Key, count bool) error {
 	ns, ok := parseScaled(r.value, int64(time.Millisecond))
 	if !ok {
 		return m.bad.bad(line, fixLenient, "metric_value %q is not a duration", clip(r.value))
@@ -194,9 +223,11 @@ func (m *k6Mapper) iteration(line int64, r *k6Row) error {
 	} else if len(scen) == 0 {
 		scen = m.dflt
 	}
-	id := m.b.series.id(record.Key{Metric: record.Interval, Scenario: m.b.series.scenario(scen)})
+	id := m.b.series.id(key(m.b.series.scenario(scen)))
 	m.b.sample(bk, id, time.Duration(ns))
-	m.rows++
+	if count {
+		m.rows++
+	}
 	return nil
 }
 

@@ -304,3 +304,47 @@ func TestLineLimit(t *testing.T) {
 		t.Errorf("import allocated %d bytes before refusing the line, want < 64 MiB", alloc)
 	}
 }
+
+// iteration_duration and the six phases become the scenario's Trend series
+// (what a live knee run of the script records for the charts), in every
+// model; the closed model also keeps iterations as its Interval series.
+// Hand-made: two iterations of 100 and 300 ms in second 0, one of 200 ms in
+// second 1; waiting 4 and 6 ms, blocked 1 ms.
+func TestK6CSVIterationsAndPhasesAsTrends(t *testing.T) {
+	const csv = "metric_name,timestamp,metric_value,status,name,scenario\n" +
+		"http_req_duration,100,10,200,x,s\n" +
+		"http_req_waiting,100,4,200,x,s\n" +
+		"http_req_blocked,100,1,200,x,s\n" +
+		"iteration_duration,100,100,,,s\n" +
+		"iteration_duration,100,300,,,s\n" +
+		"http_req_waiting,101,6,200,x,s\n" +
+		"iteration_duration,101,200,,,s\n"
+	for _, model := range []string{"", "open", "closed"} {
+		t.Run("model "+model, func(t *testing.T) {
+			_, sink, err := importString(t, "k6.csv", csv, Options{Model: model})
+			if err != nil {
+				t.Fatal(err)
+			}
+			trend := func(name string) *record.Histogram {
+				return sink.merged(func(k record.Key) bool { return k.Metric == record.Trend && k.Scenario == "s" && k.Name == name })
+			}
+			it := trend(record.IterationDuration)
+			if it.Count() != 3 || !near(it.Max(), ms(300)) || !near(it.Min(), ms(100)) {
+				t.Errorf("iterations: n %d min %v max %v, want 3 100ms 300ms", it.Count(), it.Min(), it.Max())
+			}
+			if n := sink.snaps[0].Histograms[record.Key{Metric: record.Trend, Scenario: "s", Name: record.IterationDuration}].Count(); n != 2 {
+				t.Errorf("second 0 holds %d iterations, want 2", n)
+			}
+			if w := trend("http_req_waiting"); w.Count() != 2 || !near(w.Max(), ms(6)) {
+				t.Errorf("waiting: n %d max %v, want 2 6ms", w.Count(), w.Max())
+			}
+			if b := trend("http_req_blocked"); b.Count() != 1 || !near(b.Max(), ms(1)) {
+				t.Errorf("blocked: n %d max %v, want 1 1ms", b.Count(), b.Max())
+			}
+			iv := sink.merged(func(k record.Key) bool { return k.Metric == record.Interval })
+			if want := map[string]int64{"closed": 3}[model]; iv.Count() != want {
+				t.Errorf("interval series holds %d, want %d", iv.Count(), want)
+			}
+		})
+	}
+}
