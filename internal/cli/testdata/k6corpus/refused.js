@@ -1,0 +1,11 @@
+// A form filled in from the page: knee does not implement submitForm.
+import http from 'k6/http';
+import { check } from 'k6';
+
+export const options = { vus: 1, iterations: 1 };
+
+export default function () {
+  const page = http.get(`${__ENV.BASE_URL}/status/200`);
+  const sent = page.submitForm({ fields: { user: 'ada' } });
+  check(sent, { 'submitted': (r) => r.status === 200 });
+}
