@@ -20,7 +20,24 @@ type execState struct {
 
 	abortMu  sync.Mutex
 	aborted  string // the reason, once test.abort() was called
+	failed   string // the first reason given to test.fail(); the test runs on
 	abortFns []func(reason string)
+}
+
+// MarkedFailed is the first reason given to exec.test.fail(), if it was
+// called: the test ran to its end and exits as k6's MarkedAsFailed (110).
+func (s *Script) MarkedFailed() (string, bool) {
+	s.exec.abortMu.Lock()
+	defer s.exec.abortMu.Unlock()
+	return s.exec.failed, s.exec.failed != ""
+}
+
+func (s *Script) markFailed(reason string) {
+	s.exec.abortMu.Lock()
+	defer s.exec.abortMu.Unlock()
+	if s.exec.failed == "" {
+		s.exec.failed = reason
+	}
 }
 
 // OnAbort registers f, called once when the script calls

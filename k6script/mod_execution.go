@@ -61,6 +61,18 @@ func executionModule(v *vu) *goja.Object {
 		v.s.abort(reason)
 		panic(rt.NewGoError(errors.New(reason)))
 	}))
+	// fail marks the test failed and lets it run on (k6's
+	// execution.test.fail): the reason is logged as an error, and the run
+	// exits 110 at its end unless it already exits with a code of its own.
+	must(test.Set("fail", func(call goja.FunctionCall) goja.Value {
+		reason := "test marked as failed"
+		if m := call.Argument(0); !goja.IsUndefined(m) && !goja.IsNull(m) {
+			reason += ": " + m.String()
+		}
+		v.s.con.errorf("%s", reason)
+		v.s.markFailed(reason)
+		return goja.Undefined()
+	}))
 	must(o.Set("test", test))
 	return o
 }

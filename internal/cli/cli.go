@@ -37,6 +37,9 @@ const (
 	// ExitScriptAborted is k6's ScriptAborted: the script called
 	// exec.test.abort().
 	ExitScriptAborted = 108
+	// ExitMarkedAsFailed is k6's MarkedAsFailed: the script called
+	// exec.test.fail() and the test ran to its end.
+	ExitMarkedAsFailed = 110
 )
 
 // signalEnds marks a command that runs until it is stopped (a server):
@@ -142,7 +145,8 @@ omission, finds the knee of the throughput-latency curve and the bottleneck.
 Exit codes (the README's table): 0 ok; 1 the work failed (I/O, no response
 at all); 2 bad input (flags, files); 99 thresholds failed; 100, 101 the
 script's setup() or teardown() ran past its timeout; 105 stopped by SIGINT or
-SIGTERM; 107 the script's setup() failed; 108 the script called test.abort().`,
+SIGTERM; 107 the script's setup() failed; 108 the script called test.abort();
+110 the script called test.fail().`,
 		Example: `  knee run --rate 100 --duration 30s --url http://127.0.0.1:5080/
   KNEE_OUT=/var/tmp/runs knee run --rate 100 --duration 30s --url http://127.0.0.1:5080/
   knee analyze runs/2026-11-30T10-00-00/

@@ -248,8 +248,7 @@ var k6Corpus = []corpusCase{
 		modules: map[string]string{"https://modules.knee.test/pick/1.0.0/index.js": "pick-1.0.0.js"}},
 	// exec.test.fail() lets the run finish, then exits 110
 	// (exitcodes.MarkedAsFailed).
-	{script: "test_fail.js", exit: 110, reqs: 3, iters: 3,
-		knownDiff: "exec.test.fail is missing: a TypeError in the iteration, exit 0, and not refused before the start"},
+	{script: "test_fail.js", exit: 110, reqs: 3, iters: 3, stderr: []string{"test marked as failed: iteration 1 got 500"}},
 }
 
 func TestK6Corpus(t *testing.T) {

@@ -106,6 +106,9 @@ func (a *app) scriptVerdict(s *k6script.Script, res *runner.ScriptResult, err, f
 		// a failure of the run, not bad input.
 		return scriptExit(errors.Join(err, ferr), func(err error) error { return &ExitError{Code: ExitFailure, Err: err} })
 	}
+	if reason, ok := s.MarkedFailed(); ok { // k6 returns it before its end-of-test thresholds can
+		return &ExitError{Code: ExitMarkedAsFailed, Err: errors.New(reason)}
+	}
 	if nr := noResponse(res.Summary); nr != nil {
 		return errors.Join(ferr, nr)
 	}
