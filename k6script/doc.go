@@ -58,7 +58,8 @@
 // are refused by Load, found in the script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run
-// as constant-vus with a shared iteration count, alone in their script;
+// as constant-vus with an iteration count (per-vu-iterations also with
+// each VU's share), alone in their script;
 // a response callback is http.expectedStatuses(...) or null, never a
 // JavaScript function (k6 allows no other either).
 //

@@ -14,7 +14,7 @@ import (
 // onDone, when the scenario has an iteration count, is called once that
 // many iterations have finished (the caller then ends the run).
 func (s *Script) Iteration(name string, sp ScenarioPlan, onDone func()) load.Iteration {
-	it := &iteration{s: s, scenario: name, exec: sp.Exec, env: sp.Env, limit: sp.Iterations, onDone: onDone, done: make(chan struct{})}
+	it := &iteration{s: s, scenario: name, exec: sp.Exec, env: sp.Env, limit: sp.Iterations, perVU: sp.PerVU, onDone: onDone, done: make(chan struct{})}
 	return it
 }
 
@@ -27,6 +27,9 @@ type iteration struct {
 
 	// iteration count (shared-iterations, per-vu-iterations)
 	limit    int64
+	perVU    int64 // per-vu-iterations: each VU's share of limit
+	vuMu     sync.Mutex
+	byVU     map[uint64]int64 // per-vu-iterations: iterations each VU claimed
 	claimed  atomic.Int64
 	finished atomic.Int64
 	onDone   func()
@@ -41,7 +44,7 @@ var _ load.SelfRecording = (*iteration)(nil)
 
 // DoRecord runs one iteration; its requests record themselves into shard.
 func (it *iteration) DoRecord(ctx context.Context, st load.Start, shard load.ShardSink) {
-	if it.limit > 0 && it.claimed.Add(1) > it.limit {
+	if it.limit > 0 && (!it.claimVU(st.VU) || it.claimed.Add(1) > it.limit) {
 		// Every iteration is taken: wait for the run to end instead of spinning.
 		select {
 		case <-it.done:
@@ -65,6 +68,25 @@ func (it *iteration) DoRecord(ctx context.Context, st load.Start, shard load.Sha
 	v.scStart = it.started
 	v.iterate(ctx, it.exec, it.env, st, shard)
 	it.finish()
+}
+
+// claimVU takes one iteration of the VU's own share under
+// per-vu-iterations; false once the VU ran its share. Always true for
+// shared-iterations.
+func (it *iteration) claimVU(vu uint64) bool {
+	if it.perVU <= 0 {
+		return true
+	}
+	it.vuMu.Lock()
+	defer it.vuMu.Unlock()
+	if it.byVU == nil {
+		it.byVU = map[uint64]int64{}
+	}
+	if it.byVU[vu] >= it.perVU {
+		return false
+	}
+	it.byVU[vu]++
+	return true
 }
 
 func (it *iteration) finish() {

@@ -305,6 +305,9 @@ type ScenarioPlan struct {
 	// Iterations, when > 0, ends the run once that many iterations have
 	// finished (k6's shared-iterations and per-vu-iterations).
 	Iterations int64
+	// PerVU, when > 0, is how many of them each VU runs (k6's
+	// per-vu-iterations): a VU that ran its share waits for the others.
+	PerVU int64
 }
 
 // Default durations, as k6 has them.
@@ -454,8 +457,8 @@ func (p *Plan) add(name string, sc ScenarioOption) error {
 	case "shared-iterations", "per-vu-iterations":
 		vus, iters := intOf(sc.VUs, 1), int64(intOf(sc.Iterations, 1))
 		if sc.Executor == "per-vu-iterations" {
+			sp.PerVU = iters
 			iters *= int64(vus)
-			p.Notes = append(p.Notes, fmt.Sprintf("scenario %s: per-vu-iterations runs as %d iterations shared by %d VUs", name, iters, vus))
 		}
 		if iters <= 0 || vus <= 0 {
 			return fmt.Errorf("vus (%d) and iterations (%d) must be at least 1", vus, iters)

@@ -200,8 +200,7 @@ var k6Corpus = []corpusCase{
 		verdicts: []string{"PASS  http_reqs{plan:pro}: count==2 ", "PASS  http_reqs{plan:free}: count==4 "}},
 	// 3 VUs × 2 iterations × 5 passing checks; only VU 1 sends, twice
 	// (per-vu-iterations: each VU runs exactly its iterations).
-	{script: "vu_iter_exec.js", exit: 0, reqs: 2, iters: 6, pass: 30, fail: 0,
-		knownDiff: "per-vu-iterations runs as shared-iterations: one VU may run more than its 2, __ITER reaches 2 and up"},
+	{script: "vu_iter_exec.js", exit: 0, reqs: 2, iters: 6, pass: 30, fail: 0},
 	// Per iteration: 404 expected (global), 500 not, 503 expected by its
 	// own callback: 3 of 9 failed, rate 0.333 < 0.4.
 	{script: "expected_statuses.js", exit: 0, reqs: 9, iters: 3, pass: 3, fail: 0,
