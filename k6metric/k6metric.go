@@ -2,9 +2,9 @@
 // reads, writes, sums or borrows: the k6 script runner, the k6 CSV/JSON
 // importer, the thresholds and knee's own counters named after k6's all
 // take the names from here, so none is spelled twice (k6metric's test
-// fails on a string literal of one elsewhere). It is k6 v1's core and HTTP
-// metrics; knee has no WebSocket, gRPC or browser module, so their metrics
-// are not listed. It imports no knee package.
+// fails on a string literal of one elsewhere). It is k6 v1's core, HTTP
+// and WebSocket (k6/ws) metrics; knee has no gRPC or browser module, so
+// their metrics are not listed. It imports no knee package.
 package k6metric
 
 // Types of k6 metrics, as k6's JSON output names them.
@@ -62,6 +62,21 @@ const (
 	VUs = "vus"
 	// VUsMax is a Gauge of the VUs allocated.
 	VUsMax = "vus_max"
+	// WSConnecting is a Trend of a WebSocket's handshake time
+	// (ws.connect's dial and upgrade), in ms.
+	WSConnecting = "ws_connecting"
+	// WSMsgsReceived is a Counter of WebSocket messages received.
+	WSMsgsReceived = "ws_msgs_received"
+	// WSMsgsSent is a Counter of WebSocket messages sent.
+	WSMsgsSent = "ws_msgs_sent"
+	// WSPing is a Trend of the time from a ping to its pong, in ms.
+	WSPing = "ws_ping"
+	// WSSessionDuration is a Trend of a ws.connect's run time, from the
+	// dial to the socket's close, in ms.
+	WSSessionDuration = "ws_session_duration"
+	// WSSessions is a Counter of WebSocket sessions started (every
+	// ws.connect, a refused one too).
+	WSSessions = "ws_sessions"
 )
 
 // Metric is one built-in metric: its name, Type and what its values are
@@ -91,6 +106,12 @@ func Builtins() []Metric {
 		{Iterations, Counter, Plain},
 		{VUs, Gauge, Plain},
 		{VUsMax, Gauge, Plain},
+		{WSConnecting, Trend, Time},
+		{WSMsgsReceived, Counter, Plain},
+		{WSMsgsSent, Counter, Plain},
+		{WSPing, Trend, Time},
+		{WSSessionDuration, Trend, Time},
+		{WSSessions, Counter, Plain},
 	}
 }
 

@@ -13,8 +13,8 @@ import (
 )
 
 // The list against k6's own reference (k6 docs, "Built-in metrics"; k6 v1
-// metrics/builtin.go): each metric's type and whether its values are times
-// or bytes.
+// metrics/builtin.go, the WebSocket ones included): each metric's type
+// and whether its values are times or bytes.
 func TestBuiltinsAreK6s(t *testing.T) {
 	want := []Metric{
 		{"checks", "rate", "default"},
@@ -35,6 +35,12 @@ func TestBuiltinsAreK6s(t *testing.T) {
 		{"iterations", "counter", "default"},
 		{"vus", "gauge", "default"},
 		{"vus_max", "gauge", "default"},
+		{"ws_connecting", "trend", "time"},
+		{"ws_msgs_received", "counter", "default"},
+		{"ws_msgs_sent", "counter", "default"},
+		{"ws_ping", "trend", "time"},
+		{"ws_session_duration", "trend", "time"},
+		{"ws_sessions", "counter", "default"},
 	}
 	if got := Builtins(); !slices.Equal(got, want) {
 		t.Fatalf("Builtins() =\n%v\nwant\n%v", got, want)
@@ -44,7 +50,7 @@ func TestBuiltinsAreK6s(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v; want %v, true", m.Name, got, ok, m)
 		}
 	}
-	for _, name := range []string{"", "http_req", "HTTP_REQS", "vus ", "ws_sessions"} {
+	for _, name := range []string{"", "http_req", "HTTP_REQS", "vus ", "ws_session", "grpc_req_duration"} {
 		if got, ok := Lookup(name); ok {
 			t.Errorf("Lookup(%q) = %v; want none", name, got)
 		}

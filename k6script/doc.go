@@ -20,9 +20,12 @@
 // batch, cookies, Response with timings and json(selector)), k6/metrics,
 // k6/data (SharedArray), k6/execution, k6/encoding, k6/crypto, the
 // WebCrypto global crypto (webcrypto.go), k6/html,
-// k6/timers (timers.go: they fire before the call that set them ends); console.* (rate-limited)
-// and open() in the init code. k6/ws, browser, gRPC, experimental modules,
-// extensions fail in Load, naming the place and what to do instead.
+// k6/timers (timers.go: they fire before the call that set them ends),
+// k6/ws (mod_ws.go: ws.connect runs the socket's handlers and timers on
+// the VU's goroutine until it closes, on gorilla/websocket as k6 does);
+// console.* (rate-limited) and open() in the init code. The event-loop
+// k6/websockets, browser, gRPC, experimental modules, extensions fail in
+// Load, naming the place and what to do instead.
 //
 // Remote modules (remote.go): an https:// import, and every import of a
 // remote module, is resolved by k6's rules (relative to the importing

@@ -13,16 +13,20 @@ import (
 // them (lib/netext/httpext, js/modules/k6/http, metrics/builtin.go); their
 // kinds are k6metric's. Every HTTP request and every redirect hop is one
 // http_reqs; setup's and teardown's requests count too. http_req_duration
-// is sending + waiting + receiving.
+// is sending + waiting + receiving. The ws_* metrics are k6/ws's
+// (mod_ws.go, as k6's internal/js/modules/k6/ws records them).
 var k6Summed = []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HTTPReqBlocked,
 	k6metric.HTTPReqConnecting, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqSending,
 	k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving, k6metric.HTTPReqFailed,
-	k6metric.Iterations, k6metric.IterationDuration, k6metric.Checks, k6metric.GroupDuration}
+	k6metric.Iterations, k6metric.IterationDuration, k6metric.Checks, k6metric.GroupDuration,
+	k6metric.WSConnecting, k6metric.WSMsgsReceived, k6metric.WSMsgsSent, k6metric.WSPing,
+	k6metric.WSSessionDuration, k6metric.WSSessions}
 
 // k6Order is the order the built-ins are printed in, k6's summary's.
 var k6Order = []string{k6metric.Checks, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting, k6metric.HTTPReqDuration, k6metric.HTTPReqFailed,
 	k6metric.HTTPReqReceiving, k6metric.HTTPReqSending, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqWaiting, k6metric.HTTPReqs,
-	k6metric.IterationDuration, k6metric.Iterations}
+	k6metric.IterationDuration, k6metric.Iterations, k6metric.WSConnecting, k6metric.WSMsgsReceived, k6metric.WSMsgsSent,
+	k6metric.WSPing, k6metric.WSSessionDuration, k6metric.WSSessions}
 
 // TrendKeep is how many values a k6 Trend series keeps. k6 keeps every
 // value and takes its percentiles between the sorted values; knee keeps
