@@ -365,8 +365,11 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 		return nil, fmt.Errorf("%s: options: %w", source, err)
 	}
 	if len(p.Config.Scenarios) > 1 {
-		for name, sp := range p.Scenarios {
-			if sp.Iterations > 0 {
+		// In the script's order, so the message names the same scenario
+		// every time (a map's order is random).
+		for _, sc := range p.Config.Scenarios {
+			name := sc.Name
+			if p.Scenarios[name].Iterations > 0 {
 				return nil, fmt.Errorf("%s: options.scenarios.%s: an iteration-count executor runs only as the script's one scenario in knee; give it its own run, or use constant-vus with a duration", source, name)
 			}
 		}
