@@ -22,8 +22,7 @@ type Conns struct {
 	idle   map[string]*callConn // by authority (host:port); a connection stays here while it is used
 	out    []byte
 	dialer net.Dialer
-	req    http.Request // what http.ReadResponse is told of the request, reused
-	last   parsedURL    // the last URL parsed: a script often sends the same one
+	last   parsedURL // the last URL parsed: a script often sends the same one
 }
 
 // parsedURL is a URL string, parsed, rendered back (Reply.URL) and its
@@ -81,6 +80,7 @@ type callConn struct {
 	rw   io.ReadWriter // conn's reads and writes: raw system calls where they can be
 	br   *bufio.Reader // reads cr
 	cr   countReader   // rw's reads, counted
+	s    scratch       // the response parser's space
 	ctxWatch
 }
 
@@ -151,25 +151,24 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 			rep.BytesOut += int64(n) // over every attempt
 		}
 		wrote := time.Now()
-		var resp *http.Response
 		var firstByte time.Time
 		started := false
+		keep := false
 		if err == nil {
 			if _, err = c.br.Peek(1); err == nil {
 				started = true
 				firstByte = arrivedAt(receivedBy(c.rw), wrote, time.Now())
-				cs.req.Method, cs.req.URL = method, u
-				resp, err = http.ReadResponse(c.br, &cs.req)
-			}
-		}
-		keep := false
-		if err == nil {
-			_, rep.Body, err = readBody(resp.Body, discard, resp.ContentLength)
-			resp.Body.Close()
-			rep.Status, rep.Proto, rep.Header = resp.StatusCode, resp.Proto, resp.Header
-			keep = err == nil && !resp.Close && resp.ProtoAtLeast(1, 1)
-			if jar != nil {
-				cookies = resp.Cookies()
+				k := kept{keepBody: !discard}
+				var r response
+				r, err = readResponse(c.br, method == http.MethodHead, &c.s, &k)
+				c.s.trim()
+				if k.header != nil { // the head arrived; the body may have been cut short
+					rep.Status, rep.Proto, rep.Header, rep.Body = r.status, k.proto, k.header, k.body
+					keep = err == nil && r.keepAlive
+					if jar != nil {
+						cookies = (&http.Response{Header: k.header}).Cookies()
+					}
+				}
 			}
 		}
 		rep.Done = time.Now()
@@ -183,7 +182,6 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 			}
 		}
 		rep.BytesIn += c.cr.n - from
-		cs.req.URL = nil
 		if err != nil || !keep || c.interrupted.Load() {
 			c.close()
 			if reused {

@@ -26,7 +26,11 @@
 // headers, Content-Length, chunked, trailers, Connection) exactly as
 // net/http does, with net/http's limits, and discards the body:
 // FuzzReadResponse holds both to the same verdict, body length and
-// connection reuse for any bytes. It sends what net/http sends (the same
+// connection reuse for any bytes. A k6 VU's own connections (Conns) render
+// and parse with the same code, keeping the header fields and the body as
+// net/http's ReadResponse leaves them (and skipping 1xx responses as its
+// Transport does), which the fuzz target holds to net/http byte for byte.
+// It sends what net/http sends (the same
 // Host, in punycode; User-Agent and Content-Length rules), classifies
 // errors alike, and, as net/http does, sends a GET, HEAD, OPTIONS or TRACE
 // once more on a new connection when a reused one was found closed before

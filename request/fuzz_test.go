@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -55,19 +56,29 @@ func FuzzParseTemplate(f *testing.F) {
 // to net/http (http.ReadResponse for the same method, skipping 1xx as the
 // Transport does, then the body read to its end): both must succeed or
 // both fail, and when they succeed agree on the status, the body's length
-// and whether the connection may be reused.
+// and whether the connection may be reused; and Conns' reading of the same
+// bytes (header fields and body kept) agrees with net/http on the protocol,
+// every header field and the body, byte for byte.
 func FuzzReadResponse(f *testing.F) {
 	for _, c := range responseCases {
 		f.Add([]byte(c.in), c.head)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, head bool) {
 		got, gerr := leanRead(data, head)
-		want, werr := netHTTPRead(data, head)
+		wantKept, werr := netHTTPReadKept(data, head)
+		want := wantKept.outcome
 		if (gerr == nil) != (werr == nil) {
 			t.Fatalf("%q: lean error %v, net/http error %v", data, gerr, werr)
 		}
 		if gerr == nil && got != want {
 			t.Fatalf("%q: lean %+v, net/http %+v", data, got, want)
+		}
+		kgot, kerr := keptRead(data, head)
+		if (kerr == nil) != (werr == nil) {
+			t.Fatalf("%q: kept error %v, net/http error %v", data, kerr, werr)
+		}
+		if kerr == nil && kgot != wantKept {
+			t.Fatalf("%q: kept %+v\nnet/http %+v", data, kgot, wantKept)
 		}
 	})
 }
@@ -79,12 +90,39 @@ type outcome struct {
 	keepAlive bool
 }
 
+// keptOutcome is what Conns and net/http must agree on besides.
+type keptOutcome struct {
+	outcome
+	proto   string
+	header  string // http.Header written out, sorted
+	content string
+}
+
+// keptRead parses data as Conns does: fields and body kept.
+func keptRead(data []byte, head bool) (keptOutcome, error) {
+	var s scratch
+	k := kept{keepBody: true}
+	r, err := readResponse(bufio.NewReaderSize(bytes.NewReader(data), leanReadBuffer), head, &s, &k)
+	if int64(len(k.body)) != r.bytesIn {
+		return keptOutcome{}, fmt.Errorf("kept %d body bytes, counted %d", len(k.body), r.bytesIn)
+	}
+	return keptOutcome{outcome{r.status, r.bytesIn, r.keepAlive}, k.proto, headerText(k.header), string(k.body)}, err
+}
+
+// headerText writes h out sorted by name, values in order, so two headers
+// compare as strings.
+func headerText(h http.Header) string {
+	var b strings.Builder
+	h.Write(&b) //nolint:errcheck // a strings.Builder does not fail
+	return b.String()
+}
+
 // leanRead parses data with the lean client, through a read buffer of the
 // lean client's size (net/http's too: limits on chunk lines and trailers
 // depend on it).
 func leanRead(data []byte, head bool) (outcome, error) {
 	var s scratch
-	r, err := readResponse(bufio.NewReaderSize(bytes.NewReader(data), leanReadBuffer), head, &s)
+	r, err := readResponse(bufio.NewReaderSize(bytes.NewReader(data), leanReadBuffer), head, &s, nil)
 	return outcome{r.status, r.bytesIn, r.keepAlive}, err
 }
 
@@ -93,6 +131,13 @@ func leanRead(data []byte, head bool) (outcome, error) {
 // connection kept only when the response does not close it and its status
 // is 200 or more.
 func netHTTPRead(data []byte, head bool) (outcome, error) {
+	k, err := netHTTPReadKept(data, head)
+	return k.outcome, err
+}
+
+// netHTTPReadKept is netHTTPRead with the protocol, header fields and body
+// net/http gives.
+func netHTTPReadKept(data []byte, head bool) (keptOutcome, error) {
 	method := http.MethodGet
 	if head {
 		method = http.MethodHead
@@ -101,16 +146,17 @@ func netHTTPRead(data []byte, head bool) (outcome, error) {
 	for {
 		resp, err := http.ReadResponse(br, &http.Request{Method: method})
 		if err != nil {
-			return outcome{}, err
+			return keptOutcome{}, err
 		}
 		if resp.StatusCode >= 100 && resp.StatusCode <= 199 && resp.StatusCode != 101 {
 			continue
 		}
-		n, err := io.Copy(io.Discard, resp.Body)
+		body, err := io.ReadAll(resp.Body)
 		if err != nil {
-			return outcome{}, err
+			return keptOutcome{}, err
 		}
-		return outcome{resp.StatusCode, n, !resp.Close && resp.StatusCode >= 200}, nil
+		o := outcome{resp.StatusCode, int64(len(body)), !resp.Close && resp.StatusCode >= 200}
+		return keptOutcome{o, resp.Proto, headerText(resp.Header), string(body)}, nil
 	}
 }
 

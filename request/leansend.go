@@ -228,7 +228,7 @@ func (c *leanConn) roundTrip(out []byte, head bool) (response, error) {
 		if err != nil {
 			return response{wireOut: int64(n)}, err
 		}
-		r, err := readResponse(c.br, head, &c.scratch)
+		r, err := readResponse(c.br, head, &c.scratch, nil)
 		r.wireOut = int64(n)
 		return r, err
 	}
@@ -241,7 +241,7 @@ func (c *leanConn) roundTrip(out []byte, head bool) (response, error) {
 		n, err := c.conn.Write(out)
 		wrote <- written{n, err}
 	}()
-	r, err := readResponse(c.br, head, &c.scratch)
+	r, err := readResponse(c.br, head, &c.scratch, nil)
 	var w written
 	select {
 	case w = <-wrote:

@@ -692,7 +692,7 @@ func (l *eventLoop) read(lc *loopConn, drain bool) {
 func (l *eventLoop) parse(lc *loopConn, data []byte, final error) bool {
 	l.rd = tailReader{data: data, err: final}
 	l.br.Reset(&l.rd)
-	r, err := readResponse(l.br, lc.c.method == http.MethodHead, &l.scratch)
+	r, err := readResponse(l.br, lc.c.method == http.MethodHead, &l.scratch, nil)
 	r.wireIn = int64(len(data)) // the response's bytes from its start, as received
 	l.scratch.trim()
 	lc.parses++
@@ -832,7 +832,7 @@ func (l *eventLoop) handoff(lc *loopConn, data []byte) {
 			raw := newRawIO(conn)
 			cr := countReader{r: raw}
 			br := bufio.NewReaderSize(io.MultiReader(early, &cr), leanReadBuffer)
-			r, err = readResponse(br, head, &s)
+			r, err = readResponse(br, head, &s, nil)
 			r.wireIn = int64(len(got)) + cr.n
 			if err == nil && r.keepAlive && keepable && early.Len() == 0 && br.Buffered() == 0 {
 				back.fd = dupConn(conn) // the loop keeps the connection, as Do would

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
+	"net/textproto"
 )
 
 // Limits of the lean client's response parser. Each is net/http's, so that
@@ -44,6 +46,17 @@ type response struct {
 	rx        int64 // the kernel's receive time of its last bytes (Unix ns); 0 if unknown
 }
 
+// kept is what a client that hands responses on (Conns) keeps of one
+// besides the lean client's counts: what net/http's ReadResponse would
+// give it, header fields as net/http leaves them and the body decoded
+// from its framing.
+type kept struct {
+	proto    string      // "HTTP/1.1"
+	header   http.Header // set by readResponse
+	body     []byte      // the body, when keepBody
+	keepBody bool        // false: the body is counted and discarded
+}
+
 // scratch is a connection's space for lines longer than its read buffer
 // and for folded header fields.
 type scratch struct{ line, fold []byte }
@@ -68,6 +81,9 @@ type headerInfo struct {
 	teChunked bool // the (one) Transfer-Encoding is "chunked"
 	close     bool // Connection: close
 	keepAlive bool // Connection: keep-alive
+	// badTrailer: a Trailer field names Transfer-Encoding, Trailer or
+	// Content-Length, which net/http refuses in a chunked response.
+	badTrailer bool
 }
 
 // readResponse reads one response to a request (head: to a HEAD request)
@@ -75,8 +91,9 @@ type headerInfo struct {
 // responses before the final one are skipped. It mirrors what net/http's
 // Transport does with the same bytes (http.ReadResponse, then the body read
 // to its end): the same responses succeed and fail, with the same body and
-// the same verdict on keeping the connection.
-func readResponse(br *bufio.Reader, head bool, s *scratch) (response, error) {
+// the same verdict on keeping the connection. k, when not nil, receives
+// the final response's protocol, header fields and (if asked) body.
+func readResponse(br *bufio.Reader, head bool, s *scratch, k *kept) (response, error) {
 	var r response
 	budget := maxHeadBytes
 	for {
@@ -92,7 +109,11 @@ func readResponse(br *bufio.Reader, head bool, s *scratch) (response, error) {
 			return r, err
 		}
 		var info headerInfo
-		if err := readFields(br, s, &budget, &info); err != nil {
+		var h http.Header
+		if k != nil {
+			h = http.Header{}
+		}
+		if err := readFields(br, s, &budget, &info, h); err != nil {
 			return r, err
 		}
 		// Transfer-Encoding counts from HTTP/1.1 on; net/http reads
@@ -103,6 +124,9 @@ func readResponse(br *bufio.Reader, head bool, s *scratch) (response, error) {
 				return r, fmt.Errorf("%w: unsupported Transfer-Encoding", errMalformed)
 			}
 			chunked = true
+			if info.badTrailer {
+				return r, fmt.Errorf("%w: Trailer names a field that frames the message", errMalformed)
+			}
 		}
 		if status >= 100 && status <= 199 && status != 101 {
 			continue // 100 Continue, 103 Early Hints: the final response follows
@@ -116,15 +140,25 @@ func readResponse(br *bufio.Reader, head bool, s *scratch) (response, error) {
 		}
 		r.status = status
 		noBody := head || status >= 100 && status <= 199 || status == 204 || status == 304
+		var dst *[]byte
+		if k != nil {
+			k.proto = string([]byte{'H', 'T', 'T', 'P', '/', '0' + byte(major), '.', '0' + byte(minor)})
+			k.header = h
+			fixFraming(h, major, minor, &info, chunked, noBody)
+			if k.keepBody {
+				k.body = []byte{}
+				dst = &k.body
+			}
+		}
 		switch {
 		case noBody:
 		case chunked:
-			r.bytesIn, err = discardChunked(br, s)
+			r.bytesIn, err = takeChunked(br, s, dst)
 		case info.clCount > 0:
-			r.bytesIn, err = discardN(br, uint64(info.cl))
+			r.bytesIn, err = takeN(br, uint64(info.cl), dst)
 		default: // the body ends when the server closes the connection
 			closing = true
-			r.bytesIn, err = io.Copy(io.Discard, br)
+			r.bytesIn, err = takeAll(br, dst)
 		}
 		// net/http's Transport never reuses a connection after a final
 		// 1xx (101 Switching Protocols) or a status below 100.
@@ -234,8 +268,9 @@ func isOWS(ch byte) bool { return ch == ' ' || ch == '\t' }
 // space (RFC 9112 §5.2), a name holds token bytes (or spaces, which
 // net/http keeps but never matches), a value no control bytes but tab.
 // info (nil for trailers) takes the fields that frame the body and the
-// connection.
-func readFields(br *bufio.Reader, s *scratch, budget *int, info *headerInfo) error {
+// connection; h, when not nil, every field under net/textproto's
+// canonical name.
+func readFields(br *bufio.Reader, s *scratch, budget *int, info *headerInfo, h http.Header) error {
 	if b, err := br.Peek(1); err == nil && isOWS(b[0]) {
 		return fmt.Errorf("%w: header block starts with a space", errMalformed)
 	}
@@ -284,6 +319,32 @@ func readFields(br *bufio.Reader, s *scratch, budget *int, info *headerInfo) err
 				return err
 			}
 		}
+		if h != nil {
+			key := textproto.CanonicalMIMEHeaderKey(string(name))
+			h[key] = append(h[key], string(value))
+		}
+	}
+}
+
+// fixFraming leaves the fields that frame a body as net/http's
+// ReadResponse leaves them (its readTransfer): Transfer-Encoding moves out
+// of the header (into the Response's TransferEncoding), and so do a
+// chunked body's Content-Length and Trailer (into its Trailer); repeated
+// equal Content-Length fields become one; from HTTP/1.1 on, a Connection
+// field that says close goes (into the Response's Close).
+func fixFraming(h http.Header, major, minor int, info *headerInfo, chunked, noBody bool) {
+	if info.close && major >= 1 && !(major == 1 && minor == 0) {
+		delete(h, "Connection")
+	}
+	delete(h, "Transfer-Encoding")
+	if cl := h["Content-Length"]; len(cl) > 1 {
+		h["Content-Length"] = cl[:1]
+	}
+	if chunked && !noBody {
+		delete(h, "Content-Length")
+	}
+	if chunked {
+		delete(h, "Trailer")
 	}
 }
 
@@ -318,6 +379,8 @@ func (h *headerInfo) add(name, value []byte) error {
 	case equalFold(name, "connection"):
 		h.close = h.close || hasToken(value, "close")
 		h.keepAlive = h.keepAlive || hasToken(value, "keep-alive")
+	case equalFold(name, "trailer"):
+		h.badTrailer = h.badTrailer || hasToken(value, "transfer-encoding") || hasToken(value, "trailer") || hasToken(value, "content-length")
 	}
 	return nil
 }
@@ -375,10 +438,10 @@ func validFieldValue(b []byte) bool {
 	return true
 }
 
-// discardChunked reads a chunked body to its end and its trailers,
-// returning the number of data bytes. As net/http since the fix of
-// CVE-2025-22871, every chunk line ends in CRLF.
-func discardChunked(br *bufio.Reader, s *scratch) (int64, error) {
+// takeChunked reads a chunked body to its end and its trailers, returning
+// the number of data bytes, which it appends to *dst (nil: discards). As
+// net/http since the fix of CVE-2025-22871, every chunk line ends in CRLF.
+func takeChunked(br *bufio.Reader, s *scratch, dst *[]byte) (int64, error) {
 	var total, excess int64
 	for {
 		budget := maxChunkLine
@@ -413,7 +476,7 @@ func discardChunked(br *bufio.Reader, s *scratch) (int64, error) {
 		if size == 0 {
 			break
 		}
-		n, err := discardN(br, size)
+		n, err := takeN(br, size, dst)
 		total += n
 		if err != nil {
 			return total, err
@@ -462,7 +525,7 @@ func readTrailer(br *bufio.Reader, s *scratch) error {
 		return fmt.Errorf("%w: trailer longer than %d bytes", errMalformed, maxTrailerScan)
 	}
 	budget := maxTrailerScan
-	return readFields(br, s, &budget, nil)
+	return readFields(br, s, &budget, nil, nil)
 }
 
 // parseChunkSize parses a chunk size (hex digits, at most 16) as net/http does.
@@ -490,9 +553,25 @@ func parseChunkSize(v []byte) (uint64, error) {
 	return n, nil
 }
 
-// discardN discards exactly n bytes of body; a short body is
-// io.ErrUnexpectedEOF, as net/http reports it.
-func discardN(br *bufio.Reader, n uint64) (int64, error) {
+// takeN reads exactly n bytes of body, appending them to *dst (nil:
+// discarding them); a short body is io.ErrUnexpectedEOF, as net/http
+// reports it. The buffer grows with what arrives, not with what a
+// Content-Length claims.
+func takeN(br *bufio.Reader, n uint64, dst *[]byte) (int64, error) {
+	if dst != nil {
+		var done int64
+		for n > 0 {
+			b, err := br.Peek(int(min(n, uint64(br.Size()))))
+			*dst = append(*dst, b...)
+			br.Discard(len(b)) //nolint:errcheck // the bytes were peeked
+			done += int64(len(b))
+			n -= uint64(len(b))
+			if err != nil && n > 0 {
+				return done, unexpected(err)
+			}
+		}
+		return done, nil
+	}
 	var done int64
 	for n > 0 {
 		k, err := br.Discard(int(min(n, 1<<30)))
@@ -503,6 +582,18 @@ func discardN(br *bufio.Reader, n uint64) (int64, error) {
 		}
 	}
 	return done, nil
+}
+
+// takeAll reads the body up to the connection's end, appending it to
+// *dst (nil: discarding it).
+func takeAll(br *bufio.Reader, dst *[]byte) (int64, error) {
+	if dst == nil {
+		return io.Copy(io.Discard, br)
+	}
+	b := bytes.NewBuffer(*dst)
+	n, err := b.ReadFrom(br)
+	*dst = b.Bytes()
+	return n, err
 }
 
 func unexpected(err error) error {

@@ -2,6 +2,7 @@ package request
 
 import (
 	"bufio"
+	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -46,6 +47,9 @@ var responseCases = []responseCase{
 	{name: "control byte in a value", in: "HTTP/1.1 200 OK\r\nX: a\x01b\r\nContent-Length: 0\r\n\r\n", fail: true},
 	{name: "obs-text in a value", in: "HTTP/1.1 200 OK\r\nX: caf\xe9\r\nContent-Length: 0\r\n\r\n", want: outcome{200, 0, true}},
 	{name: "no colon", in: "HTTP/1.1 200 OK\r\nX\r\n\r\n", fail: true},
+	// A chunked response's Trailer may not name a framing field (net/http's fixTrailer).
+	{name: "Trailer names Content-Length", in: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X, content-length\r\n\r\n0\r\n\r\n", fail: true},
+	{name: "Trailer names Content-Length, not chunked", in: "HTTP/1.1 200 OK\r\nTrailer: Content-Length\r\nContent-Length: 0\r\n\r\n", want: outcome{200, 0, true}},
 
 	// Content-Length as net/http reads it.
 	{name: "Content-Length -0", in: "HTTP/1.1 200 OK\r\nContent-Length: -0\r\n\r\n", fail: true},
@@ -140,10 +144,56 @@ func TestReadResponseOneByteAtATime(t *testing.T) {
 	for _, c := range responseCases {
 		var s scratch
 		br := bufio.NewReaderSize(iotest.OneByteReader(strings.NewReader(c.in)), leanReadBuffer)
-		r, err := readResponse(br, c.head, &s)
+		r, err := readResponse(br, c.head, &s, nil)
 		got := outcome{r.status, r.bytesIn, r.keepAlive}
 		if (err != nil) != c.fail || !c.fail && got != c.want {
 			t.Errorf("%s: %+v, err %v; want %+v, failure %v", c.name, got, err, c.want, c.fail)
+		}
+	}
+}
+
+// TestReadResponseKept checks what Conns keeps of a response (protocol,
+// header fields, body) against what net/http's ReadResponse gives, worked
+// out by hand from its rules (net/http/transfer.go), with the bytes
+// arriving all at once and one at a time.
+func TestReadResponseKept(t *testing.T) {
+	for _, c := range []struct {
+		name, in   string
+		head       bool
+		proto, hdr string // hdr as http.Header.Write writes it, sorted
+		body       string
+	}{
+		{name: "folded field", in: "HTTP/1.1 200 OK\r\nx-a: a\r\n  b\r\nContent-Length: 3\r\n\r\nabc",
+			proto: "HTTP/1.1", hdr: "Content-Length: 3\r\nX-A: a b\r\n", body: "abc"},
+		{name: "chunked: framing fields go", in: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: T\r\ncontent-length: 9\r\nX: 1\r\n\r\n5;x\r\nhello\r\n3\r\n, w\r\n0\r\nT: 1\r\n\r\n",
+			proto: "HTTP/1.1", hdr: "X: 1\r\n", body: "hello, w"},
+		{name: "1xx skipped, close said by 1.1 goes", in: "HTTP/1.1 100 Continue\r\nX: 100\r\n\r\nHTTP/1.1 201 Created\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+			proto: "HTTP/1.1", hdr: "Content-Length: 2\r\n", body: "ok"},
+		{name: "close said by 1.0 stays", in: "HTTP/1.0 200 OK\r\nConnection: close\r\n\r\nrest",
+			proto: "HTTP/1.0", hdr: "Connection: close\r\n", body: "rest"},
+		{name: "equal lengths become one", in: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length:  2 \r\n\r\nab",
+			proto: "HTTP/1.1", hdr: "Content-Length: 2\r\n", body: "ab"},
+		{name: "HEAD: chunked keeps its length", in: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 7\r\n\r\n", head: true,
+			proto: "HTTP/1.1", hdr: "Content-Length: 7\r\n", body: ""},
+		{name: "repeated fields in order", in: "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nContent-Length: 0\r\n\r\n",
+			proto: "HTTP/1.1", hdr: "Content-Length: 0\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n", body: ""},
+		{name: "HTTP/2.0 line", in: "HTTP/2.0 204 No Content\r\n\r\n", proto: "HTTP/2.0", hdr: "", body: ""},
+	} {
+		for _, oneByte := range []bool{false, true} {
+			var r io.Reader = strings.NewReader(c.in)
+			if oneByte {
+				r = iotest.OneByteReader(r)
+			}
+			var s scratch
+			k := kept{keepBody: true}
+			_, err := readResponse(bufio.NewReaderSize(r, leanReadBuffer), c.head, &s, &k)
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+				continue
+			}
+			if got := headerText(k.header); k.proto != c.proto || got != c.hdr || string(k.body) != c.body {
+				t.Errorf("%s (one byte at a time %v): %s %q %q, want %s %q %q", c.name, oneByte, k.proto, got, k.body, c.proto, c.hdr, c.body)
+			}
 		}
 	}
 }
