@@ -36,7 +36,12 @@ func TestReadmeTasksRun(t *testing.T) {
 	defer ts.Close()
 	addr := strings.TrimPrefix(ts.URL, "http://")
 
+	readme, err := filepath.Abs(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
+	t.Chdir(dir) // a command without --out writes runs/ here, not into the package
 	// k6's CSV output of three requests, by hand, for task 4.
 	csv := "metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata\n" +
 		"http_req_duration,1700000000,12.5,,,,true,,GET,GET /a,HTTP/1.1,default,,200,,,GET /a,,\n" +
@@ -52,7 +57,7 @@ func TestReadmeTasksRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmds, lines := docCommands(t, filepath.Join("..", "..", "README.md"))
+	cmds, lines := docCommands(t, readme)
 	tasks := 0
 	var lastRun string // the newest run directory a command made
 	for i, words := range cmds {
