@@ -58,7 +58,15 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 	// The shard, taken here on the VU's goroutine: the hook may run on
 	// another (http.batch). Setup and teardown have none (nil).
 	phases, _ := v.shard.(phaseSink)
+	ctx := v.ctx
 	b.call.OnHop = func(hop *request.Reply) {
+		if ctx.Err() != nil {
+			// The run's end cut the call short: k6 pushes no sample once
+			// the VU's context is done (metrics.PushIfNotDone), so the hop
+			// counts in none of its metrics or outputs. knee's own records
+			// keep the request (as an error).
+			return
+		}
 		expected := cb.verdict(hop)
 		ok := expected > 0 || expected == 0 && hop.Err == nil && hop.Status < 400
 		// A null response callback turns the judgement off: k6 then

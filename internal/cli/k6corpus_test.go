@@ -227,6 +227,12 @@ var k6Corpus = []corpusCase{
 	{script: "webcrypto.js", exit: 0, reqs: 2, iters: 2, pass: 6, fail: 0},
 	// Each iteration's request times out (error 1050, status 0, counted in
 	// http_reqs and failed), then a 200: half the requests failed.
+	// The 1 s run's end cuts the 5 s request of the first iteration: k6
+	// pushes nothing once the VU's context is done
+	// (lib/netext/httpext/transport.go, metrics.PushIfNotDone), so one
+	// request and no iteration.
+	{script: "hard_stop.js", exit: 0, reqs: 1, iters: 0, pass: 0, fail: 0,
+		verdicts: []string{"PASS  http_reqs: count==1 "}},
 	{script: "timeout.js", exit: 0, reqs: 4, iters: 2, pass: 4, fail: 0,
 		verdicts: []string{"PASS  http_req_failed: rate==0.5 "}},
 	// The page, then the link it names; 3 passing checks per iteration.
