@@ -20,10 +20,10 @@ var k6Summed = []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HT
 	k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving, k6metric.HTTPReqFailed,
 	k6metric.Iterations, k6metric.IterationDuration, k6metric.Checks, k6metric.GroupDuration,
 	k6metric.WSConnecting, k6metric.WSMsgsReceived, k6metric.WSMsgsSent, k6metric.WSPing,
-	k6metric.WSSessionDuration, k6metric.WSSessions}
+	k6metric.WSSessionDuration, k6metric.WSSessions, k6metric.DataSent, k6metric.DataReceived}
 
 // k6Order is the order the built-ins are printed in, k6's summary's.
-var k6Order = []string{k6metric.Checks, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting, k6metric.HTTPReqDuration, k6metric.HTTPReqFailed,
+var k6Order = []string{k6metric.Checks, k6metric.DataReceived, k6metric.DataSent, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting, k6metric.HTTPReqDuration, k6metric.HTTPReqFailed,
 	k6metric.HTTPReqReceiving, k6metric.HTTPReqSending, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqWaiting, k6metric.HTTPReqs,
 	k6metric.IterationDuration, k6metric.Iterations, k6metric.WSConnecting, k6metric.WSMsgsReceived, k6metric.WSMsgsSent,
 	k6metric.WSPing, k6metric.WSSessionDuration, k6metric.WSSessions}

@@ -59,7 +59,10 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 	// another (http.batch). Setup and teardown have none (nil).
 	phases, _ := v.shard.(phaseSink)
 	ctx := v.ctx
+	wireOut, wireIn := &v.wireOut, &v.wireIn
 	b.call.OnHop = func(hop *request.Reply) {
+		wireOut.Add(hop.BytesOut)
+		wireIn.Add(hop.BytesIn)
 		if ctx.Err() != nil {
 			// The run's end cut the call short: k6 pushes no sample once
 			// the VU's context is done (metrics.PushIfNotDone), so the hop
@@ -135,6 +138,18 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 			method = http.MethodGet
 		}
 	}
+}
+
+// k6Wire records the bytes the VU's requests moved since its last call
+// ended as k6's data_sent and data_received, with the VU's tags: k6 sends
+// them at the end of every iteration (interrupted too), setup and
+// teardown (its VU's Dialer.IOSamples), whatever the context.
+func (v *vu) k6Wire() {
+	out, in := v.wireOut.Swap(0), v.wireIn.Swap(0)
+	if out == 0 && in == 0 {
+		return
+	}
+	v.s.k6.add(v.group, v.k6Tags, k6Point{k6metric.DataSent, float64(out)}, k6Point{k6metric.DataReceived, float64(in)})
 }
 
 // k6Iteration records a finished iteration: iterations and

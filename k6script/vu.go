@@ -7,6 +7,7 @@ import (
 	"github.com/knee-dev/knee/internal/limits"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -51,6 +52,9 @@ type vu struct {
 	callback                  responseCallback  // http.setResponseCallback's, for every request without its own
 	timers                    *timers           // setTimeout's and setInterval's, run before a call ends
 	timerExports              *goja.Object      // k6/timers: the same functions as the globals
+	// Bytes this VU's requests moved since its last call ended, for k6's
+	// data_sent and data_received (added from http.batch's goroutines too).
+	wireOut, wireIn atomic.Int64
 }
 
 // errStopped interrupts a runtime when the run stops.
@@ -186,6 +190,7 @@ func (v *vu) callPlain(ctx context.Context, name string, arg goja.Value) (goja.V
 	if err == nil {
 		res, err = settled(res)
 	}
+	v.k6Wire()
 	if err != nil {
 		return nil, errors.New(jsError(err))
 	}
@@ -247,6 +252,7 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 			}
 		}
 	}
+	v.k6Wire() // every iteration's bytes, interrupted or not, as k6 sends them
 	if ctx.Err() != nil {
 		v.s.exec.interrupted.Add(1) // the run's end cut it short (a sleep returns early, a request fails)
 	} else {

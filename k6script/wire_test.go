@@ -85,6 +85,17 @@ export default function () {
 			t.Errorf("request %d: the server read %d bytes, the hand count is %d", i, read[i], wantOut[i])
 		}
 	}
+	// k6's data_sent and data_received: the iteration's bytes, added once
+	// at its end (k6's Dialer.IOSamples).
+	for _, c := range []struct {
+		metric string
+		want   int64
+	}{{"data_sent", wantOut[0] + wantOut[1]}, {"data_received", 2 * int64(len(resp))}} {
+		st, ok := s.k6.Stat(c.metric)
+		if !ok || st.Sum != float64(c.want) || st.Count != 1 {
+			t.Errorf("%s: %+v (found %v), want a sum of %d in 1 add", c.metric, st, ok, c.want)
+		}
+	}
 }
 
 type countedReader struct {

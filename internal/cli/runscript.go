@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/k6metric"
 	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/redact"
@@ -282,7 +283,12 @@ func printK6(w io.Writer, ms []k6script.K6Stat) {
 			}
 			fmt.Fprintln(w)
 		case k6script.KindCounter:
-			fmt.Fprintf(w, "  %-32s %g\n", m.Name, m.Sum)
+			// Exact, never 1e+06; bytes with their unit.
+			unit := ""
+			if b, ok := k6metric.Lookup(m.Name); ok && b.Contains == k6metric.Data {
+				unit = " B"
+			}
+			fmt.Fprintf(w, "  %-32s %s%s\n", m.Name, strconv.FormatFloat(m.Sum, 'f', -1, 64), unit)
 		case k6script.KindRate:
 			fmt.Fprintf(w, "  %-32s %.2f%% %d out of %d\n", m.Name, 100*m.Rate, m.Trues, m.Count)
 		}
