@@ -51,6 +51,8 @@ type vu struct {
 	callback                  responseCallback  // http.setResponseCallback's, for every request without its own
 	timers                    *timers           // setTimeout's and setInterval's, run before a call ends
 	timerExports              *goja.Object      // k6/timers: the same functions as the globals
+
+	fsFiles map[*goja.Object]*fsFile // k6/experimental/fs's File objects, for k6/experimental/csv
 }
 
 // errStopped interrupts a runtime when the run stops.
