@@ -89,6 +89,9 @@ func TestTopLevelAwaitRejected(t *testing.T) {
 			[]string{"/lib.js:3:", "Error: lib failed"}},
 		{"exception after an await", map[string]string{"s.js": "await null;\nnull.boom;\nexport default function () {}\n"},
 			[]string{"/s.js:2:", "TypeError"}},
+		// The wrapper's first line shifts the bundle's: line 1 is still line 1.
+		{"exception on line 1", map[string]string{"s.js": "null.boom;\nexport default function () {}\n"},
+			[]string{"/s.js:1:", "TypeError"}},
 		{"rejected with a string", map[string]string{"s.js": "await Promise.reject('nope');\nexport default function () {}\n"},
 			[]string{"init: nope"}},
 		{"never settles", map[string]string{"s.js": "await new Promise(() => {});\nexport default function () {}\n"},
