@@ -2,10 +2,12 @@ package k6script
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -15,11 +17,21 @@ import (
 	"github.com/knee-dev/knee/redact"
 )
 
-// bundled is a script and its local imports as one CommonJS program, with
-// its source map so errors name the script's own files and lines.
+// bundled is a script and its local imports as one program, with its
+// source map so errors name the script's own files and lines.
+//
+// The program is the ES module bundle wrapped in an async function, so
+// top-level await works as in k6 (its ES modules have it): the function's
+// Promise settles when the init code, awaits included, has run, and its
+// last statement hands the entry's exports to exportsHook. k6 modules are
+// CommonJS modules of the bundle whose exports are the VU's module object
+// (require), so the bundle imports nothing.
 type bundled struct {
 	code      string
 	sourceMap []byte
+	// cjsEntry: the entry is CommonJS; its exports are the namespace's
+	// default (esbuild's interop), unless it marks itself __esModule.
+	cjsEntry bool
 	// imports are the k6 modules the script imports, each with where.
 	imports map[string]string
 	// remote are the remote modules' sources by their names in the
@@ -34,8 +46,16 @@ const remoteNS = "remote"
 // bundleName is the name of the bundle beside the entry (never written).
 const bundleName = "knee-bundle.js"
 
-// bundle turns entry (ES modules or CommonJS) into one CommonJS program
-// that requires only k6 modules; its https:// imports, and theirs, are
+// k6NS is esbuild's namespace of k6 modules; entryName names the small
+// entry that imports the script's namespace and hands it to exportsHook.
+const (
+	k6NS        = "k6"
+	entryName   = "knee:entry"
+	exportsHook = "__knee_exports"
+)
+
+// bundle turns entry (ES modules or CommonJS) into one program that gets
+// k6 modules from require (see bundled); its https:// imports, and theirs, are
 // fetched as mods says. A k6 module knee does not provide, an import k6
 // would refuse, a remote module that cannot be had or a syntax error fails
 // here with file:line:col. red masks the secrets of URLs in names.
@@ -61,7 +81,12 @@ func bundle(ctx context.Context, entry string, mods Modules, red *redact.Redacto
 				mu.Lock()
 				b.imports[a.Path] = a.Importer
 				mu.Unlock()
-				return api.OnResolveResult{Path: a.Path, External: true}, nil
+				return api.OnResolveResult{Path: a.Path, Namespace: k6NS}, nil
+			})
+			pb.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: k6NS}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+				// globalThis.require: esbuild leaves it alone (a plain require would resolve here again).
+				code := fmt.Sprintf("module.exports = globalThis.require(%s);\n", strconv.Quote(a.Path))
+				return api.OnLoadResult{Contents: &code, Loader: api.LoaderJS}, nil
 			})
 			remoteImports(pb, fetch, red, func(name string, src []byte) {
 				mu.Lock()
@@ -77,13 +102,24 @@ func bundle(ctx context.Context, entry string, mods Modules, red *redact.Redacto
 			})
 		},
 	}
+	spec, _ := json.Marshal(filepath.ToSlash(abs))
 	res := api.Build(api.BuildOptions{
-		EntryPoints:       []string{abs},
-		Bundle:            true,
-		Write:             false,
-		Format:            api.FormatCommonJS,
-		Platform:          api.PlatformNeutral,
-		Target:            api.ES2017,
+		Stdin: &api.StdinOptions{
+			Contents:   fmt.Sprintf("import * as ns from %s;\n%s(ns);\n", spec, exportsHook),
+			ResolveDir: filepath.Dir(abs),
+			Sourcefile: entryName,
+			Loader:     api.LoaderJS,
+		},
+		Bundle:    true,
+		Write:     false,
+		Format:    api.FormatESModule,
+		Platform:  api.PlatformNeutral,
+		Target:    api.ES2017,
+		Supported: map[string]bool{"top-level-await": true},
+		// One line each, so the source map's lines shift by one (esbuild counts them).
+		Banner:            map[string]string{"js": "(async function () {"},
+		Footer:            map[string]string{"js": "})()"},
+		Metafile:          true,
 		Sourcemap:         api.SourceMapLinked,
 		SourcesContent:    api.SourcesContentExclude,
 		Outfile:           filepath.Join(filepath.Dir(abs), bundleName),
@@ -113,7 +149,27 @@ func bundle(ctx context.Context, entry string, mods Modules, red *redact.Redacto
 	if b.code == "" {
 		return nil, fmt.Errorf("%s: bundling gave no code", entry)
 	}
+	b.cjsEntry = entryFormat(res.Metafile, abs) == "cjs"
 	return b, nil
+}
+
+// entryFormat is esbuild's verdict on the entry's module format ("esm",
+// "cjs", or "" when it has neither syntax), from the build's metafile.
+func entryFormat(metafile, abs string) string {
+	var meta struct {
+		Inputs map[string]struct {
+			Format string `json:"format"`
+		} `json:"inputs"`
+	}
+	if json.Unmarshal([]byte(metafile), &meta) != nil {
+		return ""
+	}
+	for name, in := range meta.Inputs {
+		if p, err := filepath.Abs(name); err == nil && p == abs {
+			return in.Format
+		}
+	}
+	return ""
 }
 
 // remoteImports teaches esbuild k6's imports by URL: a local file's

@@ -1,8 +1,10 @@
 // Package k6script runs k6 scripts unchanged on knee's load engine.
 //
-// A script and its imports are bundled into one CommonJS program with
-// esbuild (k6 modules stay external), compiled once with goja, and run in
-// one goja runtime per VU: each VU runs the init code once, as k6 does, then
+// A script and its imports are bundled as ES modules with esbuild, the
+// bundle wrapped in an async function so top-level await works as in k6
+// (bundle.go, toplevel.go), compiled once with goja, and run in one goja
+// runtime per VU: each VU runs the init code once, as k6 does, awaits
+// included (its options and exports are read once that has settled), then
 // calls the exported function of its scenario once per iteration. The k6
 // modules (mod_*.go, one file per module) are Go objects the program
 // requires; HTTP goes through package request's Caller, synchronously on
@@ -23,9 +25,11 @@
 // k6/timers (timers.go: they fire before the call that set them ends),
 // k6/ws (mod_ws.go: ws.connect runs the socket's handlers and timers on
 // the VU's goroutine until it closes, on gorilla/websocket as k6 does);
-// console.* (rate-limited) and open() in the init code. The event-loop
-// k6/websockets, browser, gRPC, experimental modules, extensions fail in
-// Load, naming the place and what to do instead.
+// console.* (rate-limited) and open() in the init code,
+// k6/experimental/fs and k6/experimental/csv (mod_fs.go, mod_csv.go: the
+// file's bytes read once and shared, Promises settled when returned). The
+// event-loop k6/websockets, browser, gRPC, the other experimental modules,
+// extensions fail in Load, naming the place and what to do instead.
 //
 // Remote modules (remote.go): an https:// import, and every import of a
 // remote module, is resolved by k6's rules (relative to the importing
@@ -64,7 +68,9 @@
 // as constant-vus with an iteration count (per-vu-iterations also with
 // each VU's share), alone in their script;
 // a response callback is http.expectedStatuses(...) or null, never a
-// JavaScript function (k6 allows no other either).
+// JavaScript function (k6 allows no other either); imported modules with
+// top-level await run one after the other, in import order (esbuild's
+// bundle), where the ES spec may start a sibling while another awaits.
 //
 // Entry points: Load reads and checks a script (every problem before the
 // test starts, as file:line:col); Script.Plan maps its options onto

@@ -34,16 +34,11 @@ func dataModule(v *vu) *goja.Object {
 		if err != nil {
 			panic(rt.NewGoError(err))
 		}
-		parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
-		arr, err := parse(goja.Undefined(), rt.ToValue(raw))
+		arr, err := v.frozenJSON(raw)
 		if err != nil {
 			panic(err)
 		}
-		freeze, _ := goja.AssertFunction(rt.Get("Object").ToObject(rt).Get("freeze"))
-		if _, err := freeze(goja.Undefined(), arr); err != nil {
-			panic(err)
-		}
-		return arr.ToObject(rt)
+		return arr
 	}))
 	return o
 }

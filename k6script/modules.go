@@ -25,6 +25,9 @@ func modules() map[string]module {
 		"k6/data":      dataModule,
 		"k6/timers":    func(v *vu) *goja.Object { return v.timerExports },
 		"k6/ws":        wsModule,
+
+		"k6/experimental/fs":  fsModule,
+		"k6/experimental/csv": csvModule,
 	}
 }
 
@@ -56,8 +59,8 @@ func unsupported(path string) (string, bool) {
 		// url, cloud), named sources, and every value fetched redacted from
 		// the logs; half of it would print secrets.
 		return fmt.Sprintf("%q: secrets are not supported by knee (it has no --secret-source and does not redact secrets from its output); pass the value with -e NAME=VALUE and read __ENV.NAME, or run the script with k6", path), true
-	case strings.HasPrefix(path, "k6/experimental/"):
-		return fmt.Sprintf("%q: k6's experimental modules are not supported by knee; remove the import, or run the script with k6", path), true
+	case strings.HasPrefix(path, "k6/experimental/") && !knownModule(path):
+		return fmt.Sprintf("%q: k6's experimental modules are not supported by knee, but for k6/experimental/fs and k6/experimental/csv; remove the import, or run the script with k6", path), true
 	case strings.HasPrefix(path, "k6/x/"):
 		return fmt.Sprintf("%q: k6 extensions (xk6) are not supported by knee; run the script with a k6 build that has the extension", path), true
 	}

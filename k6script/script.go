@@ -57,12 +57,15 @@ type Script struct {
 	Path    string
 	Options Options
 
-	dir     string
-	prog    *goja.Program
-	cfg     Config
-	exports map[string]bool // exported names that are functions
-	caller  *request.Caller
-	files   sync.Map // open() cache: path -> []byte
+	dir  string
+	prog *goja.Program
+	// cjsEntry: the script is CommonJS (bundle.go), its exports the
+	// namespace's default.
+	cjsEntry bool
+	cfg      Config
+	exports  map[string]bool // exported names that are functions
+	caller   *request.Caller
+	files    sync.Map // open() cache: path -> []byte
 
 	Checks  *Checks
 	metrics *Metrics
@@ -110,7 +113,7 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 	if err != nil {
 		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, err)}
 	}
-	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), k6: newK6Metrics(), exports: map[string]bool{}}
+	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), k6: newK6Metrics(), exports: map[string]bool{}, cjsEntry: b.cjsEntry}
 	s.con = newConsole(cfg.Stderr)
 	// HTTP/2 by ALPN for https://, as k6 negotiates it.
 	s.caller = request.NewCaller(request.TransportOptions{ALPN: true})

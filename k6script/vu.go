@@ -55,6 +55,8 @@ type vu struct {
 	// Bytes this VU's requests moved since its last call ended, for k6's
 	// data_sent and data_received (added from http.batch's goroutines too).
 	wireOut, wireIn atomic.Int64
+
+	fsFiles map[*goja.Object]*fsFile // k6/experimental/fs's File objects, for k6/experimental/csv
 }
 
 // errStopped interrupts a runtime when the run stops.
@@ -75,11 +77,7 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 	installWebCrypto(rt)
 	v.timers = &timers{v: v, live: map[int64]bool{}}
 	v.timerExports = v.timers.install()
-	mod := rt.NewObject()
-	exports := rt.NewObject()
-	must(mod.Set("exports", exports))
-	must(g.Set("module", mod))
-	must(g.Set("exports", exports))
+	exported := v.catchExports(s.cjsEntry)
 	loaded := map[string]*goja.Object{}
 	must(g.Set("require", func(name string) *goja.Object {
 		if o, ok := loaded[name]; ok {
@@ -94,9 +92,12 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 		return o
 	}))
 	stop := context.AfterFunc(ctx, func() { rt.Interrupt(errStopped) })
-	_, err := rt.RunProgram(s.prog)
+	res, err := rt.RunProgram(s.prog)
 	if err == nil {
 		err = v.timers.run(ctx) // init code's timers fire before init ends, as in k6
+	}
+	if err == nil {
+		err = initSettled(res) // top-level awaits (toplevel.go)
 	}
 	if !stop() {
 		// The interrupt may have fired after the program ended: clear it,
@@ -110,10 +111,7 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 		return nil, &ScriptError{Msg: "init: " + jsError(err)}
 	}
 	v.init = false
-	ex, _ := mod.Get("exports").(*goja.Object)
-	if ex == nil {
-		ex = rt.NewObject()
-	}
+	ex := exported()
 	v.exports = ex
 	for _, k := range ex.Keys() {
 		if fn, ok := goja.AssertFunction(ex.Get(k)); ok {

@@ -22,7 +22,8 @@ import (
 // what real k6 scripts do (checks on status, body and JSON, groups, custom
 // metrics and thresholds, setup and teardown, batches, redirects, cookies,
 // forms, tags, SharedArray, k6/execution, expected statuses, think time,
-// exceptions, test.abort, handleSummary, WebCrypto). Each row's outcome is
+// exceptions, test.abort, handleSummary, WebCrypto, CSV rows read with
+// k6/experimental/csv and fs at top-level await). Each row's outcome is
 // worked out by hand from the script's own logic as k6 would run it (the
 // rules cited beside the row, read in k6's source): exit code, http_reqs,
 // iterations, checks passed and failed, and threshold verdicts. A script
@@ -254,6 +255,15 @@ var k6Corpus = []corpusCase{
 	// exec.test.fail() lets the run finish, then exits 110
 	// (exitcodes.MarkedAsFailed).
 	{script: "test_fail.js", exit: 110, reqs: 3, iters: 3, stderr: []string{"test marked as failed: iteration 1 got 500"}},
+	// 4 orders (the quoted "B;2" one field), so 4 iterations, one POST
+	// each: 3 in eu, 1 in us; 2 passing checks per iteration.
+	{script: "csv_parse.js", exit: 0, reqs: 4, iters: 4, pass: 8, fail: 0,
+		verdicts: []string{"PASS  http_reqs{region:eu}: count==3 ", "PASS  http_reqs{region:us}: count==1 "}},
+	// skipFirstLine: 4 rows for 5 iterations; the fifth gets done and sends
+	// nothing. The file check passes 5 times (users.csv is 10+8+9+15+8 =
+	// 50 bytes), the echo 4: pro is ada and dee, free bob and "cyd, jr".
+	{script: "csv_parser.js", exit: 0, reqs: 4, iters: 5, pass: 9, fail: 0,
+		verdicts: []string{"PASS  http_reqs{plan:pro}: count==2 ", "PASS  http_reqs{plan:free}: count==2 "}},
 }
 
 func TestK6Corpus(t *testing.T) {
