@@ -3,9 +3,11 @@ package k6script
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,15 +22,21 @@ import (
 // bundled is a script and its local imports as one program, with its
 // source map so errors name the script's own files and lines.
 //
-// The program is the ES module bundle wrapped in an async function, so
-// top-level await works as in k6 (its ES modules have it): the function's
-// Promise settles when the init code, awaits included, has run, and its
-// last statement hands the entry's exports to exportsHook. k6 modules are
-// CommonJS modules of the bundle whose exports are the VU's module object
-// (require), so the bundle imports nothing.
+// Most scripts are bundled as one CommonJS program that requires k6
+// modules and leaves its exports in module.exports. A script with a
+// top-level await (which CommonJS cannot have) is bundled again as an ES
+// module bundle wrapped in an async function, as k6's ES modules have it:
+// the function's Promise settles when the init code, awaits included, has
+// run, and its last statement hands the entry's exports to exportsHook;
+// k6 modules are then CommonJS modules of the bundle whose exports are
+// the VU's module object (require). The second form costs each VU about
+// 18 % more memory (esbuild's interop wrappers), so only such scripts pay.
 type bundled struct {
 	code      string
 	sourceMap []byte
+	// async: the second form (top-level await); the program's value is
+	// the init code's Promise and exportsHook receives the exports.
+	async bool
 	// cjsEntry: the entry is CommonJS; its exports are the namespace's
 	// default (esbuild's interop), unless it marks itself __esModule.
 	cjsEntry bool
@@ -60,11 +68,24 @@ const (
 // would refuse, a remote module that cannot be had or a syntax error fails
 // here with file:line:col. red masks the secrets of URLs in names.
 func bundle(ctx context.Context, entry string, mods Modules, red *redact.Redactor) (*bundled, error) {
+	b, err := bundleAs(ctx, entry, mods, red, false)
+	if errors.Is(err, errTopLevelAwait) {
+		b, err = bundleAs(ctx, entry, mods, red, true)
+	}
+	return b, err
+}
+
+// errTopLevelAwait: the script has a top-level await, which a CommonJS
+// bundle cannot hold (esbuild says so).
+var errTopLevelAwait = errors.New("top-level await")
+
+// bundleAs bundles entry in one of bundled's two forms (async: the second).
+func bundleAs(ctx context.Context, entry string, mods Modules, red *redact.Redactor, async bool) (*bundled, error) {
 	abs, err := filepath.Abs(entry)
 	if err != nil {
 		return nil, err
 	}
-	b := &bundled{imports: map[string]string{}, remote: map[string][]byte{}}
+	b := &bundled{imports: map[string]string{}, remote: map[string][]byte{}, async: async}
 	fetch := newFetcher(ctx, mods, red)
 	defer fetch.close()
 	var mu sync.Mutex // esbuild calls plugins from several goroutines
@@ -81,6 +102,9 @@ func bundle(ctx context.Context, entry string, mods Modules, red *redact.Redacto
 				mu.Lock()
 				b.imports[a.Path] = a.Importer
 				mu.Unlock()
+				if !async {
+					return api.OnResolveResult{Path: a.Path, External: true}, nil // the VU's require
+				}
 				return api.OnResolveResult{Path: a.Path, Namespace: k6NS}, nil
 			})
 			pb.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: k6NS}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
@@ -102,24 +126,13 @@ func bundle(ctx context.Context, entry string, mods Modules, red *redact.Redacto
 			})
 		},
 	}
-	spec, _ := json.Marshal(filepath.ToSlash(abs))
-	res := api.Build(api.BuildOptions{
-		Stdin: &api.StdinOptions{
-			Contents:   fmt.Sprintf("import * as ns from %s;\n%s(ns);\n", spec, exportsHook),
-			ResolveDir: filepath.Dir(abs),
-			Sourcefile: entryName,
-			Loader:     api.LoaderJS,
-		},
-		Bundle:    true,
-		Write:     false,
-		Format:    api.FormatESModule,
-		Platform:  api.PlatformNeutral,
-		Target:    api.ES2017,
-		Supported: map[string]bool{"top-level-await": true},
-		// One line each, so the source map's lines shift by one (esbuild counts them).
-		Banner:            map[string]string{"js": "(async function () {"},
-		Footer:            map[string]string{"js": "})()"},
-		Metafile:          true,
+	opts := api.BuildOptions{
+		EntryPoints:       []string{abs},
+		Bundle:            true,
+		Write:             false,
+		Format:            api.FormatCommonJS,
+		Platform:          api.PlatformNeutral,
+		Target:            api.ES2017,
 		Sourcemap:         api.SourceMapLinked,
 		SourcesContent:    api.SourcesContentExclude,
 		Outfile:           filepath.Join(filepath.Dir(abs), bundleName),
@@ -131,7 +144,27 @@ func bundle(ctx context.Context, entry string, mods Modules, red *redact.Redacto
 		KeepNames:         false,
 		MinifyWhitespace:  false,
 		MinifyIdentifiers: false,
-	})
+	}
+	if async {
+		spec, _ := json.Marshal(filepath.ToSlash(abs))
+		opts.EntryPoints = nil
+		opts.Stdin = &api.StdinOptions{
+			Contents:   fmt.Sprintf("import * as ns from %s;\n%s(ns);\n", spec, exportsHook),
+			ResolveDir: filepath.Dir(abs),
+			Sourcefile: entryName,
+			Loader:     api.LoaderJS,
+		}
+		opts.Format = api.FormatESModule
+		opts.Supported = map[string]bool{"top-level-await": true}
+		// One line each, so the source map's lines shift by one (esbuild counts them).
+		opts.Banner = map[string]string{"js": "(async function () {"}
+		opts.Footer = map[string]string{"js": "})()"}
+		opts.Metafile = true
+	}
+	res := api.Build(opts)
+	if !async && slices.ContainsFunc(res.Errors, func(m api.Message) bool { return strings.Contains(m.Text, "Top-level await") }) {
+		return nil, errTopLevelAwait
+	}
 	if len(res.Errors) > 0 {
 		if ctx.Err() != nil { // stopped while downloading a module
 			return nil, fmt.Errorf("%s: bundling: %w", entry, ErrInterrupted)
@@ -149,7 +182,7 @@ func bundle(ctx context.Context, entry string, mods Modules, red *redact.Redacto
 	if b.code == "" {
 		return nil, fmt.Errorf("%s: bundling gave no code", entry)
 	}
-	b.cjsEntry = entryFormat(res.Metafile, abs) == "cjs"
+	b.cjsEntry = async && entryFormat(res.Metafile, abs) == "cjs"
 	return b, nil
 }
 

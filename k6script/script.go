@@ -59,13 +59,14 @@ type Script struct {
 
 	dir  string
 	prog *goja.Program
-	// cjsEntry: the script is CommonJS (bundle.go), its exports the
-	// namespace's default.
-	cjsEntry bool
-	cfg      Config
-	exports  map[string]bool // exported names that are functions
-	caller   *request.Caller
-	files    sync.Map // open() cache: path -> []byte
+	// async: bundled in the form for a top-level await (bundle.go);
+	// cjsEntry: then the script is CommonJS, its exports the namespace's
+	// default.
+	async, cjsEntry bool
+	cfg             Config
+	exports         map[string]bool // exported names that are functions
+	caller          *request.Caller
+	files           sync.Map // open() cache: path -> []byte
 
 	Checks  *Checks
 	metrics *Metrics
@@ -113,7 +114,7 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 	if err != nil {
 		return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", path, err)}
 	}
-	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), k6: newK6Metrics(), exports: map[string]bool{}, cjsEntry: b.cjsEntry}
+	s := &Script{Path: path, dir: filepath.Dir(path), prog: prog, cfg: cfg, Checks: newChecks(), metrics: newMetrics(), k6: newK6Metrics(), exports: map[string]bool{}, async: b.async, cjsEntry: b.cjsEntry}
 	s.con = newConsole(cfg.Stderr)
 	// HTTP/2 by ALPN for https://, as k6 negotiates it.
 	s.caller = request.NewCaller(request.TransportOptions{ALPN: true})

@@ -9,17 +9,30 @@ import (
 	"github.com/dop251/goja"
 )
 
-// Top-level await (bundle.go wraps the init code in an async function):
+// Top-level await (bundle.go then wraps the init code in an async function):
 // the init code has ended when that function's Promise has settled. knee's
 // module calls settle their Promises before they return and the init
 // code's timers all fire (timers.go), so once the program and its timers
 // have run, a Promise still pending waits on something knee does not have.
 
-// catchExports sets the hook the bundle's last statement calls with the
-// entry's namespace, and returns what reads the exports it was given
-// (an empty object if the init code never got there).
-func (v *vu) catchExports(cjs bool) func() *goja.Object {
+// catchExports returns what reads the script's exports once its init
+// code has run (an empty object if it never got there). A CommonJS bundle
+// leaves them in module.exports; the async form (async) hands the
+// entry's namespace to exportsHook, set here.
+func (v *vu) catchExports(async, cjs bool) func() *goja.Object {
 	rt := v.rt
+	if !async {
+		mod := rt.NewObject()
+		must(mod.Set("exports", rt.NewObject()))
+		must(rt.Set("module", mod))
+		must(rt.Set("exports", mod.Get("exports")))
+		return func() *goja.Object {
+			if ex, ok := mod.Get("exports").(*goja.Object); ok {
+				return ex
+			}
+			return rt.NewObject()
+		}
+	}
 	var ns *goja.Object
 	must(rt.Set(exportsHook, func(o *goja.Object) { ns = o }))
 	return func() *goja.Object {

@@ -77,7 +77,7 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 	installWebCrypto(rt)
 	v.timers = &timers{v: v, live: map[int64]bool{}}
 	v.timerExports = v.timers.install()
-	exported := v.catchExports(s.cjsEntry)
+	exported := v.catchExports(s.async, s.cjsEntry)
 	loaded := map[string]*goja.Object{}
 	must(g.Set("require", func(name string) *goja.Object {
 		if o, ok := loaded[name]; ok {
@@ -96,7 +96,7 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 	if err == nil {
 		err = v.timers.run(ctx) // init code's timers fire before init ends, as in k6
 	}
-	if err == nil {
+	if err == nil && s.async {
 		err = initSettled(res) // top-level awaits (toplevel.go)
 	}
 	if !stop() {
