@@ -52,6 +52,16 @@ type vu struct {
 	timers                    *timers           // setTimeout's and setInterval's, run before a call ends
 	loop                      *loop             // runs the timers and modules' callbacks before a call ends
 	timerExports              *goja.Object      // k6/timers: the same functions as the globals
+	closers                   []func()          // what Script.Close releases with the VU (gRPC connections)
+}
+
+// close releases what the VU holds: its connections.
+func (v *vu) close() {
+	v.conns.Close()
+	for _, f := range v.closers {
+		f()
+	}
+	v.closers = nil
 }
 
 // errStopped interrupts a runtime when the run stops.
