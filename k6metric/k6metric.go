@@ -2,9 +2,9 @@
 // reads, writes, sums or borrows: the k6 script runner, the k6 CSV/JSON
 // importer, the thresholds and knee's own counters named after k6's all
 // take the names from here, so none is spelled twice (k6metric's test
-// fails on a string literal of one elsewhere). It is k6 v1's core, HTTP
-// and WebSocket (k6/ws) metrics; knee has no gRPC or browser module, so
-// their metrics are not listed. It imports no knee package.
+// fails on a string literal of one elsewhere). It is k6 v1's core, HTTP,
+// gRPC (k6/net/grpc) and WebSocket (k6/ws) metrics; knee has no browser
+// module, so its metrics are not listed. It imports no knee package.
 package k6metric
 
 // Types of k6 metrics, as k6's JSON output names them.
@@ -35,6 +35,15 @@ const (
 	DroppedIterations = "dropped_iterations"
 	// GroupDuration is a Trend of a group()'s run time, in ms.
 	GroupDuration = "group_duration"
+	// GRPCReqDuration is a Trend of a gRPC call's time, from its begin to
+	// its end as grpc-go's stats see them (a stream's whole life), in ms.
+	GRPCReqDuration = "grpc_req_duration"
+	// GRPCStreams is a Counter of gRPC streams opened.
+	GRPCStreams = "grpc_streams"
+	// GRPCStreamsMsgsReceived is a Counter of messages received on gRPC streams.
+	GRPCStreamsMsgsReceived = "grpc_streams_msgs_received"
+	// GRPCStreamsMsgsSent is a Counter of messages sent on gRPC streams.
+	GRPCStreamsMsgsSent = "grpc_streams_msgs_sent"
 	// HTTPReqBlocked is a Trend of a request's wait for a connection slot, in ms.
 	HTTPReqBlocked = "http_req_blocked"
 	// HTTPReqConnecting is a Trend of a request's TCP connect time, in ms.
@@ -93,6 +102,10 @@ func Builtins() []Metric {
 		{DataSent, Counter, Data},
 		{DroppedIterations, Counter, Plain},
 		{GroupDuration, Trend, Time},
+		{GRPCReqDuration, Trend, Time},
+		{GRPCStreams, Counter, Plain},
+		{GRPCStreamsMsgsReceived, Counter, Plain},
+		{GRPCStreamsMsgsSent, Counter, Plain},
 		{HTTPReqBlocked, Trend, Time},
 		{HTTPReqConnecting, Trend, Time},
 		{HTTPReqDuration, Trend, Time},

@@ -13,8 +13,9 @@ import (
 )
 
 // The list against k6's own reference (k6 docs, "Built-in metrics"; k6 v1
-// metrics/builtin.go, the WebSocket ones included): each metric's type
-// and whether its values are times or bytes.
+// metrics/builtin.go, the WebSocket ones included; the gRPC streams'
+// counters from k6's grpc module's metrics.go): each metric's type and
+// whether its values are times or bytes.
 func TestBuiltinsAreK6s(t *testing.T) {
 	want := []Metric{
 		{"checks", "rate", "default"},
@@ -22,6 +23,10 @@ func TestBuiltinsAreK6s(t *testing.T) {
 		{"data_sent", "counter", "data"},
 		{"dropped_iterations", "counter", "default"},
 		{"group_duration", "trend", "time"},
+		{"grpc_req_duration", "trend", "time"},
+		{"grpc_streams", "counter", "default"},
+		{"grpc_streams_msgs_received", "counter", "default"},
+		{"grpc_streams_msgs_sent", "counter", "default"},
 		{"http_req_blocked", "trend", "time"},
 		{"http_req_connecting", "trend", "time"},
 		{"http_req_duration", "trend", "time"},
@@ -50,7 +55,7 @@ func TestBuiltinsAreK6s(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v; want %v, true", m.Name, got, ok, m)
 		}
 	}
-	for _, name := range []string{"", "http_req", "HTTP_REQS", "vus ", "ws_session", "grpc_req_duration"} {
+	for _, name := range []string{"", "http_req", "HTTP_REQS", "vus ", "ws_session", "grpc_req", "browser_web_vital_lcp"} {
 		if got, ok := Lookup(name); ok {
 			t.Errorf("Lookup(%q) = %v; want none", name, got)
 		}

@@ -22,14 +22,20 @@
 // batch, cookies, Response with timings and json(selector)), k6/metrics,
 // k6/data (SharedArray), k6/execution, k6/encoding, k6/crypto, the
 // WebCrypto global crypto (webcrypto.go), k6/html,
-// k6/timers (timers.go: they fire before the call that set them ends),
+// k6/timers (timers.go: they fire before the call that set them ends;
+// loop.go is the VU's event loop that runs them and modules' callbacks),
 // k6/ws (mod_ws.go: ws.connect runs the socket's handlers and timers on
-// the VU's goroutine until it closes, on gorilla/websocket as k6 does);
-// console.* (rate-limited) and open() in the init code,
+// the VU's goroutine until it closes, on gorilla/websocket as k6 does),
+// k6/net/grpc (mod_grpc.go on grpc-go, .proto files parsed by
+// protocompile as k6's; grpcreflect.go, server reflection; grpcstream.go,
+// streams whose handlers the VU's event loop runs; a unary call is one
+// request in knee's records, its gRPC status as HTTP's, see
+// grpcHTTPStatus); console.* (rate-limited) and open() in the init code,
 // k6/experimental/fs and k6/experimental/csv (mod_fs.go, mod_csv.go: the
 // file's bytes read once and shared, Promises settled when returned). The
-// event-loop k6/websockets, browser, gRPC, the other experimental modules,
-// extensions fail in Load, naming the place and what to do instead.
+// event-loop k6/websockets, browser, the other experimental modules (gRPC's
+// graduated: k6/net/grpc), extensions fail in Load, naming the place and
+// what to do instead.
 //
 // Remote modules (remote.go): an https:// import, and every import of a
 // remote module, is resolved by k6's rules (relative to the importing

@@ -28,6 +28,7 @@ func modules() map[string]module {
 
 		"k6/experimental/fs":  fsModule,
 		"k6/experimental/csv": csvModule,
+		"k6/net/grpc":         grpcModule,
 	}
 }
 
@@ -52,8 +53,9 @@ func unsupported(path string) (string, bool) {
 		return fmt.Sprintf("%q: the event-loop WebSocket API is not supported by knee; use k6/ws (ws.connect, which blocks until the socket closes), or run the script with k6", path), true
 	case path == "k6/browser" || path == "k6/experimental/browser":
 		return fmt.Sprintf("%q: browser tests are not supported by knee; run them with k6 and the API load with knee", path), true
-	case path == "k6/net/grpc" || strings.HasPrefix(path, "k6/experimental/grpc"):
-		return fmt.Sprintf("%q: gRPC is not supported by knee; test a gRPC service with k6 or ghz", path), true
+	case strings.HasPrefix(path, "k6/experimental/grpc"):
+		// k6 v1 refuses it too: the module graduated to k6/net/grpc
+		return fmt.Sprintf("%q: k6/experimental/grpc has been graduated, use k6/net/grpc (the same API)", path), true
 	case path == "k6/secrets":
 		// k6's contract is more than a lookup: --secret-source kinds (file,
 		// url, cloud), named sources, and every value fetched redacted from

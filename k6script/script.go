@@ -374,14 +374,14 @@ func (s *Script) VUsInitialised() int64 { return s.vuInits.Load() }
 func (s *Script) Close() {
 	s.caller.Close()
 	s.vus.Range(func(_, x any) bool {
-		x.(*vu).conns.Close()
+		x.(*vu).close()
 		return true
 	})
 drain:
 	for {
 		select {
 		case v := <-s.pool:
-			v.conns.Close()
+			v.close()
 		default:
 			break drain
 		}

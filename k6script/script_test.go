@@ -47,7 +47,7 @@ func TestLoadErrorsNameFileLineColumn(t *testing.T) {
 			[]string{"s.js:2:27", `"k6/websockets"`, "event-loop WebSocket API is not supported", "use k6/ws"}},
 		{"experimental WebSockets", map[string]string{"s.js": "import { WebSocket } from 'k6/experimental/websockets';\nexport default function () {}\n"},
 			[]string{"s.js:1:27", "event-loop WebSocket API is not supported"}},
-		{"gRPC", map[string]string{"s.js": "import grpc from 'k6/net/grpc';\nexport default function () {}\n"}, []string{"s.js:1:18", "gRPC is not supported"}},
+		{"experimental gRPC", map[string]string{"s.js": "import grpc from 'k6/experimental/grpc';\nexport default function () {}\n"}, []string{"s.js:1:18", "has been graduated, use k6/net/grpc"}},
 		{"browser", map[string]string{"s.js": "import { browser } from 'k6/browser';\nexport default function () {}\n"}, []string{"s.js:1:25", "browser tests are not supported"}},
 		{"experimental", map[string]string{"s.js": "import x from 'k6/experimental/redis';\nexport default function () {}\n"}, []string{"s.js:1:15", "experimental modules are not supported"}},
 		{"http import", map[string]string{"s.js": "import { x } from 'http://jslib.k6.io/x/1.0/index.js';\nexport default function () {}\n"},
