@@ -312,7 +312,7 @@ func judgeUnit(r *rundir.Dir, u coUnit, opt COOptions, server *COSignal) (Scenar
 		out.Reason = "imported as open-model data: the correction does not apply; a quiet spell never made up " +
 			"says the tool that made it did not keep its schedule"
 	default:
-		out.Reason = "the model is unknown (an import): give --model closed with --think, or --vus, to test the signals with the correction"
+		out.Reason = "the model is unknown (an import): if VUs waited for replies (constant-vus, ramping-vus, iterations), give --model closed with --think or --vus to test the signals with the correction; if an arrival-rate executor sent the load, give --model open: it cannot omit"
 	}
 	material := out.Effect != nil && out.Effect.Material
 	if out.Effect != nil {

@@ -200,7 +200,7 @@ func summaryWarnings(s rundir.Summary, lag, lat *record.Histogram, opt SummaryOp
 			"lower the rate or split it among runners)", s.DroppedLate))
 	}
 	if n := lat.Clamped(); n > 0 {
-		w = append(w, fmt.Sprintf("%d latencies were outside 1 µs .. 1 h and were clamped", n))
+		w = append(w, fmt.Sprintf("%d latencies were negative or above 1 h and were clamped", n))
 	}
 	if opt.Select.Name != "" {
 		w = append(w, "errors and dropped iterations are counted per scenario; the name filter does not narrow them")

@@ -126,7 +126,7 @@ type Result struct {
 	Skipped  int64       // bad rows skipped (Lenient)
 	FirstBad error       // the first skipped row's error, nil when none
 	Late     int64       // rows older than the open window, recorded into its oldest interval
-	Clamped  int64       // latencies outside 1 µs .. 1 h, clamped by record
+	Clamped  int64       // latencies negative or above 1 h, clamped by record
 }
 
 // Import reads the file at path and writes it as a run directory at outDir,

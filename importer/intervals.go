@@ -46,7 +46,8 @@ type builder struct {
 	base     int64 // index of the run's first interval (fixed at the first flush)
 	flushed  bool  // an interval was written; the window can no longer grow backwards
 	open     []*bucket
-	lastAt   int64
+	firstAt  int64 // the earliest timestamp of a row, unix ns
+	lastAt   int64 // the latest
 	series   seriesTable
 	total    *record.Histogram // every latency, for the summary
 	totals   record.Counters
@@ -79,7 +80,7 @@ func newCounters() record.Counters {
 func (b *builder) at(t int64) (bk *bucket, ok bool, err error) {
 	iv := int64(b.opt.Interval)
 	if !b.started {
-		b.started, b.t0, b.lastAt = true, t-floorMod(t, iv), t
+		b.started, b.t0, b.firstAt, b.lastAt = true, t-floorMod(t, iv), t, t
 		b.open = []*bucket{b.newBucket(0)}
 	}
 	idx := floorDiv(t-b.t0, iv)
@@ -108,9 +109,7 @@ func (b *builder) at(t int64) (bk *bucket, ok bool, err error) {
 			}
 		}
 	}
-	if t > b.lastAt {
-		b.lastAt = t
-	}
+	b.firstAt, b.lastAt = min(b.firstAt, t), max(b.lastAt, t)
 	if idx < b.first && !b.flushed && last-idx < int64(b.opt.Window) {
 		// Early rows before anything was written: grow the window backwards.
 		for b.first > idx {
@@ -299,7 +298,7 @@ func (b *builder) finish(bad *badRows, rows int64) (Result, error) {
 		b.notes = append(b.notes, n)
 	}
 	if b.totals.Clamped > 0 {
-		b.notes = append(b.notes, fmt.Sprintf("%d latencies outside 1µs..1h were clamped", b.totals.Clamped))
+		b.notes = append(b.notes, fmt.Sprintf("%d latencies negative or above 1 h were clamped", b.totals.Clamped))
 	}
 	if b.httpReqs > 0 && b.httpReqs != b.totals.Requests {
 		b.notes = append(b.notes, fmt.Sprintf("k6 http_reqs sums to %d but %d http_req_duration rows were read", b.httpReqs, b.totals.Requests))
@@ -345,6 +344,15 @@ func (b *builder) meta(finished bool) rundir.Meta {
 		Notes:         append(append([]string(nil), b.notes...), sourceNotes(b.src)...),
 		NoTimestamps:  b.noTimes,
 	}
+	// The run's length is what its timestamps span: the intervals' count
+	// would add up to one interval (the first and last are partial), a 15 s
+	// run of whole-second stamps reading as 16 s. n requests at a steady
+	// rate r over whole-second stamps fill the seconds between the first
+	// and the last stamp, partial ends included, with exactly r × span.
+	span := dur
+	if !b.explicit && b.lastAt > b.firstAt {
+		span = time.Duration(b.lastAt - b.firstAt)
+	}
 	m.Summary = rundir.Summary{
 		Model:             b.opt.Model,
 		Executor:          b.opt.Executor,
@@ -353,7 +361,7 @@ func (b *builder) meta(finished bool) rundir.Meta {
 		DroppedIterations: b.totals.DroppedIterations,
 		Errors:            b.totals.Errors,
 		ErrorsByClass:     b.totals.ErrorsByClass,
-		DurationS:         dur.Seconds(),
+		DurationS:         span.Seconds(),
 		Warnings:          m.Notes,
 	}
 	if finished {
@@ -362,8 +370,8 @@ func (b *builder) meta(finished bool) rundir.Meta {
 	}
 	if b.noTimes {
 		m.Summary.DurationS, m.Summary.NoTimestamps = 0, true
-	} else if dur > 0 {
-		m.Summary.Rate = float64(b.totals.Requests) / dur.Seconds()
+	} else if span > 0 {
+		m.Summary.Rate = float64(b.totals.Requests) / span.Seconds()
 	}
 	return m
 }

@@ -279,8 +279,8 @@ func TestSparseIntervals(t *testing.T) {
 			t.Errorf("interval %d: %v..%v, want %v..%v", i, s.Start, s.End, want, want+time.Second)
 		}
 	}
-	if got := res.Meta.Summary.DurationS; got != 24*3600+1 {
-		t.Errorf("duration %v s, want %d (first start to last end)", got, 24*3600+1)
+	if got := res.Meta.Summary.DurationS; got != 24*3600 {
+		t.Errorf("duration %v s, want %d (the first stamp to the last)", got, 24*3600)
 	}
 	// Generous: five intervals take well under 16 MiB (86,401 took hundreds).
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
@@ -346,5 +346,25 @@ func TestK6CSVIterationsAndPhasesAsTrends(t *testing.T) {
 				t.Errorf("interval series holds %d, want %d", iv.Count(), want)
 			}
 		})
+	}
+}
+
+// A steady 100 requests a second for 15 s, stamped in whole seconds as
+// k6's CSV is by default, starting 0.4 s into a second: 60 requests in the
+// first second, 100 in each of the next 14, 40 in the last. The rate is
+// 1,500 / 15 s = 100/s; counting whole intervals (16 of them) gave 93.75.
+func TestRateOverWholeSecondStamps(t *testing.T) {
+	var in strings.Builder
+	in.WriteString(k6Header)
+	for i := range 1500 {
+		at := 0.4 + float64(i)/100 // seconds after 1700000000
+		fmt.Fprintf(&in, "http_req_duration,%d,12,200,a\n", 1700000000+int(at))
+	}
+	res, _, err := importString(t, "steady.csv", in.String(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Meta.Summary; s.Requests != 1500 || s.DurationS != 15 || s.Rate != 100 {
+		t.Errorf("%d requests in %v s = %v/s; want 1500 in 15 s = 100/s", s.Requests, s.DurationS, s.Rate)
 	}
 }

@@ -29,8 +29,9 @@ func TestListUntimed(t *testing.T) {
 		if len(sink.snaps) != 1 || sink.snaps[0].End != 10*time.Second || sink.final.Summary.Rate != 0.5 {
 			t.Errorf("unit %q: %d intervals, end %v, rate %v; want 1, 10s, 0.5/s", tc.unit, len(sink.snaps), sink.snaps[0].End, sink.final.Summary.Rate)
 		}
-		// Outside 1 µs..1 h: 0.0001 ms and 2 h; 0.0001 µs; 7200000 s.
-		if wantClamped := map[Unit]int64{"": 2, UnitMicros: 1, UnitSecs: 1}[tc.unit]; res.Clamped != wantClamped {
+		// Above 1 h: 2 h (ms), 7200000 s; 0.0001 ms and 0.0001 µs are
+		// under the 1 µs resolution, counted as 1 µs and not clamped.
+		if wantClamped := map[Unit]int64{"": 1, UnitMicros: 0, UnitSecs: 1}[tc.unit]; res.Clamped != wantClamped {
 			t.Errorf("unit %q: clamped %d, want %d", tc.unit, res.Clamped, wantClamped)
 		}
 	}

@@ -59,11 +59,16 @@ func NewHistogram() *Histogram {
 func newHdr() *hdrhistogram.Histogram { return hdrhistogram.New(LowestMicros, HighestMicros, SigFigs) }
 
 // clampMicros converts raw microseconds into knee's range and reports
-// whether the value had to be moved.
+// whether the value had to be moved beyond the histogram's resolution. A
+// value under 1 µs (a phase that took no time: the connect of a reused
+// connection) counts as 1 µs, as any value counts as its bucket's: it is
+// not clamped. A negative value or one above an hour is.
 func clampMicros(us int64) (int64, bool) {
 	switch {
-	case us < LowestMicros:
+	case us < 0:
 		return LowestMicros, true
+	case us < LowestMicros:
+		return LowestMicros, false
 	case us > HighestMicros:
 		return HighestMicros, true
 	}
@@ -89,7 +94,8 @@ func (h *Histogram) recordMicros(us, n int64) {
 	}
 }
 
-// Record adds one value. Values outside 1 µs .. 1 h are clamped and counted.
+// Record adds one value. Values under 1 µs count as 1 µs; negative values
+// and values above 1 h are clamped and counted.
 func (h *Histogram) Record(d time.Duration) { h.RecordN(d, 1) }
 
 // RecordN adds n copies of d.
@@ -226,7 +232,7 @@ func (h *Histogram) Count() int64 {
 	return h.h.TotalCount()
 }
 
-// Clamped is how many recorded values were outside 1 µs .. 1 h and clamped.
+// Clamped is how many recorded values were negative or above 1 h and clamped.
 func (h *Histogram) Clamped() int64 { return h.clamped }
 
 func usDuration(us int64) time.Duration { return time.Duration(us) * time.Microsecond }

@@ -191,7 +191,7 @@ func (a *app) importNotes(res *importer.Result) {
 		fmt.Fprintf(a.env.Stderr, "; skipped %d bad rows, the first: %v", res.Skipped, res.FirstBad)
 	}
 	if res.Clamped > 0 {
-		fmt.Fprintf(a.env.Stderr, "; %d values outside 1 µs..1 h clamped", res.Clamped)
+		fmt.Fprintf(a.env.Stderr, "; %d values negative or above 1 h clamped", res.Clamped)
 	}
 	fmt.Fprintln(a.env.Stderr)
 }
