@@ -349,9 +349,13 @@ func (b *builder) meta(finished bool) rundir.Meta {
 	// run of whole-second stamps reading as 16 s. n requests at a steady
 	// rate r over whole-second stamps fill the seconds between the first
 	// and the last stamp, partial ends included, with exactly r × span.
+	// Each scenario's Span says so to analyze, which measures by it.
 	span := dur
 	if !b.explicit && b.lastAt > b.firstAt {
 		span = time.Duration(b.lastAt - b.firstAt)
+		for i := range m.Scenarios {
+			m.Scenarios[i].Span = span
+		}
 	}
 	m.Summary = rundir.Summary{
 		Model:             b.opt.Model,
