@@ -20,7 +20,8 @@
 // batch, cookies, Response with timings and json(selector)), k6/metrics,
 // k6/data (SharedArray), k6/execution, k6/encoding, k6/crypto, the
 // WebCrypto global crypto (webcrypto.go), k6/html,
-// k6/timers (timers.go: they fire before the call that set them ends),
+// k6/timers (timers.go: they fire before the call that set them ends;
+// loop.go is the VU's event loop that runs them and modules' callbacks),
 // k6/ws (mod_ws.go: ws.connect runs the socket's handlers and timers on
 // the VU's goroutine until it closes, on gorilla/websocket as k6 does);
 // console.* (rate-limited) and open() in the init code. The event-loop

@@ -1,7 +1,6 @@
 package k6script
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -10,13 +9,14 @@ import (
 	"github.com/dop251/goja"
 )
 
-// timers are one VU's setTimeout/setInterval timers, run as k6's event
-// loop runs them (internal/js/tc55/timers): the call that set them (an
-// iteration, setup, teardown) ends only when none is left, each fires at
-// or after its delay, earliest first and, for equal times, in the order
-// set; an interval is set again after each call, its delay counted from
-// the call's end. A callback's exception ends the call with that error
-// and drops the timers left; so does the run's end.
+// timers are one VU's setTimeout/setInterval timers, run by the VU's
+// event loop (loop.go) as k6's runs them (internal/js/tc55/timers): the
+// call that set them (an iteration, setup, teardown) ends only when none
+// is left, each fires at or after its delay, earliest first and, for
+// equal times, in the order set; an interval is set again after each
+// call, its delay counted from the call's end. A callback's exception
+// ends the call with that error and drops the timers left; so does the
+// run's end.
 type timers struct {
 	v      *vu
 	nextID int64
@@ -84,30 +84,27 @@ func (t *timers) clear(id int64) {
 	t.queue = slices.DeleteFunc(t.queue, func(o *timer) bool { return o.id == id })
 }
 
-// run fires the queued timers until none is left, ctx ends (the timers
-// are dropped; the caller sees ctx's error) or a callback throws.
-func (t *timers) run(ctx context.Context) error {
-	defer func() { t.queue, t.live = nil, map[int64]bool{} }()
-	for len(t.queue) > 0 {
-		tm := t.queue[0]
-		if wait := time.Until(tm.due); wait > 0 {
-			w := time.NewTimer(wait)
-			select {
-			case <-w.C:
-			case <-ctx.Done():
-				w.Stop()
-				return ctx.Err()
-			}
-		}
-		t.queue = t.queue[1:]
-		if _, err := tm.fn(t.v.rt.GlobalObject(), tm.args...); err != nil {
-			return err
-		}
-		if tm.repeat && t.live[tm.id] {
-			t.add(tm)
-		} else {
-			delete(t.live, tm.id)
-		}
+// next is the timer due first, nil when none is left.
+func (t *timers) next() *timer {
+	if len(t.queue) == 0 {
+		return nil
+	}
+	return t.queue[0]
+}
+
+// fire runs tm, the first queued timer, and sets an interval again.
+func (t *timers) fire(tm *timer) error {
+	t.queue = t.queue[1:]
+	if _, err := tm.fn(t.v.rt.GlobalObject(), tm.args...); err != nil {
+		return err
+	}
+	if tm.repeat && t.live[tm.id] {
+		t.add(tm)
+	} else {
+		delete(t.live, tm.id)
 	}
 	return nil
 }
+
+// reset drops every timer: the call that set them has ended.
+func (t *timers) reset() { t.queue, t.live = nil, map[int64]bool{} }

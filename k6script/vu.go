@@ -50,6 +50,7 @@ type vu struct {
 	scStart                   time.Time         // k6/execution scenario.startTime
 	callback                  responseCallback  // http.setResponseCallback's, for every request without its own
 	timers                    *timers           // setTimeout's and setInterval's, run before a call ends
+	loop                      *loop             // runs the timers and modules' callbacks before a call ends
 	timerExports              *goja.Object      // k6/timers: the same functions as the globals
 }
 
@@ -71,6 +72,8 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 	installWebCrypto(rt)
 	v.timers = &timers{v: v, live: map[int64]bool{}}
 	v.timerExports = v.timers.install()
+	v.loop = newLoop()
+	v.loop.timers = v.timers
 	mod := rt.NewObject()
 	exports := rt.NewObject()
 	must(mod.Set("exports", exports))
@@ -90,10 +93,8 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 		return o
 	}))
 	stop := context.AfterFunc(ctx, func() { rt.Interrupt(errStopped) })
-	_, err := rt.RunProgram(s.prog)
-	if err == nil {
-		err = v.timers.run(ctx) // init code's timers fire before init ends, as in k6
-	}
+	// the init code's timers fire before init ends, as in k6
+	err := v.loop.call(ctx, func() error { _, err := rt.RunProgram(s.prog); return err })
 	if !stop() {
 		// The interrupt may have fired after the program ended: clear it,
 		// or the runtime's next call would fail (ctx ended: the run stops).
@@ -179,10 +180,8 @@ func (v *vu) callPlain(ctx context.Context, name string, arg goja.Value) (goja.V
 	if arg != nil {
 		args = append(args, arg)
 	}
-	res, err := fn(goja.Undefined(), args...)
-	if err == nil {
-		err = v.timers.run(ctx)
-	}
+	var res goja.Value
+	err := v.loop.call(ctx, func() (err error) { res, err = fn(goja.Undefined(), args...); return err })
 	if err == nil {
 		res, err = settled(res)
 	}
@@ -194,9 +193,9 @@ func (v *vu) callPlain(ctx context.Context, name string, arg goja.Value) (goja.V
 
 // settled is an async function's result: its Promise's value, or its
 // rejection as the error. knee's requests (asyncRequest included) complete
-// synchronously and the call's timers have all fired (timers.go), so every
-// await has settled; a Promise still pending waits on something knee does
-// not have.
+// synchronously, and the call's event loop (loop.go) has run every timer
+// and every callback a module registered, so every await has settled; a
+// Promise still pending waits on something knee does not have.
 func settled(res goja.Value) (goja.Value, error) {
 	p, ok := res.Export().(*goja.Promise)
 	if !ok {
@@ -228,10 +227,8 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	defer v.s.exec.active.Add(-1)
 	v.watch(ctx)
 	began := time.Now()
-	ret, err := v.fns[exec](goja.Undefined(), v.setupData())
-	if err == nil {
-		err = v.timers.run(ctx)
-	}
+	var ret goja.Value
+	err := v.loop.call(ctx, func() (err error) { ret, err = v.fns[exec](goja.Undefined(), v.setupData()); return err })
 	if err == nil {
 		_, err = settled(ret)
 	}

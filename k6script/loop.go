@@ -1,0 +1,146 @@
+package k6script
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// loop is one VU's event loop, in k6's model (k6's internal/js/eventloop):
+// a call into the script (the init code, an iteration, setup, teardown)
+// runs its function, then the loop runs what the call left behind until
+// nothing is left: the timers (timers.go) and the callbacks modules
+// registered with register. The call ends
+//
+//   - when no timer and no registered callback remains (nil);
+//   - when a timer or a callback fails: that error, the rest dropped;
+//   - when ctx ends (the run's end): ctx's error, the rest dropped at once.
+//
+// Whatever ends it, the call's context (context) is cancelled, so a
+// module's goroutines stop and close what they hold; a callback they
+// enqueue after that is dropped, never run in a later call. Only the
+// VU's goroutine calls call, register and context; the enqueue functions
+// register returns are safe from any goroutine.
+type loop struct {
+	timers *timers
+
+	mu      sync.Mutex
+	gen     uint64         // the call in progress; bumped when a call ends
+	queue   []func() error // enqueued callbacks of call gen, in order
+	pending int            // registered callbacks of call gen not yet enqueued
+	wake    chan struct{}  // a callback was enqueued (capacity 1)
+
+	ctx context.Context // the call's context
+}
+
+func newLoop() *loop {
+	return &loop{wake: make(chan struct{}, 1), ctx: context.Background()}
+}
+
+// context is the current call's context: it ends when the call does.
+// Outside a call it is the last call's (already ended).
+func (l *loop) context() context.Context { return l.ctx }
+
+// register reserves a callback for the current call: the call does not
+// end until the returned enqueue is called (or the call ends otherwise).
+// enqueue may be called from any goroutine, once; it queues f to run on
+// the VU's goroutine, where it may call into the runtime (handlers,
+// Promise resolve and reject). f's error ends the call with that error.
+// A second call of enqueue, or one after the call ended, does nothing.
+// Call register only from the VU's goroutine, during a call.
+func (l *loop) register() (enqueue func(f func() error)) {
+	l.mu.Lock()
+	gen := l.gen
+	l.pending++
+	l.mu.Unlock()
+	var once sync.Once
+	return func(f func() error) {
+		once.Do(func() {
+			l.mu.Lock()
+			if gen != l.gen { // that call has ended: drop f
+				l.mu.Unlock()
+				return
+			}
+			l.queue = append(l.queue, f)
+			l.pending--
+			l.mu.Unlock()
+			select {
+			case l.wake <- struct{}{}:
+			default:
+			}
+		})
+	}
+}
+
+// call runs first, then the loop until nothing is left (see loop).
+func (l *loop) call(ctx context.Context, first func() error) error {
+	callCtx, cancel := context.WithCancel(ctx)
+	l.ctx = callCtx
+	defer l.end(cancel)
+	if err := first(); err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		l.mu.Lock()
+		q, pending := l.queue, l.pending
+		l.queue = nil
+		l.mu.Unlock()
+		if len(q) > 0 {
+			for _, f := range q {
+				if err := f(); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		tm := l.timers.next()
+		if tm == nil && pending == 0 {
+			return nil
+		}
+		if tm != nil && !time.Now().Before(tm.due) {
+			if err := l.timers.fire(tm); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := l.wait(ctx, tm); err != nil {
+			return err
+		}
+	}
+}
+
+// wait blocks until tm is due (no timer: never), a callback is enqueued
+// or ctx ends (its error).
+func (l *loop) wait(ctx context.Context, tm *timer) error {
+	var due <-chan time.Time
+	if tm != nil {
+		w := time.NewTimer(time.Until(tm.due))
+		defer w.Stop()
+		due = w.C
+	}
+	select {
+	case <-due:
+	case <-l.wake:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// end closes the call: its context is cancelled, its timers and callbacks
+// dropped, and enqueues still to come from its goroutines ignored.
+func (l *loop) end(cancel context.CancelFunc) {
+	cancel()
+	l.timers.reset()
+	l.mu.Lock()
+	l.gen++
+	l.queue, l.pending = nil, 0
+	l.mu.Unlock()
+	select {
+	case <-l.wake: // a stale wake-up would only cost one spin; drain it anyway
+	default:
+	}
+}
