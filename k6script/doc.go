@@ -23,10 +23,13 @@
 // k6/timers (timers.go: they fire before the call that set them ends;
 // loop.go is the VU's event loop that runs them and modules' callbacks),
 // k6/ws (mod_ws.go: ws.connect runs the socket's handlers and timers on
-// the VU's goroutine until it closes, on gorilla/websocket as k6 does);
-// console.* (rate-limited) and open() in the init code. The event-loop
-// k6/websockets, browser, gRPC, experimental modules, extensions fail in
-// Load, naming the place and what to do instead.
+// the VU's goroutine until it closes, on gorilla/websocket as k6 does),
+// k6/websockets and k6/experimental/websockets (mod_websockets.go: the
+// WebSocket class and Blob; each socket's goroutines hand its events to
+// the VU's event loop, and the call that opened it ends once it closed);
+// console.* (rate-limited) and open() in the init code. Browser, gRPC,
+// experimental modules, extensions fail in Load, naming the place and
+// what to do instead.
 //
 // Remote modules (remote.go): an https:// import, and every import of a
 // remote module, is resolved by k6's rules (relative to the importing
@@ -59,7 +62,8 @@
 // (and delayAbortEval) are kept in Plan.AbortOnFail; the runner judges them
 // as the run goes. APIs knee lacks (res.submitForm, res.ocsp, WebCrypto,
 // params auth digest and ntlm)
-// are refused by Load, found in the script's files (refuse.go).
+// and k6/websockets' Blob.stream() are refused by Load, found in the
+// script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run
 // as constant-vus with an iteration count (per-vu-iterations also with

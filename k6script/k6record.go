@@ -1,9 +1,11 @@
 package k6script
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/knee-dev/knee/k6metric"
@@ -160,4 +162,21 @@ func (v *vu) k6Custom(name string, val float64, custom map[string]string) {
 		}
 		return tags
 	}, k6Point{name, val})
+}
+
+// wsRecorder records a WebSocket session's points (k6/ws, k6/websockets)
+// into the k6 metrics with tags (called once, then only read: safe on any
+// goroutine). Points after ctx's end are dropped, as k6's PushIfNotDone
+// drops them. The recorder is safe on any goroutine.
+func (v *vu) wsRecorder(ctx context.Context, group string, tags func() map[string]string) func(...k6Point) {
+	k6 := v.s.k6
+	var once sync.Once
+	var t map[string]string
+	get := func() map[string]string { once.Do(func() { t = tags() }); return t }
+	return func(points ...k6Point) {
+		if ctx.Err() != nil {
+			return
+		}
+		k6.add(group, get, points...)
+	}
 }

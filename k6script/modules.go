@@ -25,6 +25,9 @@ func modules() map[string]module {
 		"k6/data":      dataModule,
 		"k6/timers":    func(v *vu) *goja.Object { return v.timerExports },
 		"k6/ws":        wsModule,
+		// k6/websockets and its old experimental name (mod_websockets.go)
+		"k6/websockets":              websocketsModule,
+		"k6/experimental/websockets": websocketsModule,
 	}
 }
 
@@ -44,9 +47,10 @@ func moduleNames() []string {
 
 // unsupported says why a k6 module is not run and what to do instead.
 func unsupported(path string) (string, bool) {
+	if knownModule(path) { // k6/experimental/websockets is one
+		return "", false
+	}
 	switch {
-	case path == "k6/websockets" || strings.HasPrefix(path, "k6/experimental/websockets"):
-		return fmt.Sprintf("%q: the event-loop WebSocket API is not supported by knee; use k6/ws (ws.connect, which blocks until the socket closes), or run the script with k6", path), true
 	case path == "k6/browser" || path == "k6/experimental/browser":
 		return fmt.Sprintf("%q: browser tests are not supported by knee; run them with k6 and the API load with knee", path), true
 	case path == "k6/net/grpc" || strings.HasPrefix(path, "k6/experimental/grpc"):
