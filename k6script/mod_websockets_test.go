@@ -1,7 +1,12 @@
 package k6script
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -184,9 +189,9 @@ export default function () {
   setTimeout(closeAll, 20);
 }`, map[string]string{"URL": wsURL(srv)})
 	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	var got samples
+	got := &trendSamples{trends: map[string]int{}}
 	for i := 0; i < iters; i++ {
-		it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Iter: uint64(i), Called: time.Now()}, &got)
+		it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Iter: uint64(i), Called: time.Now()}, got)
 		if st, _ := s.k6.Stat(k6metric.WSSessionDuration); st.Count != int64(n*(i+1)) {
 			t.Fatalf("after iteration %d: %d sessions ended, want %d", i, st.Count, n*(i+1))
 		}
@@ -196,6 +201,23 @@ export default function () {
 	}
 	// each socket sends one message and gets its echo before the timer closes it
 	checkWSCounts(t, s, wsCounts{sessions: n * iters, sent: n * iters, received: n * iters, durations: n * iters})
+	// the time Trends also reach the run's records, as an import of k6's output has them
+	want := map[string]int{"x/" + k6metric.WSConnecting: n * iters, "x/" + k6metric.WSSessionDuration: n * iters}
+	if !maps.Equal(got.trends, want) {
+		t.Errorf("trend values %v, want %v", got.trends, want)
+	}
+}
+
+// trendSamples counts the Trend values recorded, by scenario/name.
+type trendSamples struct {
+	samples
+	trends map[string]int
+}
+
+func (s *trendSamples) RecordTrend(scenario, name string, _ time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.trends[scenario+"/"+name]++
 }
 
 // An exception in a message handler ends the iteration with it (an
@@ -291,5 +313,110 @@ export default async function () {
 	want := "got 5|text/plain|abcde|97.98.99.100.101|5|bcd|de|0|[object Object]"
 	if n != 1 || !strings.Contains(first, want) {
 		t.Errorf("%d errors, first %q; want %q", n, first, want)
+	}
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// k6's CSV and JSON outputs carry the ws_* samples with k6's tags: one
+// session of 2 messages each way is ws_sessions 1, ws_connecting 1,
+// ws_msgs_sent 2, ws_msgs_received 2, ws_session_duration 1, each with
+// url, status 101, the scenario and the custom tag (in the CSV's
+// extra_tags), from k6/websockets and from k6/ws alike; k6/websockets
+// also tags name (the URL), k6/ws does not.
+func TestWebSocketsK6Output(t *testing.T) {
+	srv := wsServer(t, echo)
+	url := wsURL(srv)
+	for _, mod := range []struct{ name, src, tagName string }{
+		{"k6/websockets", `import { WebSocket } from 'k6/websockets';
+export default function () {
+  const ws = new WebSocket(__ENV.URL, null, { tags: { team: 'a' } });
+  let n = 0;
+  ws.onopen = () => { ws.send('1'); ws.send('2'); };
+  ws.onmessage = () => { if (++n === 2) ws.close(); };
+}`, url},
+		{"k6/ws", `import ws from 'k6/ws';
+export default function () {
+  ws.connect(__ENV.URL, { tags: { team: 'a' } }, (s) => {
+    let n = 0;
+    s.on('open', () => { s.send('1'); s.send('2'); });
+    s.on('message', () => { if (++n === 2) s.close(); });
+  });
+}`, ""},
+	} {
+		testK6Output(t, mod.name, mod.src, url, mod.tagName)
+	}
+}
+
+func testK6Output(t *testing.T, mod, src, url, tagName string) {
+	want := map[string]int{k6metric.WSSessions: 1, k6metric.WSConnecting: 1, k6metric.WSMsgsSent: 2,
+		k6metric.WSMsgsReceived: 2, k6metric.WSSessionDuration: 1}
+	for _, format := range []string{"csv", "json"} {
+		t.Run(mod+"/"+format, func(t *testing.T) {
+			s := loadScript(t, src, map[string]string{"URL": url})
+			var buf bytes.Buffer
+			o := NewCSVOutput(nopCloser{&buf})
+			if format == "json" {
+				o = NewJSONOutput(nopCloser{&buf})
+			}
+			s.SetOutput(o)
+			runWS(t, s, 1)
+			if err := o.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			declared := map[string]bool{}
+			check := func(metric string, tags map[string]string) {
+				if !strings.HasPrefix(metric, "ws_") {
+					return
+				}
+				got[metric]++
+				if tags["url"] != url || tags["name"] != tagName || tags["status"] != "101" || tags["scenario"] != "x" || tags["team"] != "a" {
+					t.Errorf("%s: tags %v", metric, tags)
+				}
+			}
+			if format == "csv" {
+				rows, err := csv.NewReader(&buf).ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range rows[1:] {
+					tags := map[string]string{}
+					for i, col := range rows[0][3:] {
+						tags[col] = r[i+3]
+					}
+					for _, kv := range strings.Split(tags["extra_tags"], "&") {
+						k, v, _ := strings.Cut(kv, "=")
+						tags[k] = v
+					}
+					check(r[0], tags)
+				}
+			} else {
+				for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+					var p struct {
+						Type, Metric string
+						Data         struct{ Tags map[string]string }
+					}
+					if err := json.Unmarshal([]byte(line), &p); err != nil {
+						t.Fatal(err)
+					}
+					if p.Type == "Metric" {
+						declared[p.Metric] = true
+						continue
+					}
+					if strings.HasPrefix(p.Metric, "ws_") && !declared[p.Metric] {
+						t.Errorf("%s: a Point before its Metric line", p.Metric)
+					}
+					check(p.Metric, p.Data.Tags)
+				}
+			}
+			for m, n := range want {
+				if got[m] != n {
+					t.Errorf("%s: %d rows, want %d", m, got[m], n)
+				}
+			}
+		})
 	}
 }
