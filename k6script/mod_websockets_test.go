@@ -221,7 +221,9 @@ func (s *trendSamples) RecordTrend(scenario, name string, _ time.Duration) {
 }
 
 // An exception in a message handler ends the iteration with it (an
-// iteration error each time), closing the socket; a WebSocket's misuse
+// iteration error each time), closing the socket, and so does an async
+// handler's rejection (k6's "Uncaught (in promise)", though the socket
+// would stay open); a WebSocket's misuse
 // throws with k6's messages; a refused handshake is an error event then a
 // close event, not an exception.
 func TestWebSocketsErrors(t *testing.T) {
@@ -232,6 +234,7 @@ func TestWebSocketsErrors(t *testing.T) {
 		name, body, want string
 	}{
 		{"throw in onmessage", `const ws = new WebSocket('` + url + `'); ws.onopen = () => ws.send('x'); ws.onmessage = () => { throw new Error('boom'); };`, "Error: boom"},
+		{"async onmessage rejects", `const ws = new WebSocket('` + url + `'); ws.onopen = () => ws.send('x'); ws.onmessage = async () => { throw new Error('later'); };`, "Uncaught (in promise) Error: later"},
 		{"scheme", `new WebSocket('http://localhost/');`, `WebSocket requires url with scheme ws or wss, but got "http"`},
 		{"fragment", `new WebSocket('ws://localhost/#x');`, `WebSocket requires no url fragment, but got "x"`},
 		{"unknown option", `new WebSocket('` + url + `', null, { timeout: 1 });`, "unknown WebSocket's option timeout"},
