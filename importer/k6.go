@@ -28,8 +28,10 @@ type k6Row struct {
 //	                      iterations/s and duration), and its Interval
 //	                      histogram in the closed model
 //	http_req_blocked … _receiving -> the scenario's phase Trends (charts)
+//	ws_connecting, ws_session_duration, ws_ping -> the scenario's Trends of
+//	                      those names (as a live run of a WebSocket script)
 //
-// Other metrics (checks, custom metrics...) are skipped.
+// Other metrics (checks, custom metrics, the ws_* counters...) are skipped.
 type k6Mapper struct {
 	b     *builder
 	bad   *badRows
@@ -58,7 +60,8 @@ func (m *k6Mapper) wants(metric []byte) bool {
 	case k6metric.HTTPReqDuration, k6metric.HTTPReqs, k6metric.DroppedIterations, k6metric.DataReceived, k6metric.DataSent, k6metric.VUs, "":
 		return true
 	case k6metric.IterationDuration, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting, k6metric.HTTPReqTLSHandshaking,
-		k6metric.HTTPReqSending, k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving:
+		k6metric.HTTPReqSending, k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving,
+		k6metric.WSConnecting, k6metric.WSSessionDuration, k6metric.WSPing:
 		return true
 	}
 	return false
@@ -74,7 +77,8 @@ func (m *k6Mapper) row(line int64, r *k6Row) error {
 	case k6metric.IterationDuration:
 		return m.iteration(line, r)
 	case k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting, k6metric.HTTPReqTLSHandshaking,
-		k6metric.HTTPReqSending, k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving:
+		k6metric.HTTPReqSending, k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving,
+		k6metric.WSConnecting, k6metric.WSSessionDuration, k6metric.WSPing:
 		return m.trend(line, r, string(r.metric))
 	case "":
 		return m.bad.bad(line, fixLenient, "empty metric name")

@@ -368,3 +368,37 @@ func TestRateOverWholeSecondStamps(t *testing.T) {
 		t.Errorf("%d requests in %v s = %v/s; want 1500 in 15 s = 100/s", s.Requests, s.DurationS, s.Rate)
 	}
 }
+
+// k6's ws_* time Trends become the scenario's Trend series, as a live
+// knee run of a WebSocket script records them; its ws counters have no
+// series and are skipped without complaint. Hand-made: two sessions
+// connecting in 2 and 4 ms, one lasting 150 ms, one ping of 3 ms.
+func TestK6CSVWebSocketTrends(t *testing.T) {
+	const csv = "metric_name,timestamp,metric_value,status,name,scenario\n" +
+		"http_req_duration,100,10,200,x,s\n" +
+		"ws_sessions,100,1,101,ws://h/,s\n" +
+		"ws_connecting,100,2,101,ws://h/,s\n" +
+		"ws_sessions,100,1,101,ws://h/,s\n" +
+		"ws_connecting,100,4,101,ws://h/,s\n" +
+		"ws_msgs_sent,100,1,101,ws://h/,s\n" +
+		"ws_ping,101,3,101,ws://h/,s\n" +
+		"ws_session_duration,101,150,101,ws://h/,s\n"
+	_, sink, err := importString(t, "k6.csv", csv, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		n        int64
+		min, max time.Duration
+	}{
+		{"ws_connecting", 2, ms(2), ms(4)},
+		{"ws_ping", 1, ms(3), ms(3)},
+		{"ws_session_duration", 1, ms(150), ms(150)},
+	} {
+		h := sink.merged(func(k record.Key) bool { return k.Metric == record.Trend && k.Scenario == "s" && k.Name == c.name })
+		if h.Count() != c.n || !near(h.Min(), c.min) || !near(h.Max(), c.max) {
+			t.Errorf("%s: n %d min %v max %v, want %d %v %v", c.name, h.Count(), h.Min(), h.Max(), c.n, c.min, c.max)
+		}
+	}
+}

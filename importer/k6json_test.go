@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/knee-dev/knee/record"
 )
 
 func point(metric, time, value, tags string) string {
@@ -53,5 +55,25 @@ func TestK6JSONBadInput(t *testing.T) {
 				t.Errorf("err = %v, want line %d containing %q", err, tc.line, tc.msg)
 			}
 		})
+	}
+}
+
+// k6's JSON output's ws_* time Trends become the scenario's Trend series
+// (as its CSV's: TestK6CSVWebSocketTrends); ws_msgs_sent is skipped.
+func TestK6JSONWebSocketTrends(t *testing.T) {
+	tags := `"scenario":"s","url":"ws://h/","status":"101"`
+	in := point("http_req_duration", "2026-01-01T00:00:00.1Z", "2", `"scenario":"s","name":"a","status":"200"`) +
+		point("ws_connecting", "2026-01-01T00:00:00.2Z", "5", tags) +
+		point("ws_msgs_sent", "2026-01-01T00:00:00.3Z", "1", tags) +
+		point("ws_session_duration", "2026-01-01T00:00:00.4Z", "250", tags)
+	_, sink, err := importString(t, "r.json", in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]float64{"ws_connecting": 5, "ws_session_duration": 250} {
+		h := sink.merged(func(k record.Key) bool { return k.Metric == record.Trend && k.Scenario == "s" && k.Name == name })
+		if h.Count() != 1 || !near(h.Max(), ms(want)) {
+			t.Errorf("%s: n %d max %v, want 1 %vms", name, h.Count(), h.Max(), want)
+		}
 	}
 }

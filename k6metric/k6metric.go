@@ -72,7 +72,7 @@ const (
 	// VUsMax is a Gauge of the VUs allocated.
 	VUsMax = "vus_max"
 	// WSConnecting is a Trend of a WebSocket's handshake time
-	// (ws.connect's dial and upgrade), in ms.
+	// (the dial and upgrade of ws.connect or new WebSocket), in ms.
 	WSConnecting = "ws_connecting"
 	// WSMsgsReceived is a Counter of WebSocket messages received.
 	WSMsgsReceived = "ws_msgs_received"
@@ -80,11 +80,12 @@ const (
 	WSMsgsSent = "ws_msgs_sent"
 	// WSPing is a Trend of the time from a ping to its pong, in ms.
 	WSPing = "ws_ping"
-	// WSSessionDuration is a Trend of a ws.connect's run time, from the
-	// dial to the socket's close, in ms.
+	// WSSessionDuration is a Trend of a WebSocket session's time, from the
+	// dial to the socket's close, in ms (none for a failed handshake of a
+	// new WebSocket, as in k6).
 	WSSessionDuration = "ws_session_duration"
 	// WSSessions is a Counter of WebSocket sessions started (every
-	// ws.connect, a refused one too).
+	// ws.connect and new WebSocket, a refused one too).
 	WSSessions = "ws_sessions"
 )
 

@@ -26,15 +26,18 @@
 // loop.go is the VU's event loop that runs them and modules' callbacks),
 // k6/ws (mod_ws.go: ws.connect runs the socket's handlers and timers on
 // the VU's goroutine until it closes, on gorilla/websocket as k6 does),
+// k6/websockets and k6/experimental/websockets (mod_websockets.go: the
+// WebSocket class and Blob; each socket's goroutines hand its events to
+// the VU's event loop, and the call that opened it ends once it closed),
 // k6/net/grpc (mod_grpc.go on grpc-go, .proto files parsed by
 // protocompile as k6's; grpcreflect.go, server reflection; grpcstream.go,
 // streams whose handlers the VU's event loop runs; a unary call is one
 // request in knee's records, its gRPC status as HTTP's, see
 // grpcHTTPStatus); console.* (rate-limited) and open() in the init code,
 // k6/experimental/fs and k6/experimental/csv (mod_fs.go, mod_csv.go: the
-// file's bytes read once and shared, Promises settled when returned). The
-// event-loop k6/websockets, browser, the other experimental modules (gRPC's
-// graduated: k6/net/grpc), extensions fail in Load, naming the place and
+// file's bytes read once and shared, Promises settled when returned).
+// Browser, the other experimental modules (gRPC's graduated:
+// k6/net/grpc), extensions fail in Load, naming the place and
 // what to do instead.
 //
 // Remote modules (remote.go): an https:// import, and every import of a
@@ -68,7 +71,8 @@
 // (and delayAbortEval) are kept in Plan.AbortOnFail; the runner judges them
 // as the run goes. APIs knee lacks (res.submitForm, res.ocsp, WebCrypto,
 // params auth digest and ntlm)
-// are refused by Load, found in the script's files (refuse.go).
+// and k6/websockets' Blob.stream() are refused by Load, found in the
+// script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run
 // as constant-vus with an iteration count (per-vu-iterations also with

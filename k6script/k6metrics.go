@@ -13,9 +13,10 @@ import (
 // them (lib/netext/httpext, js/modules/k6/http, metrics/builtin.go); their
 // kinds are k6metric's. Every HTTP request and every redirect hop is one
 // http_reqs; setup's and teardown's requests count too. http_req_duration
-// is sending + waiting + receiving. The ws_* metrics are k6/ws's
-// (mod_ws.go, as k6's internal/js/modules/k6/ws records them), the grpc_*
-// ones k6/net/grpc's (mod_grpc.go, grpcstats.go, grpcstream.go).
+// is sending + waiting + receiving. The ws_* metrics are k6/ws's and
+// k6/websockets' (mod_ws.go, mod_websockets.go, as k6's modules record
+// them), the grpc_* ones k6/net/grpc's (mod_grpc.go, grpcstats.go,
+// grpcstream.go).
 var k6Summed = []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HTTPReqBlocked,
 	k6metric.HTTPReqConnecting, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqSending,
 	k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving, k6metric.HTTPReqFailed,

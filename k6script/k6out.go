@@ -5,7 +5,9 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +31,10 @@ type Output struct {
 	err  error
 	// stamp writes a CSV row's timestamp; nil is unix_micro.
 	stamp func(time.Time) string
+	// declared are the metrics declared in the JSON output so far: the
+	// HTTP ones at the start, others (ws_*) at their first Point, as k6
+	// declares every metric.
+	declared map[string]bool
 }
 
 func (o *Output) timestamp(t time.Time) string {
@@ -55,18 +61,25 @@ func NewCSVOutput(dst io.WriteCloser) *Output {
 // NewJSONOutput writes k6's JSON lines to dst, starting with the Metric
 // declarations; Close flushes and closes it.
 func NewJSONOutput(dst io.WriteCloser) *Output {
-	o := &Output{json: true, w: bufio.NewWriterSize(dst, 64<<10), dst: dst}
+	o := &Output{json: true, w: bufio.NewWriterSize(dst, 64<<10), dst: dst, declared: map[string]bool{}}
 	for _, name := range []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting,
 		k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqSending, k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving,
 		k6metric.HTTPReqFailed, k6metric.DataSent, k6metric.DataReceived, k6metric.IterationDuration} {
-		m, _ := k6metric.Lookup(name)
-		line, _ := json.Marshal(map[string]any{"type": "Metric", "metric": m.Name,
-			"data": map[string]any{"name": m.Name, "type": m.Type, "contains": m.Contains, "thresholds": []string{}, "submetrics": nil}})
-		if _, o.err = o.w.Write(append(line, '\n')); o.err != nil {
-			break
-		}
+		o.declare(name)
 	}
 	return o
+}
+
+// declare writes metric's Metric line once (JSON only).
+func (o *Output) declare(name string) {
+	if !o.json || o.declared[name] || o.err != nil {
+		return
+	}
+	o.declared[name] = true
+	m, _ := k6metric.Lookup(name)
+	line, _ := json.Marshal(map[string]any{"type": "Metric", "metric": m.Name,
+		"data": map[string]any{"name": m.Name, "type": m.Type, "contains": m.Contains, "thresholds": []string{}, "submetrics": nil}})
+	_, o.err = o.w.Write(append(line, '\n'))
 }
 
 // write writes one sample: a CSV row of csvHeader's columns, or a JSON Point.
@@ -83,6 +96,11 @@ func (o *Output) write(row []string, at time.Time) {
 	for i, col := range csvHeader {
 		if i > 2 && row[i] != "" && col != "extra_tags" && col != "metadata" {
 			tags[col] = row[i]
+		}
+	}
+	for _, kv := range strings.Split(row[len(csvHeader)-2], "&") {
+		if k, val, ok := strings.Cut(kv, "="); ok {
+			tags[k] = val
 		}
 	}
 	line, err := json.Marshal(map[string]any{"type": "Point", "metric": row[0],
@@ -158,6 +176,29 @@ func (o *Output) request(h *hopRow) {
 		}
 		o.write(r, h.done)
 	}
+}
+
+// sample writes one value of a metric other than HTTP's (k6's ws_*) with
+// its tags, as k6 writes any sample: the tags of csvHeader's columns in
+// theirs, the others as extra_tags (k=v joined by &, sorted here; k6's
+// order is its map's).
+func (o *Output) sample(metric string, at time.Time, value float64, tags map[string]string) {
+	row := make([]string, len(csvHeader))
+	row[0], row[1], row[2] = metric, o.timestamp(at), strconv.FormatFloat(value, 'f', 6, 64)
+	var extra []string
+	for k, val := range tags {
+		if i := slices.Index(csvHeader, k); i > 2 && i < len(csvHeader)-2 {
+			row[i] = val
+		} else if val != "" {
+			extra = append(extra, k+"="+val)
+		}
+	}
+	slices.Sort(extra)
+	row[len(csvHeader)-2] = strings.Join(extra, "&")
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.declare(metric)
+	o.write(row, at)
 }
 
 // iteration writes one iteration_duration row.

@@ -1,9 +1,11 @@
 package k6script
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/knee-dev/knee/k6metric"
@@ -183,4 +185,44 @@ func (v *vu) k6Custom(name string, val float64, custom map[string]string) {
 		}
 		return tags
 	}, k6Point{name, val})
+}
+
+// wsRecorder records a WebSocket session's points (k6/ws, k6/websockets)
+// into the k6 metrics and, when the run writes k6's output, as its rows,
+// all with tags (called once, then only read: safe on any goroutine); the
+// time Trends (ws_connecting, ws_session_duration, ws_ping) also go to the
+// VU's shard as the scenario's Trend series, as an import of k6's output
+// records them. Points after ctx's end are dropped, as k6's PushIfNotDone
+// drops them. Call it on the VU's goroutine; the recorder is safe on any.
+func (v *vu) wsRecorder(ctx context.Context, group string, tags func() map[string]string) func(...k6Point) {
+	k6, out := v.s.k6, v.s.out
+	var ts trendSink
+	scenario := ""
+	if v.shard != nil { // setup and teardown: not part of the test's numbers
+		ts, _ = v.shard.(trendSink)
+		scenario = v.st.Scenario
+	}
+	var once sync.Once
+	var t map[string]string
+	get := func() map[string]string { once.Do(func() { t = tags() }); return t }
+	return func(points ...k6Point) {
+		if ctx.Err() != nil {
+			return
+		}
+		k6.add(group, get, points...)
+		if ts != nil {
+			for _, p := range points {
+				switch p.metric {
+				case k6metric.WSConnecting, k6metric.WSSessionDuration, k6metric.WSPing:
+					ts.RecordTrend(scenario, p.metric, TrendDuration(p.value))
+				}
+			}
+		}
+		if out != nil {
+			now := time.Now()
+			for _, p := range points {
+				out.sample(p.metric, now, p.value, get())
+			}
+		}
+	}
 }

@@ -2,8 +2,13 @@ package k6script
 
 import (
 	"context"
+	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/dop251/goja"
 )
 
 // loop is one VU's event loop, in k6's model (k6's internal/js/eventloop):
@@ -14,6 +19,9 @@ import (
 //
 //   - when no timer and no registered callback remains (nil);
 //   - when a timer or a callback fails: that error, the rest dropped;
+//   - when a Promise was rejected and, by the end of the turn that
+//     rejected it (the function, a batch of callbacks, a timer), has no
+//     handler: k6's "Uncaught (in promise) ..." error, the rest dropped;
 //   - when ctx ends (the run's end): ctx's error, the rest dropped at once.
 //
 // Whatever ends it, the call's context (context) is cancelled, so a
@@ -31,10 +39,42 @@ type loop struct {
 	wake    chan struct{}  // a callback was enqueued (capacity 1)
 
 	ctx context.Context // the call's context
+
+	// rejected are the Promises rejected with no handler yet, in order
+	// (the runtime reports them on the VU's goroutine).
+	rejected []*goja.Promise
 }
 
-func newLoop() *loop {
-	return &loop{wake: make(chan struct{}, 1), ctx: context.Background()}
+// newLoop makes rt's loop; it tracks rt's unhandled Promise rejections.
+func newLoop(rt *goja.Runtime) *loop {
+	l := &loop{wake: make(chan struct{}, 1), ctx: context.Background()}
+	rt.SetPromiseRejectionTracker(func(p *goja.Promise, op goja.PromiseRejectionOperation) {
+		if op == goja.PromiseRejectionReject {
+			l.rejected = append(l.rejected, p)
+			return
+		}
+		l.rejected = slices.DeleteFunc(l.rejected, func(q *goja.Promise) bool { return q == p }) // handled after all
+	})
+	return l
+}
+
+// uncaught is the first rejection still without a handler, as k6's
+// error: "Uncaught (in promise) " and the value's stack, else the value.
+func (l *loop) uncaught() error {
+	if len(l.rejected) == 0 {
+		return nil
+	}
+	val := l.rejected[0].Result()
+	text := "undefined"
+	if val != nil {
+		text = val.String()
+		if o, ok := val.(*goja.Object); ok {
+			if st := o.Get("stack"); st != nil && !goja.IsUndefined(st) && !goja.IsNull(st) {
+				text = st.String()
+			}
+		}
+	}
+	return errors.New("Uncaught (in promise) " + strings.TrimRight(text, "\n"))
 }
 
 // context is the current call's context: it ends when the call does.
@@ -80,6 +120,9 @@ func (l *loop) call(ctx context.Context, first func() error) error {
 	if err := first(); err != nil {
 		return err
 	}
+	if err := l.uncaught(); err != nil {
+		return err
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -94,6 +137,9 @@ func (l *loop) call(ctx context.Context, first func() error) error {
 					return err
 				}
 			}
+			if err := l.uncaught(); err != nil {
+				return err
+			}
 			continue
 		}
 		tm := l.timers.next()
@@ -102,6 +148,9 @@ func (l *loop) call(ctx context.Context, first func() error) error {
 		}
 		if tm != nil && !time.Now().Before(tm.due) {
 			if err := l.timers.fire(tm); err != nil {
+				return err
+			}
+			if err := l.uncaught(); err != nil {
 				return err
 			}
 			continue
@@ -139,6 +188,7 @@ func (l *loop) end(cancel context.CancelFunc) {
 	l.gen++
 	l.queue, l.pending = nil, 0
 	l.mu.Unlock()
+	l.rejected = nil
 	select {
 	case <-l.wake: // a stale wake-up would only cost one spin; drain it anyway
 	default:

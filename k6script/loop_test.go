@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 // testLoop is a loop with no timers set, and the runtime its callbacks use.
 func testLoop() (*loop, *goja.Runtime) {
 	rt := goja.New()
-	l := newLoop()
+	l := newLoop(rt)
 	l.timers = &timers{v: &vu{rt: rt}, live: map[int64]bool{}}
 	return l, rt
 }
@@ -131,5 +132,49 @@ func TestLoopStopsWithTheRun(t *testing.T) {
 	err = l.call(context.Background(), func() error { return nil })
 	if err != nil || ran {
 		t.Errorf("next call: err %v, the old callback ran %v; want nil, false", err, ran)
+	}
+}
+
+// A Promise rejected with no handler by the end of its turn ends the
+// call with k6's "Uncaught (in promise)" error, the value's stack first
+// (k6's eventloop); one handled in the same turn, or caught, does not.
+func TestLoopUncaughtRejections(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      string // "" = no error
+	}{
+		{"async throws", `(async () => { throw new Error('boom'); })()`, "Uncaught (in promise) Error: boom\n\tat "},
+		{"a plain value", `Promise.reject(42)`, "Uncaught (in promise) 42"},
+		{"caught", `(async () => { throw new Error('boom'); })().catch(() => {})`, ""},
+		{"handled later in the turn", `const p = Promise.reject(1); p.then(null, () => {});`, ""},
+		{"awaited and caught", `(async () => { try { await Promise.reject(1); } catch (e) {} })()`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, rt := testLoop()
+			err := l.call(context.Background(), func() error { _, err := rt.RunString(tc.src); return err })
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)) {
+				t.Errorf("err %v; want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A rejection in a callback enqueued later ends the call at that turn,
+// with a callback still registered (it is dropped).
+func TestLoopUncaughtRejectionInACallback(t *testing.T) {
+	l, rt := testLoop()
+	err := l.call(context.Background(), func() error {
+		enq := l.register()
+		l.register() // never enqueued: the rejection ends the call anyway
+		fn, err := rt.RunString(`async () => { throw new Error('late'); }`)
+		if err != nil {
+			return err
+		}
+		f, _ := goja.AssertFunction(fn)
+		go enq(func() error { _, err := f(goja.Undefined()); return err })
+		return nil
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "Uncaught (in promise) Error: late") {
+		t.Errorf("err %v; want the late rejection", err)
 	}
 }

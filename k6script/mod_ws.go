@@ -136,11 +136,7 @@ func (v *vu) wsConnect(call goja.FunctionCall) goja.Value {
 		return t
 	}
 	ctx := v.ctx
-	record := func(points ...k6Point) {
-		if ctx.Err() == nil { // k6 drops a stopped VU's samples (PushIfNotDone)
-			v.s.k6.add(group, tags, points...)
-		}
-	}
+	record := v.wsRecorder(ctx, group, tags) // k6 drops a stopped VU's samples (PushIfNotDone)
 
 	start := time.Now()
 	conn, resp, err := d.DialContext(ctx, rawURL, header)

@@ -29,6 +29,9 @@ func modules() map[string]module {
 		"k6/experimental/fs":  fsModule,
 		"k6/experimental/csv": csvModule,
 		"k6/net/grpc":         grpcModule,
+		// k6/websockets and its old experimental name (mod_websockets.go)
+		"k6/websockets":              websocketsModule,
+		"k6/experimental/websockets": websocketsModule,
 	}
 }
 
@@ -48,9 +51,10 @@ func moduleNames() []string {
 
 // unsupported says why a k6 module is not run and what to do instead.
 func unsupported(path string) (string, bool) {
+	if knownModule(path) { // k6/experimental/websockets is one
+		return "", false
+	}
 	switch {
-	case path == "k6/websockets" || strings.HasPrefix(path, "k6/experimental/websockets"):
-		return fmt.Sprintf("%q: the event-loop WebSocket API is not supported by knee; use k6/ws (ws.connect, which blocks until the socket closes), or run the script with k6", path), true
 	case path == "k6/browser" || path == "k6/experimental/browser":
 		return fmt.Sprintf("%q: browser tests are not supported by knee; run them with k6 and the API load with knee", path), true
 	case strings.HasPrefix(path, "k6/experimental/grpc"):

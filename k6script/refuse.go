@@ -19,6 +19,9 @@ type lackedAPI struct {
 	// lit, when set, must also match the script's own text from the end of
 	// re's match: string literals are blanked before re is matched.
 	lit *regexp.Regexp
+	// in, when set, must match the file's own text (an import of the
+	// module the API belongs to), so a name other modules use is left be.
+	in *regexp.Regexp
 }
 
 var lackedAPIs = []lackedAPI{
@@ -27,6 +30,8 @@ var lackedAPIs = []lackedAPI{
 	{re: regexp.MustCompile(`\bauth\s*:\s*['"\x60]`), why: "params auth: 'digest' and 'ntlm' are not supported by knee (it would send the request without them); put a precomputed Authorization header in params.headers, or run the script with k6",
 		lit: regexp.MustCompile(`^(digest|ntlm)['"\x60]`)},
 	{re: regexp.MustCompile(`\.ocsp\b`), why: "res.ocsp (OCSP stapling status) is not supported by knee; remove it"},
+	{re: regexp.MustCompile(`\.stream\s*\(\s*\)`), in: regexp.MustCompile(`['"]k6/(experimental/)?websockets['"]`),
+		why: "Blob.stream() (k6/websockets) is not supported by knee (it has no ReadableStream); use await blob.arrayBuffer() or blob.text()"},
 }
 
 // refuseLacked scans the script's own files (the bundle's sources, read
@@ -60,6 +65,9 @@ func refuseLacked(entry string, sourceMap []byte, remote map[string][]byte) erro
 		}
 		code := maskComments(string(b))
 		for _, api := range lackedAPIs {
+			if api.in != nil && !api.in.Match(b) {
+				continue
+			}
 			for _, loc := range api.re.FindAllStringIndex(code, -1) {
 				if api.lit != nil && !api.lit.MatchString(string(b[loc[1]:])) {
 					continue

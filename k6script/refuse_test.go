@@ -24,6 +24,9 @@ func TestLoadRefusesLackedAPIs(t *testing.T) {
 			want: []string{"script.js:3:41: params auth: 'digest' and 'ntlm'", "script.js:4:40: params auth"}},
 		{name: "webcrypto knee has", main: "import { enc } from './lib.js';\nexport default function () { enc(); }\n",
 			lib: "export async function enc() {\n  const k = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt']);\n  return crypto.getRandomValues(new Uint8Array(12));\n}\n"},
+		{name: "Blob.stream", main: "import { Blob } from 'k6/websockets';\nexport default function () {\n  new Blob(['x']).stream();\n}\n",
+			want: []string{"script.js:3:18: Blob.stream() (k6/websockets) is not supported"}},
+		{name: "stream() without k6/websockets", main: "const o = { stream() {} };\nexport default function () { o.stream(); }\n"},
 		{name: "comments and k6/crypto", main: "import crypto from 'k6/crypto';\n// r.submitForm() is not used\n/* crypto.subtle */\nconst url = 'http://x/.ocsp'; // a string\nexport default function () { crypto.sha256('x', 'hex'); }\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,7 +93,7 @@ func TestTopLevelAwaitRejected(t *testing.T) {
 		{"exception on line 1", map[string]string{"s.js": "null.boom;\nexport default function () {}\n"},
 			[]string{"/s.js:1:", "TypeError"}},
 		{"rejected with a string", map[string]string{"s.js": "await Promise.reject('nope');\nexport default function () {}\n"},
-			[]string{"init: nope"}},
+			[]string{"init: Uncaught (in promise) nope"}}, // the event loop's unhandled-rejection rule, as k6's
 		{"never settles", map[string]string{"s.js": "await new Promise(() => {});\nexport default function () {}\n"},
 			[]string{"top-level await is still pending"}},
 	}

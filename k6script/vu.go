@@ -88,7 +88,7 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 	installWebCrypto(rt)
 	v.timers = &timers{v: v, live: map[int64]bool{}}
 	v.timerExports = v.timers.install()
-	v.loop = newLoop()
+	v.loop = newLoop(rt)
 	v.loop.timers = v.timers
 	exported := v.catchExports(s.async, s.cjsEntry)
 	loaded := map[string]*goja.Object{}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/knee-dev/knee/k6script"
 )
 
@@ -41,6 +43,8 @@ import (
 //	/cookies           the request's cookies as a JSON object
 //	/form              the posted form's fields as a JSON object
 //	/echo              {"method", "body", "query"} of the request
+//	/ws/echo           a WebSocket that sends back every message as it came
+//	/ws/close/N        a WebSocket the server closes with code N, reason "bye"
 //
 // hits counts every request, so a refused script can be seen to send none.
 func corpusServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
@@ -114,6 +118,30 @@ func corpusServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 		}
 		writeJSONReply(w, map[string]any{"method": r.Method, "body": string(body), "query": query})
 	})
+	var up websocket.Upgrader
+	mux.HandleFunc("/ws/echo", func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return // Upgrade has answered
+		}
+		defer c.Close()
+		for {
+			mt, b, err := c.ReadMessage()
+			if err != nil || c.WriteMessage(mt, b) != nil {
+				return
+			}
+		}
+	})
+	mux.HandleFunc("/ws/close/{code}", func(w http.ResponseWriter, r *http.Request) {
+		code, _ := strconv.Atoi(r.PathValue("code"))
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, "bye"), time.Now().Add(time.Second))
+		_, _, _ = c.ReadMessage() // the client's answer
+	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		mux.ServeHTTP(w, r)
@@ -149,6 +177,9 @@ type corpusCase struct {
 	// knownDiff names a difference of knee's from k6 this row shows (a
 	// finding, reported, not yet mended); empty when knee behaves as k6.
 	knownDiff string
+	// counts are other k6 metrics' numbers of values (ws_* Trends have no
+	// count threshold in k6), by metric name.
+	counts map[string]int64
 }
 
 var k6Corpus = []corpusCase{
@@ -264,6 +295,21 @@ var k6Corpus = []corpusCase{
 	// 50 bytes), the echo 4: pro is ada and dee, free bob and "cyd, jr".
 	{script: "csv_parser.js", exit: 0, reqs: 4, iters: 5, pass: 9, fail: 0,
 		verdicts: []string{"PASS  http_reqs{plan:pro}: count==2 ", "PASS  http_reqs{plan:free}: count==2 "}},
+	// k6/websockets: 2 sessions per iteration (chat tagged), chat 3 text
+	// messages and feed 1 binary each way; per iteration 3 echo checks,
+	// 1 close check, 1 byte check: 3 × 5 = 15 passing. No http_reqs (the
+	// upgrades are not k6 HTTP requests).
+	{script: "websockets.js", exit: 0, reqs: 0, iters: 3, pass: 15, fail: 0,
+		verdicts: []string{"PASS  ws_sessions: count==6 ", "PASS  ws_sessions{kind:chat}: count==3 ",
+			"PASS  ws_msgs_sent: count==12 ", "PASS  ws_msgs_received: count==12 "},
+		counts: map[string]int64{"ws_session_duration": 6, "ws_connecting": 6}},
+	// 4 sessions per iteration: 3 echo sockets sending 1 message and 1 ping
+	// each, closed by the timer, and 1 the server closes with 4001, which
+	// k6 reports as an error event, then the close event (1 check).
+	{script: "websockets_timer.js", exit: 0, reqs: 0, iters: 2, pass: 2, fail: 0,
+		verdicts: []string{"PASS  ws_sessions: count==8 ", "PASS  ws_msgs_sent: count==6 ",
+			"PASS  ws_msgs_received: count==6 "},
+		counts: map[string]int64{"ws_ping": 6, "ws_session_duration": 8}},
 }
 
 func TestK6Corpus(t *testing.T) {
@@ -384,6 +430,11 @@ func corpusDiffs(t *testing.T, tc corpusCase, code int, out, stderr, runs, summa
 	}
 	if c := ms["checks"]; c.Trues != tc.pass || c.Count-c.Trues != tc.fail {
 		diffs = append(diffs, fmt.Sprintf("checks %d passed, %d failed; want %d, %d", c.Trues, c.Count-c.Trues, tc.pass, tc.fail))
+	}
+	for name, want := range tc.counts {
+		if got := ms[name].Count; got != want {
+			diffs = append(diffs, fmt.Sprintf("%s has %d values; want %d", name, got, want))
+		}
 	}
 	if tc.summaryFile != "" {
 		if b, err := os.ReadFile(summary); err != nil || string(b) != tc.summaryFile {

@@ -127,7 +127,7 @@ export default function () {
 func TestScriptBadInputExitsTwo(t *testing.T) {
 	cases := map[string]string{
 		"export default function () {\n  let = 1;\n}\n":                                                     "script.js:2:",
-		"import { WebSocket } from 'k6/websockets';\nexport default function () {}\n":                       "event-loop WebSocket API is not supported",
+		"import { Blob } from 'k6/websockets';\nexport default function () { new Blob([]).stream(); }\n":    "script.js:2:42: Blob.stream() (k6/websockets) is not supported",
 		"export const options = { vus: 'x' };\nexport default function () {}\n":                             "vus is a string",
 		"export const options = { thresholds: { vus_max: ['value>0'] } };\nexport default function () {}\n": "knee cannot evaluate k6 metric",
 		"export const options = { thresholds: { checks: ['p(95)<1'] } };\nexport default function () {}\n":  "a rate has no aggregate \"p\"",
