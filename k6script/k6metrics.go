@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/knee-dev/knee/k6metric"
 )
@@ -133,7 +134,17 @@ type K6Metrics struct {
 	// from those samples, in that order).
 	groups    []string
 	groupSeen map[string]bool
+	// out, when set, gets every sample summed here as k6 writes it, but
+	// the HTTP requests' own (Output.request writes those, a hop's columns
+	// and all).
+	out *Output
 }
+
+// hopMetrics are the samples of an HTTP request (a redirect hop), which
+// Output.request writes with the hop's own columns.
+var hopMetrics = map[string]bool{k6metric.HTTPReqs: true, k6metric.HTTPReqDuration: true, k6metric.HTTPReqBlocked: true,
+	k6metric.HTTPReqConnecting: true, k6metric.HTTPReqTLSHandshaking: true, k6metric.HTTPReqSending: true,
+	k6metric.HTTPReqWaiting: true, k6metric.HTTPReqReceiving: true, k6metric.HTTPReqFailed: true}
 
 func newK6Metrics() *K6Metrics {
 	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, main: map[string]*k6Sink{}, subs: map[string]map[string]*k6Sub{},
@@ -220,8 +231,22 @@ type k6Point struct {
 // misses none): k6's per-group series.
 func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k6Point) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	var tm map[string]string
+	var written []k6Point // to the output, once m is unlocked
+	var kinds []string
+	defer func() {
+		m.mu.Unlock()
+		if len(written) == 0 {
+			return
+		}
+		if tm == nil {
+			tm = tags()
+		}
+		now := time.Now()
+		for i, p := range written {
+			m.out.sample(p.metric, kinds[i], now, p.value, tm)
+		}
+	}()
 	for _, p := range points {
 		if math.IsNaN(p.value) {
 			continue
@@ -236,6 +261,9 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 			m.main[p.metric] = s
 		}
 		s.add(p.value)
+		if m.out != nil && !hopMetrics[p.metric] {
+			written, kinds = append(written, p), append(kinds, s.kind)
+		}
 		if group != "" && (p.metric == k6metric.Checks || p.metric == k6metric.GroupDuration) && !m.groupSeen[group] {
 			m.groupSeen[group] = true
 			m.groups = append(m.groups, group)

@@ -64,19 +64,23 @@ func NewJSONOutput(dst io.WriteCloser) *Output {
 	o := &Output{json: true, w: bufio.NewWriterSize(dst, 64<<10), dst: dst, declared: map[string]bool{}}
 	for _, name := range []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting,
 		k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqSending, k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving,
-		k6metric.HTTPReqFailed, k6metric.DataSent, k6metric.DataReceived, k6metric.IterationDuration} {
-		o.declare(name)
+		k6metric.HTTPReqFailed} {
+		o.declare(name, "")
 	}
 	return o
 }
 
-// declare writes metric's Metric line once (JSON only).
-func (o *Output) declare(name string) {
+// declare writes metric's Metric line once (JSON only); kind is a custom
+// metric's type ("" for a built-in's).
+func (o *Output) declare(name, kind string) {
 	if !o.json || o.declared[name] || o.err != nil {
 		return
 	}
 	o.declared[name] = true
-	m, _ := k6metric.Lookup(name)
+	m, ok := k6metric.Lookup(name)
+	if !ok {
+		m = k6metric.Metric{Name: name, Type: kind, Contains: k6metric.Plain}
+	}
 	line, _ := json.Marshal(map[string]any{"type": "Metric", "metric": m.Name,
 		"data": map[string]any{"name": m.Name, "type": m.Type, "contains": m.Contains, "thresholds": []string{}, "submetrics": nil}})
 	_, o.err = o.w.Write(append(line, '\n'))
@@ -112,9 +116,16 @@ func (o *Output) write(row []string, at time.Time) {
 	_, o.err = o.w.Write(append(line, '\n'))
 }
 
-// SetOutput makes every request (every redirect hop, setup's and
-// teardown's too, as in k6) also go to o.
-func (s *Script) SetOutput(o *Output) { s.out = o }
+// SetOutput makes every sample k6 would write (every request and
+// redirect hop, setup's and teardown's too, every iteration, check, group,
+// custom metric, data_sent and data_received, ws_* and grpc_* value, as k6
+// emits them) also go to o.
+func (s *Script) SetOutput(o *Output) {
+	s.out = o
+	s.k6.mu.Lock()
+	s.k6.out = o
+	s.k6.mu.Unlock()
+}
 
 // hopRow is one request (one redirect hop) as k6 writes it.
 type hopRow struct {
@@ -131,8 +142,8 @@ type hopRow struct {
 
 // request writes one request's rows, as k6 writes a hop's: http_reqs,
 // http_req_duration (k6's: sending + waiting + receiving), the six
-// phases, http_req_failed; then data_sent and data_received (knee's
-// bodies' bytes: k6 counts the bytes on the wire, per iteration).
+// phases, http_req_failed. data_sent and data_received come once per
+// iteration, as k6 writes them (K6Metrics.add).
 func (o *Output) request(h *hopRow) {
 	ts := o.timestamp(h.done)
 	status := strconv.Itoa(h.status)
@@ -168,8 +179,6 @@ func (o *Output) request(h *hopRow) {
 		row(k6metric.HTTPReqWaiting, msString(h.t.Waiting)),
 		row(k6metric.HTTPReqReceiving, msString(h.t.Receiving)),
 		row(k6metric.HTTPReqFailed, failed),
-		row(k6metric.DataSent, strconv.FormatInt(h.bytesOut, 10)),
-		row(k6metric.DataReceived, strconv.FormatInt(h.bytesIn, 10)),
 	} {
 		if r[0] == k6metric.HTTPReqFailed && !h.judged {
 			continue
@@ -178,11 +187,11 @@ func (o *Output) request(h *hopRow) {
 	}
 }
 
-// sample writes one value of a metric other than HTTP's (k6's ws_*) with
-// its tags, as k6 writes any sample: the tags of csvHeader's columns in
-// theirs, the others as extra_tags (k=v joined by &, sorted here; k6's
-// order is its map's).
-func (o *Output) sample(metric string, at time.Time, value float64, tags map[string]string) {
+// sample writes one value of a metric other than a hop's (kind: its k6
+// type) with its tags, as k6 writes any sample: the tags of csvHeader's
+// columns in theirs, the others as extra_tags (k=v joined by &, sorted
+// here; k6's order is its map's).
+func (o *Output) sample(metric, kind string, at time.Time, value float64, tags map[string]string) {
 	row := make([]string, len(csvHeader))
 	row[0], row[1], row[2] = metric, o.timestamp(at), strconv.FormatFloat(value, 'f', 6, 64)
 	var extra []string
@@ -197,15 +206,8 @@ func (o *Output) sample(metric string, at time.Time, value float64, tags map[str
 	row[len(csvHeader)-2] = strings.Join(extra, "&")
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.declare(metric)
+	o.declare(metric, kind)
 	o.write(row, at)
-}
-
-// iteration writes one iteration_duration row.
-func (o *Output) iteration(scenario string, end time.Time, d time.Duration) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.write([]string{k6metric.IterationDuration, o.timestamp(end), msString(d), "", "", "", "", "", "", "", "", scenario, "", "", "", "", "", "", ""}, end)
 }
 
 func msString(d time.Duration) string {

@@ -188,14 +188,14 @@ func (v *vu) k6Custom(name string, val float64, custom map[string]string) {
 }
 
 // wsRecorder records a WebSocket session's points (k6/ws, k6/websockets)
-// into the k6 metrics and, when the run writes k6's output, as its rows,
-// all with tags (called once, then only read: safe on any goroutine); the
+// into the k6 metrics (and so k6's output rows), all with tags (called
+// once, then only read: safe on any goroutine); the
 // time Trends (ws_connecting, ws_session_duration, ws_ping) also go to the
 // VU's shard as the scenario's Trend series, as an import of k6's output
 // records them. Points after ctx's end are dropped, as k6's PushIfNotDone
 // drops them. Call it on the VU's goroutine; the recorder is safe on any.
 func (v *vu) wsRecorder(ctx context.Context, group string, tags func() map[string]string) func(...k6Point) {
-	k6, out := v.s.k6, v.s.out
+	k6 := v.s.k6
 	var ts trendSink
 	scenario := ""
 	if v.shard != nil { // setup and teardown: not part of the test's numbers
@@ -216,12 +216,6 @@ func (v *vu) wsRecorder(ctx context.Context, group string, tags func() map[strin
 				case k6metric.WSConnecting, k6metric.WSSessionDuration, k6metric.WSPing:
 					ts.RecordTrend(scenario, p.metric, TrendDuration(p.value))
 				}
-			}
-		}
-		if out != nil {
-			now := time.Now()
-			for _, p := range points {
-				out.sample(p.metric, now, p.value, get())
 			}
 		}
 	}

@@ -327,9 +327,6 @@ func (v *vu) flush(end time.Time) {
 	if v.pendingN == 0 || v.shard == nil {
 		return
 	}
-	if v.s.out != nil {
-		v.s.out.iteration(v.st.Scenario, end, end.Sub(v.st.Called))
-	}
 	if v.st.Intended.IsZero() {
 		iv := v.st.Interval
 		if iv <= 0 {

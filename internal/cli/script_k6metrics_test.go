@@ -144,6 +144,16 @@ export function teardown() { http.get(base + '/redirect/0'); }
 			t.Errorf("CSV has %d %s rows; want 10", metrics[m], m)
 		}
 	}
+	// The rest of k6's samples, as k6 writes them: iterations and
+	// iteration_duration per full iteration (2), a check row per check (2),
+	// the custom Counter per add (4), data_sent and data_received once per
+	// iteration, setup and teardown (4).
+	for m, want := range map[string]int{"iterations": 2, "iteration_duration": 2, "checks": 2, "mine": 4,
+		"data_sent": 4, "data_received": 4, "group_duration": 0} {
+		if metrics[m] != want {
+			t.Errorf("CSV has %d %s rows; want %d", metrics[m], m, want)
+		}
+	}
 }
 
 // slowHandshake delays each accepted connection before TLS starts, so
