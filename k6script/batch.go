@@ -24,7 +24,7 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 	type item struct {
 		key string
 		builtCall
-		rep request.Reply
+		reps []request.Reply // the last the response (two with digest auth)
 	}
 	var items []*item
 	for _, key := range o.Keys() {
@@ -34,15 +34,17 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 	}
 	var wg sync.WaitGroup
 	for _, it := range items {
-		wg.Go(func() { it.rep = v.s.caller.Do(v.ctx, it.call, it.jar, nil) })
+		wg.Go(func() { it.reps = v.sendCall(v.ctx, &it.builtCall, nil) })
 	}
 	wg.Wait()
 	isArray := o.ClassName() == "Array"
 	var arr []any
 	out := rt.NewObject()
 	for _, it := range items {
-		v.record(it.name, &it.rep, it.callback.verdict(&it.rep))
-		res := v.response(&it.call, &it.rep, it.binary)
+		for i := range it.reps {
+			v.record(it.name, &it.reps[i], it.verdictOf(i, &it.reps[i]))
+		}
+		res := v.response(&it.call, &it.reps[len(it.reps)-1], it.binary)
 		if isArray {
 			arr = append(arr, res)
 		} else {
@@ -50,7 +52,7 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 		}
 	}
 	for _, it := range items { // every reply recorded first
-		v.throwIfFailed(&it.rep)
+		v.throwIfFailed(&it.reps[len(it.reps)-1])
 	}
 	if isArray {
 		return rt.NewArray(arr...)

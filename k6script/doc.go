@@ -67,12 +67,13 @@
 // http.expectedStatuses or null), counted apart from knee's errors
 // (transport errors and 5xx).
 //
-// res.json(selector) uses gjson, as k6 does. Thresholds with abortOnFail
-// (and delayAbortEval) are kept in Plan.AbortOnFail; the runner judges them
-// as the run goes. APIs knee lacks (res.submitForm, res.ocsp, WebCrypto,
-// params auth digest and ntlm)
-// and k6/websockets' Blob.stream() are refused by Load, found in the
-// script's files (refuse.go).
+// res.json(selector) uses gjson, as k6 does. params auth 'digest' is k6's
+// two requests (http_digest.go), res.submitForm its form rules
+// (http_form.go), res.ocsp the stapled response (http_ocsp.go).
+// Thresholds with abortOnFail (and delayAbortEval) are kept in
+// Plan.AbortOnFail; the runner judges them as the run goes. APIs knee
+// lacks (res.clickLink, params auth 'ntlm', k6/websockets' Blob.stream())
+// are refused by Load, found in the script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run
 // as constant-vus with an iteration count (per-vu-iterations also with

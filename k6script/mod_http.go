@@ -51,6 +51,9 @@ func httpModule(v *vu) *goja.Object {
 	must(o.Set("cookieJar", func() *goja.Object { return v.jarObject(v.vuJar()) }))
 	must(o.Set("CookieJar", func(goja.ConstructorCall) *goja.Object { return v.jarObject(&jarObject{jar: newJar()}) }))
 	must(o.Set("batch", func(reqs goja.Value) goja.Value { return v.batch(reqs) }))
+	for _, c := range httpConstants {
+		must(o.Set(c[0], c[1]))
+	}
 	must(o.Set("url", v.httpURL))
 	must(o.Set("expectedStatuses", v.expectedStatuses))
 	must(o.Set("file", v.httpFile))
@@ -80,10 +83,13 @@ func httpModule(v *vu) *goja.Object {
 func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	b := v.buildCall(method, u, body, params)
 	v.k6Hops(&b, b.tags)
-	rep := v.s.caller.Do(v.ctx, b.call, b.jar, v.conns)
-	v.record(b.name, &rep, b.callback.verdict(&rep))
-	v.throwIfFailed(&rep)
-	return v.response(&b.call, &rep, b.binary)
+	reps := v.sendCall(v.ctx, &b, v.conns)
+	for i := range reps {
+		v.record(b.name, &reps[i], b.verdictOf(i, &reps[i]))
+	}
+	rep := &reps[len(reps)-1]
+	v.throwIfFailed(rep)
+	return v.response(&b.call, rep, b.binary)
 }
 
 // throwIfFailed makes a request that failed (no response: refused, reset,
@@ -104,6 +110,7 @@ type builtCall struct {
 	callback responseCallback // the VU's, or the responseCallback param's
 	named    string           // the name tag given (params.tags.name, http.url), "" for the URL
 	tags     map[string]string
+	digest   bool // params auth 'digest' (http_digest.go)
 }
 
 // buildCall reads a request's arguments.
@@ -134,7 +141,7 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	}
 	var tags map[string]string
 	jar := v.vuJar()
-	binary, callback := false, v.callback
+	binary, callback, digest := false, v.callback, false
 	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {
 		if cb := p.Get("responseCallback"); cb != nil && !goja.IsUndefined(cb) {
 			callback = v.callbackValue(cb, "params.responseCallback")
@@ -152,11 +159,14 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 			}
 		}
 		call.Cookies = cookieParams(p.Get("cookies"))
+		if a := p.Get("auth"); a != nil && !goja.IsUndefined(a) && !goja.IsNull(a) {
+			digest = a.String() == "digest"
+		}
 	}
 	if body != nil && !goja.IsUndefined(body) && !goja.IsNull(body) {
 		call.Body = v.requestBody(body, call.Header)
 	}
-	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback, named: named, tags: tags}
+	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback, named: named, tags: tags, digest: digest}
 }
 
 // applyParams reads k6's params: headers, tags (name), timeout,
@@ -178,14 +188,15 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 			name = n.String()
 		}
 	}
-	// k6's digest and NTLM handshakes are not implemented: refuse rather
-	// than send the request unauthenticated (or with the URL's user:password
-	// as Basic). A literal one is refused before the test (refuse.go).
+	// k6's NTLM handshake is not implemented: refuse rather than send the
+	// request unauthenticated (or with the URL's user:password as Basic).
+	// A literal one is refused before the test (refuse.go). Digest is
+	// http_digest.go's.
 	if a := p.Get("auth"); a != nil && !goja.IsUndefined(a) && !goja.IsNull(a) {
 		switch a.String() {
-		case "", "basic":
+		case "", "basic", "digest":
 		default:
-			panic(v.rt.NewGoError(fmt.Errorf("params auth %q is not supported by knee (only basic, from the URL's user:password); put a precomputed Authorization header in params.headers, or run the script with k6", a.String())))
+			panic(v.rt.NewGoError(fmt.Errorf("params auth %q is not supported by knee (basic and digest are, from the URL's user:password); put a precomputed Authorization header in params.headers, or run the script with k6", a.String())))
 		}
 	}
 	if t := p.Get("timeout"); t != nil && !goja.IsUndefined(t) {
@@ -359,7 +370,7 @@ func (v *vu) response(call *request.Call, rep *request.Reply, binary bool) goja.
 }
 
 // responseKeys are a Response's properties, in k6's order.
-var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "tls_version", "tls_cipher_suite", "error", "error_code", "request", "json", "html", "submitForm", "clickLink", "cookies"}
+var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "tls_version", "tls_cipher_suite", "ocsp", "error", "error_code", "request", "json", "html", "submitForm", "clickLink", "cookies"}
 
 type responseObject struct {
 	v      *vu
@@ -378,7 +389,7 @@ func (r *responseObject) Get(key string) goja.Value {
 		return nil
 	}
 	switch key {
-	case "headers", "timings", "request", "json", "body", "cookies":
+	case "headers", "timings", "request", "json", "body", "cookies", "ocsp":
 		// Objects keep their identity between reads (res.headers === res.headers).
 		if r.own == nil {
 			r.own = map[string]goja.Value{}
@@ -447,10 +458,14 @@ func (r *responseObject) make(key string) goja.Value {
 			}
 			return r.v.selection(doc)
 		})
-	case "submitForm", "clickLink":
+	case "submitForm":
+		return rt.ToValue(r.submitForm)
+	case "clickLink":
 		return rt.ToValue(func(goja.FunctionCall) goja.Value {
-			panic(rt.NewGoError(fmt.Errorf("res.%s is not supported by knee: read the form or link with res.html() and send it with http.post or http.get", key)))
+			panic(rt.NewGoError(fmt.Errorf("res.%s is not supported by knee: read the link with res.html() and send it with http.get", key)))
 		})
+	case "ocsp":
+		return r.ocsp()
 	case "cookies":
 		return r.cookies()
 	}

@@ -65,6 +65,10 @@ type Reply struct {
 	Done                       time.Time // the whole response arrived (see the package doc's receive times)
 	Err                        error
 	ErrClass                   string // see Classify; "" when Err is nil
+
+	// OCSP is the OCSP response the server stapled to its certificate
+	// (DER; nil when none, or over plain http://).
+	OCSP []byte
 }
 
 // Caller sends Calls through one transport (request.NewTransport), shared
@@ -284,6 +288,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		rep.Status, rep.Proto, rep.Header = resp.StatusCode, resp.Proto, resp.Header
 		if resp.TLS != nil {
 			rep.TLSVersion, rep.TLSCipherSuite = resp.TLS.Version, resp.TLS.CipherSuite
+			rep.OCSP = resp.TLS.OCSPResponse
 		}
 		if jar != nil {
 			if cks := resp.Cookies(); len(cks) > 0 {

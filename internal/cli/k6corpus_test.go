@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/md5"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,6 +47,8 @@ import (
 //	/echo              {"method", "body", "query"} of the request
 //	/ws/echo           a WebSocket that sends back every message as it came
 //	/ws/close/N        a WebSocket the server closes with code N, reason "bye"
+//	/login-form        an HTML page: a login form (POST /form), a search form (GET /echo)
+//	/digest            "hello ada" behind digest auth (RFC 2617, MD5, qop auth: ada, secret); else 401
 //
 // hits counts every request, so a refused script can be seen to send none.
 func corpusServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
@@ -141,6 +145,32 @@ func corpusServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 		defer c.Close()
 		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, "bye"), time.Now().Add(time.Second))
 		_, _, _ = c.ReadMessage() // the client's answer
+	})
+	mux.HandleFunc("/login-form", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><form id="login" method="post" action="/form">` +
+			`<input name="user" value=""><input type="hidden" name="csrf" value="tok">` +
+			`<input type="checkbox" name="news" value="yes"><button type="submit" name="op" value="login">Log in</button></form>` +
+			`<form id="search" action="/echo?page=2"><input name="q" value="knee"><input type="submit" value="Go"></form></body></html>`))
+	})
+	mux.HandleFunc("/digest", func(w http.ResponseWriter, r *http.Request) {
+		// The server's side of RFC 2617 (qop auth), from the client's own
+		// cnonce and nc.
+		p := map[string]string{}
+		if rest, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Digest "); ok {
+			for _, kv := range strings.Split(rest, ", ") {
+				k, v, _ := strings.Cut(kv, "=")
+				p[k] = strings.Trim(v, `"`)
+			}
+		}
+		md5hex := func(s string) string { sum := md5.Sum([]byte(s)); return hex.EncodeToString(sum[:]) }
+		want := md5hex(md5hex("ada:knee:secret") + ":n0nce:" + p["nc"] + ":" + p["cnonce"] + ":auth:" + md5hex("GET:/digest"))
+		if p["username"] == "ada" && p["uri"] == "/digest" && p["response"] == want {
+			w.Write([]byte("hello ada"))
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Digest realm="knee", qop="auth", nonce="n0nce", opaque="0pq"`)
+		w.WriteHeader(http.StatusUnauthorized)
 	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -249,9 +279,21 @@ var k6Corpus = []corpusCase{
 	// one check and aborts: exit 108 (errext.ScriptAborted). Its context was
 	// not cancelled when it ended, so runFn counts it: 3 iterations.
 	{script: "abort.js", exit: ExitScriptAborted, reqs: 3, iters: 3, pass: 4, fail: 1},
-	// submitForm is refused before the start, at the "." before it: line 9,
+	// clickLink is refused before the start, at the "." before it: line 9,
 	// column 20.
-	{script: "refused.js", exit: ExitUsage, stderr: []string{"submitForm is not supported", "refused.js:9:20"}},
+	{script: "refused.js", exit: ExitUsage, stderr: []string{"clickLink is not supported", "refused.js:9:20"}},
+	// 2 × (the page, the login POST, the search GET); 7 passing checks each.
+	// The login form alone (formSelector): its fields, the button's
+	// op=login, the unchecked box left out; the search's GET has only the
+	// form's q, its action's page=2 replaced.
+	{script: "submit_form.js", exit: 0, reqs: 6, iters: 2, pass: 14, fail: 0},
+	// 2 × 2 digest requests of 2 hops each (k6's digest transport: the
+	// unauthenticated 401, then the answer): 8 requests. Each first 401 is
+	// expected (k6 judges that hop by status == 401); the wrong password's
+	// second 401 fails: 2 of 8 failed, 3 401s per iteration.
+	{script: "digest.js", exit: 0, reqs: 8, iters: 2, pass: 4, fail: 0,
+		verdicts: []string{"PASS  http_reqs{status:401}: count==6 ", "PASS  http_req_failed: rate==0.25 ",
+			"PASS  http_reqs{expected_response:false}: count==2 "}},
 	// 4 × 2 requests; "created" passes, "is 200" fails on each 201.
 	{script: "handle_summary.js", exit: 0, reqs: 8, iters: 4, pass: 4, fail: 4,
 		summaryFile: `{"requests":8,"iterations":4,"checksPassed":4,"checksFailed":4,"thresholdOK":true}`},

@@ -1,4 +1,4 @@
-// A form filled in from the page: knee does not implement submitForm.
+// A link followed from the page: knee does not implement clickLink.
 import http from 'k6/http';
 import { check } from 'k6';
 
@@ -6,6 +6,6 @@ export const options = { vus: 1, iterations: 1 };
 
 export default function () {
   const page = http.get(`${__ENV.BASE_URL}/status/200`);
-  const sent = page.submitForm({ fields: { user: 'ada' } });
-  check(sent, { 'submitted': (r) => r.status === 200 });
+  const sent = page.clickLink({ selector: 'a' });
+  check(sent, { 'followed': (r) => r.status === 200 });
 }
