@@ -49,8 +49,9 @@ time, the final summary) until Ctrl-C.`,
 				}
 				return a.serveRun(args[0], serve)
 			}
-			if format != "md" && format != "html" {
-				return usagef("--format %q: use md or html", format)
+			format, err := reportFormat(format, c.Flags().Changed("format"), out)
+			if err != nil {
+				return err
 			}
 			ts, err := analyze.ParseThresholds(thresholds)
 			if err != nil {
@@ -80,7 +81,7 @@ time, the final summary) until Ctrl-C.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&format, "format", "md", "md or html")
+	fl.StringVar(&format, "format", "md", "md or html (default: html when --out ends in .html or .htm, else md)")
 	fl.StringVar(&goal, "goal", "", "the question the test answers")
 	fl.StringVar(&action, "action", "", "what changes next and how the next run verifies it")
 	fl.StringVar(&data, "data", "", "the test data used (e.g. '10,000 books, 5 ISBNs')")
@@ -251,4 +252,28 @@ func (a *app) output(path string, b []byte) error {
 	}
 	fmt.Fprintf(a.env.Stderr, "wrote %s\n", path)
 	return nil
+}
+
+// reportFormat is the report's format: --format when given (set), else
+// the one --out's name says (.html, .htm, .md), else Markdown. A --format
+// that contradicts --out's name is refused: a page named report.html
+// holding Markdown is a silent difference.
+func reportFormat(format string, set bool, out string) (string, error) {
+	if format != "md" && format != "html" {
+		return "", usagef("--format %q: use md or html", format)
+	}
+	byName := ""
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".html", ".htm":
+		byName = "html"
+	case ".md", ".markdown":
+		byName = "md"
+	}
+	switch {
+	case !set && byName != "":
+		return byName, nil
+	case set && byName != "" && byName != format:
+		return "", usagef("--format %s but --out %s names a %s file: give one or the other", format, out, byName)
+	}
+	return format, nil
 }
