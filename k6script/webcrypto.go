@@ -88,6 +88,24 @@ func installWebCrypto(rt *goja.Runtime) {
 	must(rt.GlobalObject().Set("crypto", o))
 }
 
+// installLazyWebCrypto defines the global crypto as a getter that builds
+// it (installWebCrypto) on first use: its ~180 objects cost each VU ~14 KB,
+// and most scripts never touch it.
+func installLazyWebCrypto(rt *goja.Runtime) {
+	g := rt.GlobalObject()
+	getter := rt.ToValue(func(goja.FunctionCall) goja.Value {
+		must(g.Delete("crypto")) // the accessor gives way to the object
+		installWebCrypto(rt)
+		return g.Get("crypto")
+	})
+	setter := rt.ToValue(func(call goja.FunctionCall) goja.Value {
+		must(g.Delete("crypto")) // a script's own crypto replaces it
+		must(g.Set("crypto", call.Argument(0)))
+		return goja.Undefined()
+	})
+	must(g.DefineAccessorProperty("crypto", getter, setter, goja.FLAG_TRUE, goja.FLAG_FALSE))
+}
+
 // promised makes fn a subtle method: its result or error settles the
 // Promise returned, and an exception thrown while reading the arguments
 // rejects it too, as in an async function.
