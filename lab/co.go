@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
 	"github.com/knee-dev/knee/bookstore"
+	"github.com/knee-dev/knee/internal/textwrap"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/request"
 	"github.com/knee-dev/knee/rundir"
@@ -210,8 +212,21 @@ func describeExecutor(ex load.Executor) string {
 	return ex.Kind()
 }
 
+// say prints to the progress stream w (nil: nowhere). On a terminal that
+// tells its width (runner.Widther), each line is wrapped between its words
+// to it, as the runner's own messages are, so a path or a word is never
+// broken by the terminal.
 func say(w io.Writer, format string, a ...any) {
-	if w != nil {
-		fmt.Fprintf(w, format, a...)
+	if w == nil {
+		return
 	}
+	text := fmt.Sprintf(format, a...)
+	if t, ok := w.(runner.Widther); ok && t.Width() > 0 {
+		lines := strings.Split(text, "\n")
+		for i, l := range lines {
+			lines[i] = strings.Join(textwrap.Line(l, t.Width()-1, 2), "\n")
+		}
+		text = strings.Join(lines, "\n")
+	}
+	fmt.Fprint(w, text)
 }

@@ -104,7 +104,7 @@ func TestPoolExperiment(t *testing.T) {
 	if len(use.DefaultThresholds().Signals(pool)) == 0 {
 		t.Errorf("connection pool at 140 req/s not saturated: %+v", pool)
 	}
-	if !strings.Contains(strings.Join(append(res.Then, v.RuledOut...), "\n"), "connection pool") {
-		t.Errorf("then %q, ruled out %q: want the pool saturating with or after the database", res.Then, v.RuledOut)
+	if !strings.Contains(strings.Join(append(res.Then, v.SetAside...), "\n"), "connection pool") {
+		t.Errorf("then %q, set aside %q: want the pool saturating with or after the database", res.Then, v.SetAside)
 	}
 }

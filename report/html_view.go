@@ -96,7 +96,7 @@ func newHTMLView(in Input) htmlView {
 	v := htmlView{
 		Title: reportTitle(in), Badges: badges(in), Goal: in.Goal, Data: in.Data, Action: in.Action,
 		Load: loadFacts(in), Env: envFacts(in), USE: in.USE, CO: in.CO, Notes: in.Notes,
-		Repetitions: repetitionRows(in.Repetitions), RepWarnings: in.Repetitions.Warnings,
+		Repetitions: repetitionRows(in.Repetitions, in.Summary.Model), RepWarnings: in.Repetitions.Warnings,
 	}
 	for _, t := range in.Thresholds {
 		v.Thresholds = append(v.Thresholds, thresholdRow{Expr: t.Expr, Value: thresholdValue(t), Pass: t.Pass})

@@ -207,7 +207,7 @@ func mdRepetitions(p *printer, in Input) {
 		p.f(": %s", strings.Join(in.RunIDs, ", "))
 	}
 	p.f(".\n\n| Metric | Median | Range [min–max] |\n|---|---:|---|\n")
-	for _, r := range repetitionRows(rep) {
+	for _, r := range repetitionRows(rep, in.Summary.Model) {
 		p.f("| %s | %s | %s |\n", r.Metric, r.Median, r.Range)
 	}
 	mdWarnings(p, rep.Warnings)
@@ -216,12 +216,19 @@ func mdRepetitions(p *printer, in Input) {
 // repetitionRow is one metric's median and range, formatted.
 type repetitionRow struct{ Metric, Median, Range string }
 
-func repetitionRows(rep analyze.RepetitionReport) []repetitionRow {
+// repetitionRows are the rows of the report's Repetitions table. Each row is
+// labelled without a unit, as its values carry theirs ("p50", "452µs",
+// "1.20s"); a closed-model run has no dropped-iteration row, since its VUs
+// wait instead of dropping (the report says so once, under Result).
+func repetitionRows(rep analyze.RepetitionReport, model string) []repetitionRow {
 	var out []repetitionRow
 	for _, name := range repetitionMetrics() {
+		if model == "closed" && name == k6metric.DroppedIterations {
+			continue
+		}
 		for _, m := range rep.Metrics {
 			if m.Metric == name {
-				out = append(out, repetitionRow{Metric: name, Median: spreadValue(name, m.Median),
+				out = append(out, repetitionRow{Metric: repetitionLabel(name), Median: spreadValue(name, m.Median),
 					Range: "[" + spreadValue(name, m.Min) + "–" + spreadValue(name, m.Max) + "]"})
 			}
 		}
@@ -229,7 +236,19 @@ func repetitionRows(rep analyze.RepetitionReport) []repetitionRow {
 	return out
 }
 
-// spreadValue prints one run-level number in its metric's unit.
+// repetitionLabel is a metric's name for people: "p95" for p95_ms (the
+// value says ms, µs or s), "error rate" for error_rate; k6's names as k6
+// spells them.
+func repetitionLabel(metric string) string {
+	if name, ok := strings.CutSuffix(metric, "_ms"); ok {
+		return name
+	}
+	if metric == "error_rate" {
+		return "error rate"
+	}
+	return metric
+}
+
 func spreadValue(metric string, v float64) string {
 	switch {
 	case strings.HasSuffix(metric, "_ms"):

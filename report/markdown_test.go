@@ -110,7 +110,8 @@ func TestMarkdownHandWorked(t *testing.T) {
 			"**FAIL** (2 of 3 thresholds passed)",
 			// The repetition doubles GET /books: its all-p99 is 100 ms
 			// (20v+999 >= 1980 with v even ms gives 100 ms, bucket [99968, 100031]).
-			"| p99_ms | 75.0ms | [50.0ms–100.0ms] |",
+			// Labelled without a unit: the values carry theirs.
+			"| p99 | 75.0ms | [50.0ms–100.0ms] |",
 			"2 run(s): open-1, open-2.",
 			"only 2 run(s)",
 			"78-88 of 100 \\| in use",
@@ -145,6 +146,12 @@ func TestMarkdownHandWorked(t *testing.T) {
 			"- Knee: between 200 and 300 req/s; at 300 req/s achieved 210 req/s",
 		},
 	}
+	// What a report must not say: a unit in a label whose values carry
+	// another, and a count of what it calls not applicable.
+	wantNot := map[string][]string{
+		"open":   {"_ms |"},
+		"closed": {"_ms |", "| dropped_iterations |"},
+	}
 	for _, tc := range cases {
 		var buf bytes.Buffer
 		if err := Markdown(&buf, tc.in); err != nil {
@@ -153,6 +160,11 @@ func TestMarkdownHandWorked(t *testing.T) {
 		for _, w := range want[tc.name] {
 			if !strings.Contains(buf.String(), w) {
 				t.Errorf("%s: report lacks %q", tc.name, w)
+			}
+		}
+		for _, w := range wantNot[tc.name] {
+			if strings.Contains(buf.String(), w) {
+				t.Errorf("%s: report says %q", tc.name, w)
 			}
 		}
 	}

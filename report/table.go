@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/knee-dev/knee/internal/textwrap"
 )
 
 // Fit returns w for terminal tables that must fit width columns: every
@@ -49,6 +51,31 @@ const tablePadding = 2
 const minColumn = 6
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// fits reports whether t, laid out at full width, fits the width of w
+// (widthOf): always when w has none. A table with a narrow form of its own
+// asks this before it would otherwise be squeezed into broken words.
+func (t *table) fits(w io.Writer) bool {
+	limit := widthOf(w)
+	if limit <= 0 {
+		return true
+	}
+	n := len(t.header)
+	for _, r := range t.rows {
+		n = max(n, len(r))
+	}
+	widths := make([]int, n)
+	for _, r := range append([][]string{t.header}, t.rows...) {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	total := utf8.RuneCountInString(t.indent) + tablePadding*max(n-1, 0)
+	for _, wd := range widths {
+		total += wd
+	}
+	return total <= limit
+}
 
 // write lays t out on w, fitted to w's width (widthOf): the widest columns
 // give way first, and a cell longer than its column wraps onto
@@ -189,6 +216,11 @@ func newPrinter(w io.Writer) *printer {
 	return &printer{w: w}
 }
 
+// Wrapped returns w for free text that must fit the width Fit gave it: each
+// whole line written is wrapped at spaces (see newPrinter); w itself when it
+// has no width (a file or a pipe).
+func Wrapped(w io.Writer) io.Writer { return newPrinter(w).w }
+
 // valueColumn is where the values of the summary's "  label   value" lines start.
 const valueColumn = 22
 
@@ -217,28 +249,7 @@ func (l *lineWrapper) Write(b []byte) (int, error) {
 
 // wrapLine breaks line into rows of at most width columns at spaces.
 func wrapLine(line string, width int) string {
-	if utf8.RuneCountInString(line) <= width {
-		return line
-	}
-	indent := continuationIndent(line)
-	var rows []string
-	rest := line
-	for utf8.RuneCountInString(rest) > width {
-		r := []rune(rest)
-		cut := -1
-		for i := width; i > indent; i-- {
-			if r[i] == ' ' {
-				cut = i
-				break
-			}
-		}
-		if cut < 0 { // one word longer than the row: break it rather than overflow
-			cut = width
-		}
-		rows = append(rows, strings.TrimRight(string(r[:cut]), " "))
-		rest = strings.Repeat(" ", indent) + strings.TrimLeft(string(r[cut:]), " ")
-	}
-	return strings.Join(append(rows, rest), "\n")
+	return strings.Join(textwrap.Line(line, width, continuationIndent(line)), "\n")
 }
 
 // continuationIndent is where a wrapped line's next rows start: under the

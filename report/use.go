@@ -11,26 +11,46 @@ import (
 
 // CurveTable prints one line per step of a stepped run: offered and
 // achieved rate, p50/p95/p99/max, dropped iterations, errors with their
-// classes and the most VUs busy at once.
+// classes and the most VUs busy at once. On a terminal too narrow for that
+// (an 80-column one: the full table's headers and padding alone take 94),
+// the error classes leave the table for a line per step that had errors,
+// below it, so that no header or number is cut.
 func CurveTable(w io.Writer, steps []analyze.Step) error {
-	t := table{header: []string{"offered/s", "achieved/s", "p50", "p95", "p99", "max", "dropped", "errors", "busy VUs", "error classes"},
+	full := table{header: []string{"offered/s", "achieved/s", "p50", "p95", "p99", "max", "dropped", "errors", "busy VUs", "error classes"},
 		right: []bool{true, true, true, true, true, true, true, true, true, false}}
+	narrow := table{header: full.header[:9], right: full.right[:9]}
+	var classLines []string
 	for _, s := range steps {
 		cls := strings.TrimSpace(strings.Trim(strings.TrimSpace(classes(s.ErrorsByClass)), "[]"))
 		busy := fmt.Sprint(s.BusyVUs)
 		if s.NoVUs {
 			busy = "-" // an import: no VU was counted, which is not 0 busy
 		}
-		t.add(fmt.Sprintf("%.4g", s.OfferedRate), fmt.Sprintf("%.1f", s.Rate),
+		row := []string{fmt.Sprintf("%.4g", s.OfferedRate), fmt.Sprintf("%.1f", s.Rate),
 			Ms(s.LatencyMS.P50), Ms(s.LatencyMS.P95), Ms(s.LatencyMS.P99), Ms(s.LatencyMS.Max),
-			fmt.Sprint(s.DroppedIterations), fmt.Sprint(s.Errors), busy, orDash(cls))
+			fmt.Sprint(s.DroppedIterations), fmt.Sprint(s.Errors), busy}
+		full.add(append(row, orDash(cls))...)
+		narrow.add(row...)
+		if cls != "" {
+			classLines = append(classLines, fmt.Sprintf("error classes at %.4g req/s: %s\n", s.OfferedRate, cls))
+		}
 	}
-	return t.write(w)
+	if full.fits(w) {
+		return full.write(w)
+	}
+	if err := narrow.write(w); err != nil {
+		return err
+	}
+	p := newPrinter(w)
+	for _, l := range classLines {
+		p.f("%s", l)
+	}
+	return p.err
 }
 
 // CurveFindings prints what a curve says: the knee (with Kneedle's second
-// opinion), the collapse or its absence, the USL fit or why there is none,
-// and the capacity line.
+// opinion), the collapse or its absence, the USL fit or why it gives no
+// ceiling, and the capacity line.
 func CurveFindings(w io.Writer, s analyze.CurveSummary) error {
 	p := newPrinter(w)
 	switch k := s.Knee; {
@@ -48,7 +68,7 @@ func CurveFindings(w io.Writer, s analyze.CurveSummary) error {
 	if u := s.USL; u != nil {
 		p.f("USL fit:   %s\n", USLText(*u))
 	} else {
-		p.f("USL fit:   none: %s\n", orDash(s.USLNote))
+		p.f("USL fit:   no ceiling: %s\n", orDash(s.USLNote))
 	}
 	p.f("capacity:  %s\n", orDash(s.Capacity))
 	return p.err
@@ -134,8 +154,9 @@ func headline(c use.Cell) string {
 }
 
 // Verdict prints the USE scan's answer: the bottleneck and its evidence,
-// what else saturated at the same step, and why every other resource is
-// not the bottleneck.
+// what else saturated at the same step, and for every other resource one
+// line saying one thing: ruled out (under its thresholds), set aside (past
+// one, and why it is not the bottleneck), or, all on one line, not measured.
 func Verdict(w io.Writer, v use.Verdict) error {
 	p := newPrinter(w)
 	p.f("verdict: %s\n", orDash(v.Summary))
@@ -149,6 +170,12 @@ func Verdict(w io.Writer, v use.Verdict) error {
 	}
 	for _, r := range v.RuledOut {
 		p.f("  ruled out: %s\n", r)
+	}
+	for _, r := range v.SetAside {
+		p.f("  set aside: %s\n", r)
+	}
+	if len(v.NotMeasured) > 0 {
+		p.f("  not measured, so not ruled out: %s\n", strings.Join(v.NotMeasured, ", "))
 	}
 	return p.err
 }

@@ -30,6 +30,44 @@ func TestCurveTable(t *testing.T) {
 	}
 }
 
+// The same two steps on terminals of several widths, laid out by hand: the
+// full table is 9+10+4×6+7+6+8+17 = 81 columns of cells and 9×2 of
+// padding, 99 in all, so it fits 99 columns and not 98. Without the error
+// classes it is 64+8×2 = 80: the narrow form fits an 80-column terminal
+// with every header and number whole, and the classes follow on a line.
+func TestCurveTableWidths(t *testing.T) {
+	steps := []analyze.Step{
+		{OfferedRate: 300, Rate: 299.5, LatencyMS: record.Latencies{P50: 1.4, P95: 4, P99: 13.9, Max: 21.1}, BusyVUs: 2},
+		{OfferedRate: 400, Rate: 252, LatencyMS: record.Latencies{P50: 2.2, P95: 1600, P99: 2100, Max: 3000},
+			DroppedIterations: 1094, Errors: 3, ErrorsByClass: map[string]int64{"timeout": 2, "reset": 1}, BusyVUs: 812},
+	}
+	full := "offered/s  achieved/s     p50     p95     p99     max  dropped  errors  busy VUs  error classes\n" +
+		"      300       299.5  1.40ms  4.00ms  13.9ms  21.1ms        0       0         2  -\n" +
+		"      400       252.0  2.20ms   1.60s   2.10s   3.00s     1094       3       812  timeout=2 reset=1\n"
+	narrow := "offered/s  achieved/s     p50     p95     p99     max  dropped  errors  busy VUs\n" +
+		"      300       299.5  1.40ms  4.00ms  13.9ms  21.1ms        0       0         2\n" +
+		"      400       252.0  2.20ms   1.60s   2.10s   3.00s     1094       3       812\n" +
+		"error classes at 400 req/s: timeout=2 reset=1\n"
+	for _, tc := range []struct {
+		width int // 0: a file or a pipe
+		want  string
+	}{
+		{0, full},
+		{120, full},
+		{99, full},   // exactly the full table's width
+		{98, narrow}, // one short of it
+		{80, narrow}, // exactly the narrow form's width
+	} {
+		var b bytes.Buffer
+		if err := CurveTable(Fit(&b, tc.width), steps); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("width %d: got\n%s\nwant\n%s", tc.width, b.String(), tc.want)
+		}
+	}
+}
+
 func TestCurveFindings(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -53,7 +91,7 @@ func TestCurveFindings(t *testing.T) {
 		}, []string{
 			"knee:      no knee found: every step was healthy up to 300 req/s\n",
 			"collapse:  none",
-			"USL fit:   none: too few points\n",
+			"USL fit:   no ceiling: too few points\n",
 			"capacity:  -\n",
 		}},
 	} {
@@ -122,7 +160,8 @@ func TestUSETableAndVerdict(t *testing.T) {
 		"verdict: bottleneck: connection pool",
 		"  evidence: connection pool connections in use 100% (at or over 90%)\n",
 		"  evidence: connection pool waiting for a connection 2 s/s (over 0.05 s/s)\n",
-		"  ruled out: target CPU 0.30 of 0.50 cores (60%), max 80%",
+		"  ruled out: target CPU: 0.30 of 0.50 cores (60%), max 80%\n",
+		"  not measured, so not ruled out: Go scheduler, HTTP server, database, machine, generator\n",
 	} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("verdict lacks %q:\n%s", w, b.String())
@@ -180,5 +219,68 @@ func TestCurveTableBusyVUsOfImports(t *testing.T) {
 	}
 	if got := busyCol(rows[2]); got != "3" {
 		t.Errorf("knee step's busy VUs %q, want 3", got)
+	}
+}
+
+// What a run with --target-pid only shows (the user's first hour): the
+// target's CPU from /proc at 5.0 % then 6.5 % with no cgroup to throttle, the
+// machine and knee measured, nothing else. Worked by hand: the mean CPU is
+// 5.75 % ("5.8%", max "6.5%"); each verdict line says one thing, and no name
+// is followed by its own label ("target CPU: CPU ...").
+func TestVerdictAndUSEOfATargetPID(t *testing.T) {
+	r := func(res use.Resource, metric string, kind use.Kind, v float64, unit string) use.Reading {
+		return use.Reading{Resource: res, Metric: metric, Kind: kind, Value: v, Unit: unit}
+	}
+	noCgroup := use.Reading{Resource: use.TargetCPU, Metric: use.MetricThrottledPeriods, Kind: use.Saturation, Unit: use.UnitFraction, NotMeasured: "target is in no cgroup of its own"}
+	var samples []use.Sample
+	for i, cpu := range []float64{0.05, 0.065} {
+		samples = append(samples, use.Sample{At: time.Duration(i) * time.Second, Probe: "p", Readings: []use.Reading{
+			r(use.TargetCPU, use.MetricCPUUtilization, use.Utilization, cpu, use.UnitFraction), noCgroup,
+			r(use.Machine, use.MetricOtherUtil, use.Utilization, 0.2, use.UnitFraction),
+			r(use.Generator, use.MetricGeneratorUtil, use.Utilization, 0.02, use.UnitFraction),
+		}})
+	}
+	tab := use.Summarize(samples, 0, 0)
+	tab.Label = "USE table, whole run"
+	var b bytes.Buffer
+	if err := USE(Fit(&b, 80), tab); err != nil {
+		t.Fatal(err)
+	}
+	// Fitted to 80 columns by hand: the cells are 15 + 48 ("not measured:
+	// no probe reads the connection pool") + 47 ("not measured: target is
+	// in no cgroup of its own") + 12 wide, 122 where 80 − 2 − 3×2 = 72 fit;
+	// the two widest give way by turns, the first from 48 to 22, the
+	// second from 47 to 23, and their cells wrap at spaces.
+	want := "USE table, whole run\n" +
+		"  resource         utilization             saturation               errors\n" +
+		"  target CPU       CPU 5.8%, max 6.5%      not measured: target is  not measured\n" +
+		"                                           in no cgroup of its own\n" +
+		"  Go scheduler     not measured: no probe  -                        -\n" +
+		"                   reads the Go scheduler\n" +
+		"  HTTP server      not measured: no probe  -                        -\n" +
+		"                   reads the HTTP server\n" +
+		"  connection pool  not measured: no probe  -                        -\n" +
+		"                   reads the connection\n" +
+		"                   pool\n" +
+		"  database         not measured: no probe  -                        -\n" +
+		"                   reads the database\n" +
+		"  machine          CPU of other processes  not measured             not measured\n" +
+		"                   20%\n" +
+		"  generator        CPU 2.0%                not measured             not measured\n"
+	if b.String() != want {
+		t.Errorf("USE table:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	tab.Label = "step 1: 100 req/s"
+	if err := Verdict(&b, use.JudgeSteps([]use.Table{tab}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	want = "verdict: no resource saturated in 1 steps, up to step 1: 100 req/s: the target kept up\n" +
+		"  ruled out: target CPU: 5.8%, max 6.5%\n" +
+		"  ruled out: machine: CPU of other processes 20%\n" +
+		"  ruled out: generator: CPU 2.0%\n" +
+		"  not measured, so not ruled out: Go scheduler, HTTP server, connection pool, database\n"
+	if b.String() != want {
+		t.Errorf("verdict:\n%s\nwant\n%s", b.String(), want)
 	}
 }

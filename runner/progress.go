@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/knee-dev/knee/internal/textwrap"
 	"github.com/knee-dev/knee/palette"
 )
 
@@ -58,25 +59,36 @@ func (e *engine) progress(elapsed time.Duration) {
 		e.say(fitLine(fields, 0))
 		return
 	}
-	width := defaultWidth
-	if w, ok := e.opt.Progress.(Widther); ok && w.Width() > 0 {
-		width = w.Width()
-	}
-	// One column short of the width: a line that fills the last column
-	// wraps on some terminals, and "\r" then rewrites only the second row.
-	line := fitLine(fields, width-1)
+	line := fitLine(fields, e.liveWidth())
 	e.pmu.Lock()
 	defer e.pmu.Unlock()
 	e.line = line
 	fmt.Fprintf(e.opt.Progress, "\r\x1b[K%s", line)
 }
 
+// liveWidth is the columns a live line may take: the terminal's width
+// (Widther, from the terminal behind Progress), or defaultWidth when it
+// cannot be read, one column short: a line that fills the last column
+// wraps on some terminals, and "\r" then rewrites only the second row.
+func (e *engine) liveWidth() int {
+	width := defaultWidth
+	if w, ok := e.opt.Progress.(Widther); ok && w.Width() > 0 {
+		width = w.Width()
+	}
+	return width - 1
+}
+
 // say prints msg on a line of its own. On a live terminal the progress line
 // is cleared first and drawn again below msg, so a message never lands in
-// the middle of it.
+// the middle of it, and msg is wrapped between its words to the terminal's
+// width (the progress line's), its continuation indented by two, so the
+// terminal does not break a path or a word (a fault's "(cgroup-v1-freezer)").
 func (e *engine) say(msg string) {
 	e.pmu.Lock()
 	defer e.pmu.Unlock()
+	if e.opt.Live {
+		msg = strings.Join(textwrap.Line(msg, e.liveWidth(), 2), "\n")
+	}
 	if e.opt.Live && e.line != "" {
 		fmt.Fprintf(e.opt.Progress, "\r\x1b[K%s\n%s", msg, e.line)
 		return

@@ -85,3 +85,38 @@ func TestProgressNamesFromPalette(t *testing.T) {
 		}
 	}
 }
+
+// widthBuffer is a terminal of a given width, for say.
+type widthBuffer struct {
+	strings.Builder
+	width int
+}
+
+func (w *widthBuffer) Width() int { return w.width }
+
+// A fault's message on an 80-column terminal wraps between its words, one
+// column short of the width as the progress line is (79): the 93-column line
+// breaks after "at 4.0s" (column 73), and the progress line is drawn again
+// below it. To a file or a pipe it stays one line.
+func TestSayFitsTheTerminal(t *testing.T) {
+	msg := "fault: freeze /sys/fs/cgroup/freezer/knee/bookstore-dnc4core3q9d at 4.0s (cgroup-v1-freezer)"
+	for _, tc := range []struct {
+		name string
+		live bool
+		line string // the progress line on screen
+		want string
+	}{
+		{"live", true, "   5s/10s  achieved 200/s", "\r\x1b[Kfault: freeze /sys/fs/cgroup/freezer/knee/bookstore-dnc4core3q9d at 4.0s\n" +
+			"  (cgroup-v1-freezer)\n   5s/10s  achieved 200/s"},
+		{"live, no line yet", true, "", "fault: freeze /sys/fs/cgroup/freezer/knee/bookstore-dnc4core3q9d at 4.0s\n" +
+			"  (cgroup-v1-freezer)\n"},
+		{"a file", false, "", msg + "\n"},
+	} {
+		w := &widthBuffer{width: 80}
+		e := &engine{opt: Options{Progress: w, Live: tc.live}, line: tc.line}
+		e.say(msg)
+		if w.String() != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, w.String(), tc.want)
+		}
+	}
+}

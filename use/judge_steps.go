@@ -33,7 +33,7 @@ import (
 // such a step are set aside (a probe of a noisy machine saw 16.6 ms p99 at
 // 30 % CPU, naming the Go scheduler at a load the database served easily).
 //
-// What is set aside is said in RuledOut and the summary, with its evidence.
+// What is set aside is said in SetAside and the summary, with its evidence.
 func JudgeSteps(steps []Table, t Thresholds) Verdict {
 	if t == nil {
 		t = DefaultThresholds()
@@ -70,7 +70,7 @@ func JudgeSteps(steps []Table, t Thresholds) Verdict {
 			v = dv
 		}
 	}
-	v.RuledOut = append(v.RuledOut, why...)
+	v.SetAside = append(v.SetAside, why...)
 	if len(notes) > 0 {
 		v.Summary += "; " + strings.Join(notes, "; ")
 	}

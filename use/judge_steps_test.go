@@ -58,10 +58,10 @@ func TestJudgeStepsSetsABusyMachineAside(t *testing.T) {
 		if v.Bottleneck != use.Database || v.Step != 1 {
 			t.Fatalf("verdict %s at step %d, want the database at step 2: %s", v.Bottleneck, v.Step+1, v.Summary)
 		}
-		all := strings.Join(v.RuledOut, "\n")
+		all := strings.Join(v.SetAside, "\n")
 		for _, w := range []string{"machine: saturated from the first step", "by other work: stress 1.50 cores, postgres 0.10 cores", "generator: past its threshold at 3 of 3 steps"} {
 			if !strings.Contains(all, w) {
-				t.Errorf("ruled out lacks %q:\n%s", w, all)
+				t.Errorf("set aside lacks %q:\n%s", w, all)
 			}
 		}
 		if !strings.Contains(v.Summary, "set aside: the machine") {
@@ -83,7 +83,7 @@ func TestJudgeStepsSetsABusyMachineAside(t *testing.T) {
 		if v.Bottleneck != use.Database || v.Step != 1 || !hasResource(v.AlsoSaturated, use.ConnPool) {
 			t.Fatalf("verdict %s at step %d, also %v: want the database at step 2, the pool beside it", v.Bottleneck, v.Step+1, v.AlsoSaturated)
 		}
-		if all := strings.Join(v.RuledOut, "\n"); !strings.Contains(all, "the full pool is the database's consequence") {
+		if all := strings.Join(v.SetAside, "\n"); !strings.Contains(all, "the full pool is the database's consequence") {
 			t.Errorf("ruled out does not explain the pool:\n%s", all)
 		}
 	})
@@ -112,7 +112,7 @@ func TestJudgeStepsUnnamedSaturation(t *testing.T) {
 		return reading(use.Database, use.MetricDBQueueWaiting, use.Saturation, w, use.UnitCount)
 	}
 	v := use.JudgeSteps([]use.Table{stepTable("step 1", machine, db(0)), stepTable("step 2", machine, db(2))}, nil)
-	text := v.Summary + "\n" + strings.Join(v.RuledOut, "\n")
+	text := v.Summary + "\n" + strings.Join(v.SetAside, "\n")
 	if !strings.Contains(text, "by processes knee could not name") || strings.Contains(text, "other work") {
 		t.Errorf("verdict should set the machine aside without blaming unnamed \"other work\":\n%s", text)
 	}
@@ -132,7 +132,7 @@ func TestJudgeStepsSchedulerLatencyWithIdleCPU(t *testing.T) {
 		steps    []use.Table
 		want     use.Resource
 		wantStep int
-		ruledOut string // in RuledOut, or "" for no scheduler line
+		setAside string // in SetAside, or "" for no scheduler line
 	}{
 		{"latency at 30% CPU is the OS's", []use.Table{
 			step("step 1: 80 req/s", 0.30, 0.0166, 0.25),
@@ -153,12 +153,12 @@ func TestJudgeStepsSchedulerLatencyWithIdleCPU(t *testing.T) {
 			if v.Bottleneck != tt.want || v.Step != tt.wantStep {
 				t.Fatalf("verdict %s at step %d, want %s at step %d: %s", v.Bottleneck, v.Step+1, tt.want, tt.wantStep+1, v.Summary)
 			}
-			all := strings.Join(v.RuledOut, "\n")
-			if tt.ruledOut != "" && !strings.Contains(all, tt.ruledOut) {
-				t.Errorf("ruled out lacks %q:\n%s", tt.ruledOut, all)
+			all := strings.Join(v.SetAside, "\n")
+			if tt.setAside != "" && !strings.Contains(all, tt.setAside) {
+				t.Errorf("set aside lacks %q:\n%s", tt.setAside, all)
 			}
-			if tt.ruledOut == "" && strings.Contains(all, "Go scheduler:") {
-				t.Errorf("ruled out sets the scheduler aside without cause:\n%s", all)
+			if tt.setAside == "" && strings.Contains(all, "Go scheduler:") {
+				t.Errorf("the scheduler set aside without cause:\n%s", all)
 			}
 		})
 	}

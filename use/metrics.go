@@ -10,6 +10,7 @@ const (
 	MetricThrottledPeriods = "throttled_periods"   // fraction of CFS periods throttled
 	MetricThrottledTime    = "throttled_time"      // seconds throttled per second
 	MetricRunnableThreads  = "runnable_threads"    // the target's threads in state R
+	MetricRunQueueWait     = "run_queue_wait"      // seconds per second the target's threads waited for a CPU (schedstat)
 	MetricMachineCPUs      = "cpus"                // CPUs of the machine
 	MetricMachineBusy      = "busy_cores"          // CPU busy on the machine, in cores
 	MetricMachineUtil      = "machine_utilization" // busy / CPUs, context: the target and knee included

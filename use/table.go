@@ -177,7 +177,17 @@ func buildRow(res Resource, st []*Stat) Row {
 	return row
 }
 
-// cellText describes a cell: its measured metrics, or why none is.
+// NotMeasuredText is what a cell says when none of its metrics was
+// measured, before the reason if there is one.
+const NotMeasuredText = "not measured"
+
+// noProbeReads starts the reason of a cell no probe had a metric for.
+const noProbeReads = "no probe reads"
+
+// cellText describes a cell: its measured metrics, or why none is. A cell
+// no probe reads at all says only "not measured" when the row has other
+// measured cells (the errors of a CPU), and, in a row with nothing
+// measured, its utilization names the resource once and the rest say "-".
 func cellText(row Row, c Cell, k Kind) string {
 	var parts []string
 	why := ""
@@ -192,9 +202,13 @@ func cellText(row Row, c Cell, k Kind) string {
 	case len(parts) > 0:
 		return strings.Join(parts, "; ")
 	case why != "":
-		return "not measured: " + why
+		return NotMeasuredText + ": " + why
+	case row.Measured():
+		return NotMeasuredText
+	case k == Utilization:
+		return fmt.Sprintf("%s: %s the %s", NotMeasuredText, noProbeReads, row.Resource.Title())
 	}
-	return fmt.Sprintf("not measured: no probe reads the %s of the %s", k, row.Resource.Title())
+	return "-"
 }
 
 // statText is "label value", with the max when it differs from the mean.
@@ -235,6 +249,8 @@ func label(metric string) string {
 		return "throttled periods"
 	case MetricThrottledTime:
 		return "throttled time"
+	case MetricRunQueueWait:
+		return "waiting for a CPU"
 	case MetricMachineUtil:
 		return "CPU busy"
 	case MetricOtherUtil:

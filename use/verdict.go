@@ -107,8 +107,18 @@ type Verdict struct {
 	// AlsoSaturated are other resources past a threshold at the same step:
 	// often a consequence (a slow database fills the pool).
 	AlsoSaturated []Signal
-	RuledOut      []string
-	Summary       string
+	// RuledOut are the measured resources under every threshold, each with
+	// its headline values: "target CPU: 5.0%, max 6.5%".
+	RuledOut []string
+	// SetAside are resources past a threshold that are not the bottleneck,
+	// each with why: a consequence of it, or contention from outside the
+	// target (a busy machine and the generator beside it).
+	SetAside []string
+	// NotMeasured are the resources no probe measured, which therefore
+	// cannot be ruled out: their names, with the probe's reason when it gave
+	// one ("database (database unreachable: refused)").
+	NotMeasured []string
+	Summary     string
 }
 
 // Judge scans per-step tables in order of offered rate and names the first
@@ -145,7 +155,7 @@ func Judge(steps []Table, t Thresholds) Verdict {
 				v.AlsoSaturated = append(v.AlsoSaturated, s)
 			}
 		}
-		v.RuledOut = ruleOut(step, v.Bottleneck, t)
+		v.RuledOut, v.SetAside, v.NotMeasured = ruleOut(step, v.Bottleneck, t)
 		v.Summary = fmt.Sprintf("bottleneck: %s, saturated first at %s: %s", v.Bottleneck.Title(), v.StepLabel, joinSignals(v.Evidence))
 		if v.Bottleneck == Generator {
 			v.Summary += "; knee itself fell behind, so this run measured the generator, not the target"
@@ -158,7 +168,7 @@ func Judge(steps []Table, t Thresholds) Verdict {
 		return v
 	}
 	last := steps[len(steps)-1]
-	v.RuledOut = ruleOut(last, "", t)
+	v.RuledOut, v.SetAside, v.NotMeasured = ruleOut(last, "", t)
 	v.Summary = fmt.Sprintf("no resource saturated in %d steps, up to %s: the target kept up", len(steps), stepName(last, len(steps)-1))
 	if lag, ok := maxLag(steps); ok && lag > lagWorthMentioning {
 		v.Summary += fmt.Sprintf("; but the generator's send lag p99 reached %s: check the generator before trusting the highest rates", FormatValue(lag, UnitSeconds))
@@ -181,34 +191,53 @@ func joinSignals(sigs []Signal) string {
 	return strings.Join(parts, ", ")
 }
 
-// ruleOut says for every resource but the bottleneck why it is not it.
-func ruleOut(step Table, bottleneck Resource, t Thresholds) []string {
-	var out []string
+// ruleOut says for every resource but the bottleneck why it is not it:
+// under its thresholds (ruled out), past one but more likely a consequence
+// (set aside), or not measured (neither).
+func ruleOut(step Table, bottleneck Resource, t Thresholds) (ruled, aside, unmeasured []string) {
 	for _, r := range step.Rows {
 		if r.Resource == bottleneck {
 			continue
 		}
 		name := r.Resource.Title()
 		if sigs := t.Signals(r); len(sigs) > 0 {
-			out = append(out, fmt.Sprintf("%s: also saturated (%s), more likely a consequence", name, joinSignals(sigs)))
+			aside = append(aside, fmt.Sprintf("%s: also saturated (%s), more likely a consequence", name, joinSignals(sigs)))
 			continue
 		}
 		if !r.Measured() {
-			out = append(out, fmt.Sprintf("%s: %s; cannot be ruled out", name, strings.TrimPrefix(r.Utilization.Text, "not measured: ")))
+			unmeasured = append(unmeasured, unmeasuredName(r))
 			continue
 		}
 		var parts []string
 		for _, c := range []Cell{r.Utilization, r.Saturation} {
-			if _, ok := c.Headline(); ok {
-				parts = append(parts, c.Text)
+			if h, ok := c.Headline(); ok {
+				// "target CPU: 5.0%", not "target CPU: CPU 5.0%": the
+				// name already says what the value is of.
+				text := c.Text
+				if l := label(h.Metric); strings.HasSuffix(name, " "+l) {
+					text = strings.TrimPrefix(text, l+" ")
+				}
+				parts = append(parts, text)
 			}
 		}
 		if len(parts) == 0 {
 			parts = append(parts, "only context measured")
 		}
-		out = append(out, fmt.Sprintf("%s %s: not the bottleneck", name, strings.Join(parts, ", ")))
+		ruled = append(ruled, fmt.Sprintf("%s: %s", name, strings.Join(parts, ", ")))
 	}
-	return out
+	return ruled, aside, unmeasured
+}
+
+// unmeasuredName is a resource no probe measured, with the reason a probe
+// gave when one did (a failed scrape, a refused connection); knee's own
+// "no probe reads" goes without saying.
+func unmeasuredName(r Row) string {
+	why := strings.TrimPrefix(r.Utilization.Text, NotMeasuredText)
+	why = strings.TrimPrefix(why, ": ")
+	if why == "" || strings.HasPrefix(why, noProbeReads) {
+		return r.Resource.Title()
+	}
+	return fmt.Sprintf("%s (%s)", r.Resource.Title(), why)
 }
 
 // maxLag is the highest mean send-lag p99 over the steps.

@@ -79,11 +79,17 @@ func TestSummarize(t *testing.T) {
 	if len(m.Info) != 1 || m.Info[0].Measured() || m.Info[0].NotMeasured != "second" {
 		t.Errorf("load1 = %+v, want not measured with the last reason", m.Info)
 	}
-	if m.Errors.Text != "not measured: no probe reads the errors of the machine" {
-		t.Errorf("errors text %q", m.Errors.Text)
+	// A cell no probe reads says so in two words beside measured ones; a
+	// row with nothing measured names its resource once.
+	if m.Errors.Text != "not measured" {
+		t.Errorf("errors text %q, want %q", m.Errors.Text, "not measured")
 	}
-	if g, _ := tab.Row(Generator); g.Measured() {
+	g, _ := tab.Row(Generator)
+	if g.Measured() {
 		t.Errorf("generator measured without readings: %+v", g)
+	}
+	if got := []string{g.Utilization.Text, g.Saturation.Text, g.Errors.Text}; !reflect.DeepEqual(got, []string{"not measured: no probe reads the generator", "-", "-"}) {
+		t.Errorf("unmeasured row %q", got)
 	}
 	if !reflect.DeepEqual(tab.Problems, []string{"probe q failed in 1 samples: boom"}) {
 		t.Errorf("problems %q", tab.Problems)
@@ -107,16 +113,20 @@ func TestJudgePoolBound(t *testing.T) {
 	if got := joinSignals(v.Evidence); got != wantEvidence {
 		t.Errorf("evidence %q\nwant %q", got, wantEvidence)
 	}
+	// Each line says one thing: ruled out with its values, or not measured
+	// (and so not ruled out); a name is never followed by its own label.
 	wantRuledOut := []string{
-		"target CPU 0.14 of 0.50 cores (28%), max 32%, throttled periods 2.0%: not the bottleneck",
-		"Go scheduler scheduling latency p99 0.2 ms: not the bottleneck",
-		"HTTP server requests in flight 3: not the bottleneck",
-		"database: database unreachable: refused; cannot be ruled out",
-		"machine CPU busy 30%, run queue per CPU 0.5: not the bottleneck",
-		"generator CPU 5.0%, send lag p99 0.5 ms: not the bottleneck",
+		"target CPU: 0.14 of 0.50 cores (28%), max 32%, throttled periods 2.0%",
+		"Go scheduler: scheduling latency p99 0.2 ms",
+		"HTTP server: requests in flight 3",
+		"machine: CPU busy 30%, run queue per CPU 0.5",
+		"generator: CPU 5.0%, send lag p99 0.5 ms",
 	}
 	if !reflect.DeepEqual(v.RuledOut, wantRuledOut) {
 		t.Errorf("ruled out:\n%s\nwant:\n%s", strings.Join(v.RuledOut, "\n"), strings.Join(wantRuledOut, "\n"))
+	}
+	if want := []string{"database (database unreachable: refused)"}; !reflect.DeepEqual(v.NotMeasured, want) || len(v.SetAside) != 0 {
+		t.Errorf("not measured %q, set aside %q; want %q and none", v.NotMeasured, v.SetAside, want)
 	}
 	if !strings.HasPrefix(v.Summary, "bottleneck: connection pool, saturated first at step 2: ") {
 		t.Errorf("summary %q", v.Summary)
@@ -142,7 +152,7 @@ func TestJudgeCPUBound(t *testing.T) {
 	if got := joinSignals(v.Evidence); got != "CPU 98% (at or over 90%), throttled periods 30% (over 5.0%)" {
 		t.Errorf("evidence %q", got)
 	}
-	if v.RuledOut[2] != "connection pool connections in use 40%, waiting for a connection 0 s/s: not the bottleneck" {
+	if v.RuledOut[2] != "connection pool: connections in use 40%, waiting for a connection 0 s/s" {
 		t.Errorf("pool ruled out as %q", v.RuledOut[2])
 	}
 }
@@ -163,7 +173,7 @@ func TestJudgeNothingSaturated(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := Judge([]Table{calm(0, 0.0001), calm(1, tc.lag)}, nil)
-			if v.Bottleneck != "" || v.Step != -1 || v.Summary != tc.want || len(v.RuledOut) != 7 {
+			if v.Bottleneck != "" || v.Step != -1 || v.Summary != tc.want || len(v.RuledOut) != 6 || len(v.NotMeasured) != 1 {
 				t.Errorf("verdict %+v\nwant summary %q", v, tc.want)
 			}
 		})

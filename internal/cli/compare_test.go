@@ -137,7 +137,7 @@ func TestReportRefusesRunsThatAreNotRepetitions(t *testing.T) {
 	}
 	code, stdout, stderr := runKnee(t, "report", open1, open2)
 	// p50 of 1 ms and 2 ms: median 1.5, range 1 to 2.
-	if code != 0 || !strings.Contains(stdout, "| p50_ms | 1.50ms | [1.00ms–2.00ms] |") {
+	if code != 0 || !strings.Contains(stdout, "| p50 | 1.50ms | [1.00ms–2.00ms] |") {
 		t.Errorf("knee report of two repetitions: exit %d, stderr %q, stdout %q", code, stderr, stdout)
 	}
 }

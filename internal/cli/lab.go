@@ -122,9 +122,10 @@ func (a *app) repeatCO(o lab.COOptions, n int, pause time.Duration, export strin
 	return nil
 }
 
-// printCO prints the article's table and the signals.
+// printCO prints the article's table and the signals, each line wrapped
+// between its words on a terminal narrower than it.
 func (a *app) printCO(res *lab.COResult) {
-	w := a.env.Stdout
+	w := report.Wrapped(a.tables())
 	fmt.Fprintln(w)
 	report.MeasurementTable(a.tables(), []report.Measurement{
 		{Name: "Closed model", Requests: res.Closed.Requests, SlowerThan1s: res.Closed.SlowerThan1s, P95MS: res.Closed.LatencyMS.P95, P99MS: res.Closed.LatencyMS.P99},

@@ -82,7 +82,8 @@ func TestProgressLineInTmux(t *testing.T) {
 
 // runInTmux runs knee with args in a detached tmux session of 80x24 on a
 // server of its own, waits for it to exit (at most a minute) and returns the
-// pane with its scrollback, wrapped rows joined into their lines.
+// pane with its scrollback, wrapped rows joined into their lines. Standard
+// output goes to the file stdout, or, when stdout is "", to the terminal.
 func runInTmux(t *testing.T, knee string, args []string, stdout string) string {
 	t.Helper()
 	socket := fmt.Sprintf("knee-test-%d", time.Now().UnixNano())
@@ -94,7 +95,11 @@ func runInTmux(t *testing.T, knee string, args []string, stdout string) string {
 	for _, a := range args {
 		quoted = append(quoted, shellQuote(a))
 	}
-	script := fmt.Sprintf("%s >%s; echo KNEE-EXIT $?; sleep 120", strings.Join(quoted, " "), shellQuote(stdout))
+	redirect := ""
+	if stdout != "" {
+		redirect = " >" + shellQuote(stdout)
+	}
+	script := fmt.Sprintf("%s%s; echo KNEE-EXIT $?; sleep 120", strings.Join(quoted, " "), redirect)
 	if out, err := tmux("-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "-s", "knee", script); err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}

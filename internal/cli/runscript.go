@@ -20,6 +20,7 @@ import (
 	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/redact"
+	"github.com/knee-dev/knee/report"
 	"github.com/knee-dev/knee/rundir"
 	"github.com/knee-dev/knee/runner"
 	"github.com/knee-dev/knee/scenario"
@@ -232,7 +233,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	}
 	defer func() { restore() }()
 	printChecks(a.env.Stdout, res)
-	printK6(a.env.Stdout, res.K6)
+	printK6(report.Wrapped(a.tables()), res.K6) // wrapped between fields on a narrow terminal
 	printMetrics(a.env.Stdout, res.Metrics)
 	if part && len(ownTs) > 0 {
 		fmt.Fprintf(a.env.Stdout, "thresholds on k6's metrics: %d not judged here: this runner ran a part of a split test; knee merge judges those it can on the run directories\n", len(ownTs))
@@ -265,7 +266,8 @@ func mergeableK6(all map[string][]string) []analyze.Threshold {
 	return out
 }
 
-// printK6 prints k6's built-in metrics as k6 sums them, under k6's names
+// printK6 prints k6's built-in metrics as k6 sums them, one line each (on
+// a terminal narrower than a line, w wraps it between its fields), under k6's names
 // and with k6's aggregates (its summary's avg, min, med, max, p(90),
 // p(95)); knee's own figures (latency from the intended start, send lag)
 // are in the summary above, under knee's names.

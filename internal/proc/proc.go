@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/knee-dev/knee/cgroup"
 	"github.com/prometheus/procfs"
@@ -120,6 +121,42 @@ func (p FS) RunnableThreads(pid int) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// RunQueueWait is how long pid's threads have spent runnable but waiting
+// for a CPU, summed over /proc/PID/task/*/schedstat (its second field, in
+// ns): the kernel's own account of the process's CPU saturation, with or
+// without a cgroup. A thread that ends takes its share with it.
+func (p FS) RunQueueWait(pid int) (time.Duration, error) {
+	fsys, err := p.fs()
+	if err != nil {
+		return 0, err
+	}
+	threads, err := fsys.AllThreads(pid)
+	if gone(err) {
+		return 0, fmt.Errorf("process %d: %w", pid, ErrGone)
+	}
+	if err != nil {
+		return 0, err
+	}
+	var wait uint64
+	read := 0
+	for _, t := range threads {
+		st, err := t.Schedstat()
+		if gone(err) {
+			continue // the thread ended while we looked
+		}
+		if err != nil {
+			return 0, fmt.Errorf("process %d thread %d schedstat: %w", pid, t.PID, err)
+		}
+		wait += st.WaitingNanoseconds
+		read++
+	}
+	if read == 0 {
+		// No file at all is a kernel without schedstat, not a wait of 0.
+		return 0, fmt.Errorf("process %d: no /proc/%d/task/*/schedstat to read", pid, pid)
+	}
+	return time.Duration(wait), nil
 }
 
 // CPUTimes is /proc/stat: the aggregate CPU times, the CPU count and the

@@ -39,6 +39,8 @@ type cpuSnap struct {
 	limit    float64         // cores; 0 without a limit
 	limitWhy string
 	runnable int // -1 without a PID
+	wait     time.Duration
+	waitWhy  string // why wait was not read; "" when it was
 }
 
 // Name is "target-cpu".
@@ -117,7 +119,23 @@ func (p *CPU) rates(prev, cur *cpuSnap, dt float64) []use.Reading {
 		out = append(out, measured(use.TargetCPU, use.MetricThrottledPeriods, use.Saturation, frac, use.UnitFraction),
 			measured(use.TargetCPU, use.MetricThrottledTime, use.Saturation, (cur.cg.ThrottledTime-prev.cg.ThrottledTime).Seconds()/dt, use.UnitSecondsPerSec))
 	}
-	return append(out, runnableReading(*cur))
+	return append(out, runnableReading(*cur), waitReading(prev, cur, dt))
+}
+
+// waitReading is the target's run-queue wait per second between two
+// snapshots: its CPU saturation with or without a cgroup (schedstat). It is
+// shown, not judged: on a shared machine other processes' threads make the
+// target's wait too.
+func waitReading(prev, cur *cpuSnap, dt float64) use.Reading {
+	switch {
+	case cur.waitWhy != "":
+		return notMeasured(use.TargetCPU, use.MetricRunQueueWait, use.Saturation, use.UnitSecondsPerSec, cur.waitWhy)
+	case prev.waitWhy != "":
+		return notMeasured(use.TargetCPU, use.MetricRunQueueWait, use.Saturation, use.UnitSecondsPerSec, whyFirstSample)
+	case cur.wait < prev.wait:
+		return notMeasured(use.TargetCPU, use.MetricRunQueueWait, use.Saturation, use.UnitSecondsPerSec, "a thread ended, taking its wait with it")
+	}
+	return measured(use.TargetCPU, use.MetricRunQueueWait, use.Saturation, (cur.wait-prev.wait).Seconds()/dt, use.UnitSecondsPerSec)
 }
 
 func runnableReading(s cpuSnap) use.Reading {
@@ -136,12 +154,13 @@ func (p *CPU) notMeasured(why string) []use.Reading {
 		notMeasured(use.TargetCPU, use.MetricThrottledPeriods, use.Saturation, use.UnitFraction, why),
 		notMeasured(use.TargetCPU, use.MetricThrottledTime, use.Saturation, use.UnitSecondsPerSec, why),
 		notMeasured(use.TargetCPU, use.MetricRunnableThreads, use.Info, use.UnitCount, why),
+		notMeasured(use.TargetCPU, use.MetricRunQueueWait, use.Saturation, use.UnitSecondsPerSec, why),
 	}
 }
 
 func (p *CPU) snapshot(now time.Time) (cpuSnap, error) {
 	fs := proc.FS{Root: p.Root}
-	s := cpuSnap{at: now, runnable: -1, limitWhy: whyNoCgroup}
+	s := cpuSnap{at: now, runnable: -1, limitWhy: whyNoCgroup, waitWhy: "no target PID given"}
 	dir := p.Cgroup
 	if p.PID > 0 {
 		st, err := fs.Stat(p.PID)
@@ -151,6 +170,11 @@ func (p *CPU) snapshot(now time.Time) (cpuSnap, error) {
 		s.usage = seconds(st.CPU)
 		if s.runnable, err = fs.RunnableThreads(p.PID); err != nil {
 			return s, err
+		}
+		// A kernel without schedstat leaves the other readings standing.
+		s.waitWhy = ""
+		if s.wait, err = fs.RunQueueWait(p.PID); err != nil {
+			s.waitWhy = err.Error()
 		}
 		if dir == "" {
 			if dir, err = fs.CgroupDir(p.PID, p.Hierarchy); err != nil {

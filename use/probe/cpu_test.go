@@ -109,6 +109,9 @@ func TestCPUProbeV1CgroupOfPID(t *testing.T) {
 		use.MetricThrottledPeriods: {value: 0.2}, // 2 of 10
 		use.MetricThrottledTime:    {value: 0.2}, // 0.2 s per s
 		use.MetricRunnableThreads:  {value: 1},
+		// No schedstat in this tree (a kernel without it): that reading
+		// alone is not measured, the rest stand.
+		use.MetricRunQueueWait: {why: "schedstat"},
 	})
 }
 
@@ -120,6 +123,9 @@ func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
 		"cg2/app/cpu.stat":           "usage_usec 2000000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n",
 		"proc/7/stat":                statLine(7, "api", 'S', 400, 0),
 		"proc/7/task/7/stat":         statLine(7, "api", 'S', 0, 0),
+		"proc/7/task/7/schedstat":    "900000000 100000000 40\n", // run, wait (ns), timeslices
+		"proc/7/task/8/stat":         statLine(8, "api", 'S', 0, 0),
+		"proc/7/task/8/schedstat":    "500000000 50000000 20\n",
 		"proc/7/cgroup":              "0::/\n", // the root cgroup: no cgroup of its own
 	})
 	h := cgroup.Hierarchy{V2: filepath.Join(root, "cg2")}
@@ -134,9 +140,13 @@ func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
 	// Half a second later: the cgroup used 1.5 s more (3 cores), the PID
 	// 150 ticks = 1.5 s more (3 cores); with no limit, utilization is of
 	// the machine's 4 CPUs.
+	// Its two threads waited 0.2 s and 0.1 s more for a CPU: 0.3 s in 0.5 s
+	// is 0.6 s/s, with no cgroup to throttle it.
 	kneetest.WriteFiles(t, root, map[string]string{
-		"cg2/app/cpu.stat": "usage_usec 3500000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n",
-		"proc/7/stat":      statLine(7, "api", 'S', 500, 50),
+		"cg2/app/cpu.stat":        "usage_usec 3500000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n",
+		"proc/7/stat":             statLine(7, "api", 'S', 500, 50),
+		"proc/7/task/7/schedstat": "1300000000 300000000 60\n",
+		"proc/7/task/8/schedstat": "600000000 150000000 25\n",
 	})
 	now := t0.Add(500 * time.Millisecond)
 	got, _ := cg.Sample(context.Background(), now)
@@ -146,6 +156,7 @@ func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
 		use.MetricCPULimit:         {why: whyNoLimit},
 		use.MetricThrottledPeriods: {why: whyNoLimit},
 		use.MetricRunnableThreads:  {why: "no target PID"},
+		use.MetricRunQueueWait:     {why: "no target PID"},
 	})
 	got, _ = pid.Sample(context.Background(), now)
 	checkReadings(t, got, map[string]want{
@@ -154,6 +165,7 @@ func TestCPUProbeV2NoLimitAndPIDOnly(t *testing.T) {
 		use.MetricCPULimit:         {why: whyNoCgroup},
 		use.MetricThrottledPeriods: {why: whyNoCgroup},
 		use.MetricRunnableThreads:  {value: 0},
+		use.MetricRunQueueWait:     {value: 0.6},
 	})
 }
 
@@ -175,8 +187,8 @@ func TestCPUProbeNotMeasured(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 6 {
-				t.Fatalf("%d readings, want all 6", len(got))
+			if len(got) != 7 {
+				t.Fatalf("%d readings, want all 7", len(got))
 			}
 			for _, r := range got {
 				if r.Measured() || !strings.Contains(r.NotMeasured, tc.why) {

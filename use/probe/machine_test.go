@@ -210,7 +210,7 @@ func TestJudgeStepsOnMachineProbe(t *testing.T) {
 	}
 	t.Run("only the target and knee", func(t *testing.T) {
 		v := use.JudgeSteps(steps(sampleMachine(t, 1000, 4, onlyTest)), nil)
-		text := v.Summary + "\n" + strings.Join(v.RuledOut, "\n")
+		text := v.Summary + "\n" + strings.Join(v.SetAside, "\n")
 		if v.Bottleneck != use.Database || v.Step != 1 {
 			t.Errorf("verdict %s at step %d, want the database at step 2:\n%s", v.Bottleneck, v.Step+1, text)
 		}
@@ -222,7 +222,7 @@ func TestJudgeStepsOnMachineProbe(t *testing.T) {
 	})
 	t.Run("a third process burns a CPU", func(t *testing.T) {
 		v := use.JudgeSteps(steps(sampleMachine(t, 1000, 4, withStress)), nil)
-		text := v.Summary + "\n" + strings.Join(v.RuledOut, "\n")
+		text := v.Summary + "\n" + strings.Join(v.SetAside, "\n")
 		if v.Bottleneck != use.Database || v.Step != 1 {
 			t.Errorf("verdict %s at step %d, want the database at step 2:\n%s", v.Bottleneck, v.Step+1, text)
 		}
