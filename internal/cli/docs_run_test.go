@@ -69,20 +69,12 @@ func TestDocsCommandsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the docs' commands take about a minute")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := bookstore.New(ctx, bookstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
+	addr := testBookstore(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &docEnv{t: t, addr: strings.TrimPrefix(ts.URL, "http://"), root: root}
+	d := &docEnv{t: t, addr: addr, root: root}
 	t.Chdir(t.TempDir()) // the commands' files and runs/ where a reader's would be: here
 	home := t.TempDir()  // knee thaw's state, the module cache
 	d.fixtures()
@@ -130,6 +122,22 @@ func TestDocsCommandsRun(t *testing.T) {
 	if ran < 20 {
 		t.Errorf("%d commands of docs/ ran, want 20 at least", ran)
 	}
+}
+
+// testBookstore starts a Bookstore (embedded SQLite) on loopback for the
+// test and returns its address; the test's end stops it.
+func testBookstore(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv, err := bookstore.New(ctx, bookstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return strings.TrimPrefix(ts.URL, "http://")
 }
 
 // checkTestExists fails unless covered ("dir TestName: why") names a test

@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/knee-dev/knee/bookstore"
 )
 
 // The README's five everyday tasks run, in order, as a reader types them,
@@ -25,16 +21,8 @@ func TestReadmeTasksRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the README's tasks take about 20 s")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := bookstore.New(ctx, bookstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
-	addr := strings.TrimPrefix(ts.URL, "http://")
+	addr := testBookstore(t)
+	srvURL := "http://" + addr
 
 	readme, err := filepath.Abs(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -52,7 +40,7 @@ func TestReadmeTasksRun(t *testing.T) {
 	}
 	script := "import http from 'k6/http';\nimport { check } from 'k6';\n" +
 		"export const options = { vus: 2, iterations: 6 };\n" +
-		"export default function () { check(http.get('" + ts.URL + "/api/books/9780441172719'), { 'status 200': (r) => r.status === 200 }); }\n"
+		"export default function () { check(http.get('" + srvURL + "/api/books/9780441172719'), { 'status 200': (r) => r.status === 200 }); }\n"
 	if err := os.WriteFile(filepath.Join(dir, "script.js"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}

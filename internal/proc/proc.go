@@ -94,16 +94,22 @@ func (p FS) Exists(pid int) error {
 	return err
 }
 
-// RunnableThreads counts the threads of pid in state R.
-func (p FS) RunnableThreads(pid int) (int, error) {
+// threads are pid's threads; ErrGone when the process is.
+func (p FS) threads(pid int) (procfs.Procs, error) {
 	fsys, err := p.fs()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	threads, err := fsys.AllThreads(pid)
 	if gone(err) {
-		return 0, fmt.Errorf("process %d: %w", pid, ErrGone)
+		return nil, fmt.Errorf("process %d: %w", pid, ErrGone)
 	}
+	return threads, err
+}
+
+// RunnableThreads counts the threads of pid in state R.
+func (p FS) RunnableThreads(pid int) (int, error) {
+	threads, err := p.threads(pid)
 	if err != nil {
 		return 0, err
 	}
@@ -128,14 +134,7 @@ func (p FS) RunnableThreads(pid int) (int, error) {
 // ns): the kernel's own account of the process's CPU saturation, with or
 // without a cgroup. A thread that ends takes its share with it.
 func (p FS) RunQueueWait(pid int) (time.Duration, error) {
-	fsys, err := p.fs()
-	if err != nil {
-		return 0, err
-	}
-	threads, err := fsys.AllThreads(pid)
-	if gone(err) {
-		return 0, fmt.Errorf("process %d: %w", pid, ErrGone)
-	}
+	threads, err := p.threads(pid)
 	if err != nil {
 		return 0, err
 	}
