@@ -127,6 +127,7 @@ type K6Metrics struct {
 	mu    sync.Mutex
 	keep  int
 	kinds map[string]string            // metric -> kind
+	timed map[string]bool              // custom Trends of durations (new Trend(name, true))
 	main  map[string]*k6Sink           // by metric
 	subs  map[string]map[string]*k6Sub // metric -> submetric name -> submetric
 	// groups are the group paths of the checks and group_durations, in
@@ -147,7 +148,7 @@ var hopMetrics = map[string]bool{k6metric.HTTPReqs: true, k6metric.HTTPReqDurati
 	k6metric.HTTPReqWaiting: true, k6metric.HTTPReqReceiving: true, k6metric.HTTPReqFailed: true}
 
 func newK6Metrics() *K6Metrics {
-	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, main: map[string]*k6Sink{}, subs: map[string]map[string]*k6Sub{},
+	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, timed: map[string]bool{}, main: map[string]*k6Sink{}, subs: map[string]map[string]*k6Sub{},
 		groupSeen: map[string]bool{}}
 	for _, n := range k6Summed {
 		b, _ := k6metric.Lookup(n)
@@ -161,9 +162,12 @@ func (m *K6Metrics) newSink(kind string) *k6Sink {
 }
 
 // declare adds a custom metric's kind.
-func (m *K6Metrics) declare(name, kind string) {
+func (m *K6Metrics) declare(name, kind string, isTime bool) {
 	m.mu.Lock()
 	m.kinds[name] = kind
+	if isTime {
+		m.timed[name] = true
+	}
 	m.mu.Unlock()
 }
 
@@ -233,7 +237,7 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 	m.mu.Lock()
 	var tm map[string]string
 	var written []k6Point // to the output, once m is unlocked
-	var kinds []string
+	var kinds [][2]string // each written point's custom kind and contains
 	defer func() {
 		m.mu.Unlock()
 		if len(written) == 0 {
@@ -244,7 +248,7 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 		}
 		now := time.Now()
 		for i, p := range written {
-			m.out.sample(p.metric, kinds[i], now, p.value, tm)
+			m.out.sample(p.metric, kinds[i][0], kinds[i][1], now, p.value, tm)
 		}
 	}()
 	for _, p := range points {
@@ -262,7 +266,11 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 		}
 		s.add(p.value)
 		if m.out != nil && !hopMetrics[p.metric] {
-			written, kinds = append(written, p), append(kinds, s.kind)
+			contains := k6metric.Plain
+			if m.timed[p.metric] {
+				contains = k6metric.Time
+			}
+			written, kinds = append(written, p), append(kinds, [2]string{s.kind, contains})
 		}
 		if group != "" && (p.metric == k6metric.Checks || p.metric == k6metric.GroupDuration) && !m.groupSeen[group] {
 			m.groupSeen[group] = true

@@ -65,21 +65,21 @@ func NewJSONOutput(dst io.WriteCloser) *Output {
 	for _, name := range []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting,
 		k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqSending, k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving,
 		k6metric.HTTPReqFailed} {
-		o.declare(name, "")
+		o.declare(name, "", "")
 	}
 	return o
 }
 
-// declare writes metric's Metric line once (JSON only); kind is a custom
-// metric's type ("" for a built-in's).
-func (o *Output) declare(name, kind string) {
+// declare writes metric's Metric line once (JSON only); kind and contains
+// are a custom metric's type and contents ("" for a built-in's).
+func (o *Output) declare(name, kind, contains string) {
 	if !o.json || o.declared[name] || o.err != nil {
 		return
 	}
 	o.declared[name] = true
 	m, ok := k6metric.Lookup(name)
 	if !ok {
-		m = k6metric.Metric{Name: name, Type: kind, Contains: k6metric.Plain}
+		m = k6metric.Metric{Name: name, Type: kind, Contains: contains}
 	}
 	line, _ := json.Marshal(map[string]any{"type": "Metric", "metric": m.Name,
 		"data": map[string]any{"name": m.Name, "type": m.Type, "contains": m.Contains, "thresholds": []string{}, "submetrics": nil}})
@@ -187,11 +187,11 @@ func (o *Output) request(h *hopRow) {
 	}
 }
 
-// sample writes one value of a metric other than a hop's (kind: its k6
-// type) with its tags, as k6 writes any sample: the tags of csvHeader's
+// sample writes one value of a metric other than a hop's (kind and
+// contains: a custom metric's k6 type and contents) with its tags, as k6 writes any sample: the tags of csvHeader's
 // columns in theirs, the others as extra_tags (k=v joined by &, sorted
 // here; k6's order is its map's).
-func (o *Output) sample(metric, kind string, at time.Time, value float64, tags map[string]string) {
+func (o *Output) sample(metric, kind, contains string, at time.Time, value float64, tags map[string]string) {
 	row := make([]string, len(csvHeader))
 	row[0], row[1], row[2] = metric, o.timestamp(at), strconv.FormatFloat(value, 'f', 6, 64)
 	var extra []string
@@ -206,7 +206,7 @@ func (o *Output) sample(metric, kind string, at time.Time, value float64, tags m
 	row[len(csvHeader)-2] = strings.Join(extra, "&")
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.declare(metric, kind)
+	o.declare(metric, kind, contains)
 	o.write(row, at)
 }
 

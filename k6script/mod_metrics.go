@@ -22,7 +22,7 @@ func metricsModule(v *vu) *goja.Object {
 			if err != nil {
 				panic(rt.NewGoError(err))
 			}
-			v.s.k6.declare(name, kind.kind)
+			v.s.k6.declare(name, kind.kind, isTime)
 			obj := call.This
 			must(obj.Set("name", name))
 			must(obj.Set("add", func(c goja.FunctionCall) goja.Value {
