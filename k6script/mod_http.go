@@ -127,11 +127,7 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	if v.s.Options.MaxRedirects != nil {
 		call.MaxRedirects = *v.s.Options.MaxRedirects
 	}
-	if v.s.Options.UserAgent != nil {
-		call.Header.Set("User-Agent", *v.s.Options.UserAgent)
-	} else {
-		call.Header.Set("User-Agent", "knee (k6 script)")
-	}
+	call.Header.Set("User-Agent", v.s.userAgent())
 	// A request is named by its URL with the secrets masked (per request,
 	// without remembering: a token may change every iteration).
 	name := v.s.cfg.Redact.Name(urlName(u, call.URL))
@@ -676,4 +672,13 @@ func statusText(rep *request.Reply) string {
 		return ""
 	}
 	return fmt.Sprintf("%d %s", rep.Status, http.StatusText(rep.Status))
+}
+
+// userAgent is what the script's HTTP requests and WebSocket handshakes
+// send as User-Agent: options.userAgent, else knee's own.
+func (s *Script) userAgent() string {
+	if s.Options.UserAgent != nil {
+		return *s.Options.UserAgent
+	}
+	return "knee (k6 script)"
 }

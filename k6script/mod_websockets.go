@@ -2,7 +2,6 @@ package k6script
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -180,12 +179,7 @@ func wsParseURL(val goja.Value) (*url.URL, error) {
 // error, as in k6.
 func (m *wsAPI) params(raw goja.Value) (*wsParams, error) {
 	v := m.v
-	p := &wsParams{header: http.Header{}, jar: v.vuJar().jar}
-	if v.s.Options.UserAgent != nil {
-		p.header.Set("User-Agent", *v.s.Options.UserAgent)
-	} else {
-		p.header.Set("User-Agent", "knee (k6 script)")
-	}
+	p := &wsParams{header: http.Header{"User-Agent": {v.s.userAgent()}}, jar: v.vuJar().jar}
 	if raw == nil || goja.IsUndefined(raw) || goja.IsNull(raw) {
 		return p, nil
 	}
@@ -325,12 +319,8 @@ func (w *webSocket) emitError(err error) error {
 // hands the outcome to the VU's goroutine.
 func (w *webSocket) establish(p *wsParams, setTags func(status, subproto string)) {
 	v := w.api.v
-	d := websocket.Dialer{HandshakeTimeout: wsHandshakeTimeout, Proxy: http.ProxyFromEnvironment, Jar: p.jar,
-		EnableCompression: p.compression, Subprotocols: p.protocols}
-	if v.s.Options.InsecureSkipTLSVerify {
-		// only when the script asks for it; HTTP/1.1, as the upgrade needs
-		d.TLSClientConfig = &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}
-	}
+	d := v.wsDialer(p.jar)
+	d.EnableCompression, d.Subprotocols = p.compression, p.protocols
 	w.started = time.Now()
 	conn, resp, err := d.DialContext(w.ctx, w.url.String(), p.header)
 	took := time.Since(w.started)

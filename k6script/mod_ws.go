@@ -35,6 +35,18 @@ const wsWriteWait = 10 * time.Second
 // wsHandshakeTimeout bounds the dial and upgrade, as k6's.
 const wsHandshakeTimeout = 60 * time.Second
 
+// wsDialer dials a WebSocket handshake of k6/ws or k6/websockets as k6
+// does: its timeout, the environment's proxy, the cookie jar given, and
+// unverified TLS only when the script asks for it (over HTTP/1.1, as the
+// upgrade needs).
+func (v *vu) wsDialer(jar http.CookieJar) websocket.Dialer {
+	d := websocket.Dialer{HandshakeTimeout: wsHandshakeTimeout, Proxy: http.ProxyFromEnvironment, Jar: jar}
+	if v.s.Options.InsecureSkipTLSVerify {
+		d.TLSClientConfig = &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}
+	}
+	return d
+}
+
 // wsEvent is what the read goroutine hands the loop, in the order read.
 type wsEvent struct {
 	kind  string // message, ping, pong, error, close
@@ -82,18 +94,8 @@ func (v *vu) wsConnect(call goja.FunctionCall) goja.Value {
 	if !ok {
 		panic(rt.NewGoError(errors.New("last argument to ws.connect must be a function")))
 	}
-	header := http.Header{}
-	if v.s.Options.UserAgent != nil {
-		header.Set("User-Agent", *v.s.Options.UserAgent)
-	} else {
-		header.Set("User-Agent", "knee (k6 script)")
-	}
-	d := websocket.Dialer{HandshakeTimeout: wsHandshakeTimeout, Proxy: http.ProxyFromEnvironment,
-		Jar: v.vuJar().jar}
-	if v.s.Options.InsecureSkipTLSVerify {
-		// only when the script asks for it; HTTP/1.1, as the upgrade needs
-		d.TLSClientConfig = &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}
-	}
+	header := http.Header{"User-Agent": {v.s.userAgent()}}
+	d := v.wsDialer(v.vuJar().jar)
 	var custom map[string]string
 	if p, ok := params.(*goja.Object); ok && !goja.IsNull(params) {
 		if h, ok := p.Get("headers").(*goja.Object); ok {
