@@ -344,6 +344,18 @@ func (w *webCrypto) usages(v goja.Value, allowed ...string) ([]string, error) {
 	return out, nil
 }
 
+// usagesOf are the usages of all (a generated pair's, as asked) that a key
+// of alg and typ ("private", "public") may have, in all's order.
+func usagesOf(alg, typ string, all []string) []string {
+	var u []string
+	for _, s := range all {
+		if slices.Contains(keyUsagesFor(alg, typ), s) {
+			u = append(u, s)
+		}
+	}
+	return u
+}
+
 func keyUsagesFor(alg, typ string) []string {
 	switch {
 	case alg == "HMAC":

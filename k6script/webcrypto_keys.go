@@ -77,21 +77,12 @@ func (w *webCrypto) generatePair(alg string, params *goja.Object, extractable bo
 	if err != nil {
 		return nil, cerr("OperationError", "%s key generation: %v", alg, err)
 	}
-	pick := func(typ string) []string {
-		var u []string
-		for _, s := range all {
-			if slices.Contains(keyUsagesFor(alg, typ), s) {
-				u = append(u, s)
-			}
-		}
-		return u
-	}
-	pk := &cryptoKey{typ: "private", extractable: extractable, alg: alg, curve: curve, usages: pick("private"), priv: priv, pub: &priv.PublicKey}
+	pk := &cryptoKey{typ: "private", extractable: extractable, alg: alg, curve: curve, usages: usagesOf(alg, "private", all), priv: priv, pub: &priv.PublicKey}
 	if len(pk.usages) == 0 {
 		return nil, cerr("SyntaxError", "an %s private key needs a usage (%s)", alg, strings.Join(keyUsagesFor(alg, "private"), " or "))
 	}
 	// The public key is always extractable, as the spec has it.
-	pub := &cryptoKey{typ: "public", extractable: true, alg: alg, curve: curve, usages: pick("public"), pub: &priv.PublicKey}
+	pub := &cryptoKey{typ: "public", extractable: true, alg: alg, curve: curve, usages: usagesOf(alg, "public", all), pub: &priv.PublicKey}
 	pair := w.rt.NewObject()
 	must(pair.Set("privateKey", w.keyObject(pk)))
 	must(pair.Set("publicKey", w.keyObject(pub)))

@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -77,16 +76,7 @@ func (w *webCrypto) generateRSA(alg string, params *goja.Object, extractable boo
 	if err != nil {
 		return nil, err
 	}
-	pick := func(typ string) []string {
-		var u []string
-		for _, s := range all {
-			if slices.Contains(keyUsagesFor(alg, typ), s) {
-				u = append(u, s)
-			}
-		}
-		return u
-	}
-	priv := &cryptoKey{typ: "private", extractable: extractable, alg: alg, hash: h, usages: pick("private")}
+	priv := &cryptoKey{typ: "private", extractable: extractable, alg: alg, hash: h, usages: usagesOf(alg, "private", all)}
 	if len(priv.usages) == 0 {
 		return nil, cerr("SyntaxError", "an %s private key needs a usage (%s)", alg, strings.Join(keyUsagesFor(alg, "private"), " or "))
 	}
@@ -95,7 +85,7 @@ func (w *webCrypto) generateRSA(alg string, params *goja.Object, extractable boo
 		return nil, cerr("OperationError", "%s key generation: %v", alg, err)
 	}
 	priv.rsaPriv, priv.rsaPub = key, &key.PublicKey
-	pub := &cryptoKey{typ: "public", extractable: true, alg: alg, hash: h, usages: pick("public"), rsaPub: &key.PublicKey}
+	pub := &cryptoKey{typ: "public", extractable: true, alg: alg, hash: h, usages: usagesOf(alg, "public", all), rsaPub: &key.PublicKey}
 	pair := w.rt.NewObject()
 	must(pair.Set("privateKey", w.keyObject(priv)))
 	must(pair.Set("publicKey", w.keyObject(pub)))
