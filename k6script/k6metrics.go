@@ -236,8 +236,13 @@ type k6Point struct {
 func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k6Point) {
 	m.mu.Lock()
 	var tm map[string]string
-	var written []k6Point // to the output, once m is unlocked
-	var kinds [][2]string // each written point's custom kind and contains
+	// to the output, once m is unlocked, with the kind and contents a
+	// custom metric's declaration gives
+	type outPoint struct {
+		k6Point
+		kind, contains string
+	}
+	var written []outPoint
 	defer func() {
 		m.mu.Unlock()
 		if len(written) == 0 {
@@ -247,8 +252,8 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 			tm = tags()
 		}
 		now := time.Now()
-		for i, p := range written {
-			m.out.sample(p.metric, kinds[i][0], kinds[i][1], now, p.value, tm)
+		for _, p := range written {
+			m.out.sample(p.metric, p.kind, p.contains, now, p.value, tm)
 		}
 	}()
 	for _, p := range points {
@@ -270,7 +275,7 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 			if m.timed[p.metric] {
 				contains = k6metric.Time
 			}
-			written, kinds = append(written, p), append(kinds, [2]string{s.kind, contains})
+			written = append(written, outPoint{p, s.kind, contains})
 		}
 		if group != "" && (p.metric == k6metric.Checks || p.metric == k6metric.GroupDuration) && !m.groupSeen[group] {
 			m.groupSeen[group] = true
