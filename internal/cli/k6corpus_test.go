@@ -279,6 +279,12 @@ var k6Corpus = []corpusCase{
 	// one check and aborts: exit 108 (errext.ScriptAborted). Its context was
 	// not cancelled when it ended, so runFn counts it: 3 iterations.
 	{script: "abort.js", exit: ExitScriptAborted, reqs: 3, iters: 3, pass: 4, fail: 1},
+	// VU 1 aborts at about 0.3 s while VU 2 sleeps 3 s: k6 cancels the test
+	// run context at once (execution.AbortTestRun; executors' contexts
+	// derive from it, so no gracefulStop): VU 2 sends nothing and its
+	// iteration is not full. VU 1's iteration returned before the cancel
+	// (lib/executor/helpers.go handleInterrupt runs after it), so it counts.
+	{script: "abort_cuts.js", exit: ExitScriptAborted, reqs: 1, iters: 1},
 	// clickLink is refused before the start, at the "." before it: line 9,
 	// column 20.
 	{script: "refused.js", exit: ExitUsage, stderr: []string{"clickLink is not supported", "refused.js:9:20"}},
