@@ -285,6 +285,14 @@ var k6Corpus = []corpusCase{
 	// iteration is not full. VU 1's iteration returned before the cancel
 	// (lib/executor/helpers.go handleInterrupt runs after it), so it counts.
 	{script: "abort_cuts.js", exit: ExitScriptAborted, reqs: 1, iters: 1},
+	// k6 judges thresholds every 2 s (metrics/engine thresholdsRate). By
+	// then iterations 0-3 have ended (0.45 s each, the last at 1.8 s) and
+	// iteration 4 sleeps until 2.25 s: the abort cuts it, its request
+	// counted, the iteration not. 5 requests, 4 iterations, and teardown's
+	// request (teardown runs after an abort, on the global context):
+	// exit 99.
+	{script: "abort_on_fail.js", exit: ExitThresholds, reqs: 6, iters: 4,
+		verdicts: []string{"FAIL  server_errors: rate<0.5 "}},
 	// clickLink is refused before the start, at the "." before it: line 9,
 	// column 20.
 	{script: "refused.js", exit: ExitUsage, stderr: []string{"clickLink is not supported", "refused.js:9:20"}},
