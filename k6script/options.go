@@ -355,7 +355,7 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 		var errs []error
 		for _, name := range o.ScenarioNames {
 			if err := p.add(name, o.Scenarios[name]); err != nil {
-				errs = append(errs, fmt.Errorf("%s: options.scenarios.%s: %w", source, name, err))
+				errs = append(errs, &scenarioError{source, name, err})
 			}
 		}
 		if err := errors.Join(errs...); err != nil {
@@ -370,7 +370,7 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 		for _, sc := range p.Config.Scenarios {
 			name := sc.Name
 			if p.Scenarios[name].Iterations > 0 {
-				return nil, fmt.Errorf("%s: options.scenarios.%s: an iteration-count executor runs only as the script's one scenario in knee; give it its own run, or use constant-vus with a duration", source, name)
+				return nil, &scenarioError{source, name, errors.New("an iteration-count executor runs only as the script's one scenario in knee; give it its own run, or use constant-vus with a duration")}
 			}
 		}
 	}
@@ -379,10 +379,10 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 	var errs []error
 	for _, sc := range p.Config.Scenarios {
 		for _, err := range sc.Executor.Validate() {
-			errs = append(errs, fmt.Errorf("%s: options.scenarios.%s: %w", source, sc.Name, err))
+			errs = append(errs, &scenarioError{source, sc.Name, err})
 		}
 		if sc.StartTime < 0 || sc.GracefulStop < 0 {
-			errs = append(errs, fmt.Errorf("%s: options.scenarios.%s: startTime and gracefulStop must not be negative", source, sc.Name))
+			errs = append(errs, &scenarioError{source, sc.Name, errors.New("startTime and gracefulStop must not be negative")})
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -390,6 +390,19 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 	}
 	return p, nil
 }
+
+// scenarioError is a problem of one of options.scenarios, named by
+// source; Script.Plan makes source the place of the scenario's key.
+type scenarioError struct {
+	source, name string
+	err          error
+}
+
+func (e *scenarioError) Error() string {
+	return fmt.Sprintf("%s: options.scenarios.%s: %v", e.source, e.name, e.err)
+}
+
+func (e *scenarioError) Unwrap() error { return e.err }
 
 func durationPtr(d *time.Duration) *Duration {
 	if d == nil {

@@ -331,7 +331,7 @@ var k6Corpus = []corpusCase{
 		stderr: []string{"login failed with 500"}},
 	// 4 browse iterations of one GET, 2 buy iterations of one POST.
 	{script: "two_scenarios.js", exit: 0, reqs: 6, iters: 6, pass: 2, fail: 0,
-		refused:  "options.scenarios.browse: an iteration-count executor runs only as the script's one scenario in knee",
+		refused:  "two_scenarios.js:7:5: options.scenarios.browse: an iteration-count executor runs only as the script's one scenario in knee",
 		verdicts: []string{"PASS  http_reqs{scenario:browse}: count==4 ", "PASS  http_reqs{scenario:buy}: count==2 "}},
 	// 2 requests in flight per iteration, both checks pass.
 	{script: "async_request.js", exit: 0, reqs: 4, iters: 2, pass: 4, fail: 0},
