@@ -347,7 +347,7 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 	}
 	if len(o.Scenarios) > 0 {
 		if o.Duration != nil || o.Iterations != nil || len(o.Stages) > 0 {
-			return nil, fmt.Errorf("%s: options: scenarios and the duration/iterations/stages shortcuts are both set; keep one (k6 refuses this too)", source)
+			return nil, &scenarioError{source, "", errors.New("scenarios and the duration/iterations/stages shortcuts are both set; keep one (k6 refuses this too)")}
 		}
 		if o.VUs != nil {
 			p.Notes = append(p.Notes, "options.vus is ignored: the scenarios set their own VUs")
@@ -362,7 +362,7 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 			return nil, err
 		}
 	} else if err := p.add("default", o.shortcut()); err != nil {
-		return nil, fmt.Errorf("%s: options: %w", source, err)
+		return nil, &scenarioError{source, "", err}
 	}
 	if len(p.Config.Scenarios) > 1 {
 		// In the script's order, so the message names the same scenario
@@ -391,14 +391,18 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 	return p, nil
 }
 
-// scenarioError is a problem of one of options.scenarios, named by
-// source; Script.Plan makes source the place of the scenario's key.
+// scenarioError is a problem of one of options.scenarios (of the
+// shortcuts' scenario when name is ""), named by source; Script.Plan makes
+// source the place of the scenario's key (of options).
 type scenarioError struct {
 	source, name string
 	err          error
 }
 
 func (e *scenarioError) Error() string {
+	if e.name == "" {
+		return fmt.Sprintf("%s: options: %v", e.source, e.err)
+	}
 	return fmt.Sprintf("%s: options.scenarios.%s: %v", e.source, e.name, e.err)
 }
 
@@ -478,6 +482,11 @@ func (p *Plan) add(name string, sc ScenarioOption) error {
 		}
 		if iters <= 0 || vus <= 0 {
 			return fmt.Errorf("vus (%d) and iterations (%d) must be at least 1", vus, iters)
+		}
+		if sc.Executor == "shared-iterations" && iters < int64(vus) {
+			// k6 refuses this before the start (SharedIterationsConfig.Validate),
+			// the --vus/--iterations shortcut included; its words.
+			return fmt.Errorf("the number of iterations (%d) can't be less than the number of VUs (%d)", iters, vus)
 		}
 		maxDur := defaultMaxDuration
 		if sc.MaxDuration != nil {

@@ -168,7 +168,9 @@ func placeScenarios(path string, err error) error {
 	}
 	for _, e := range errs {
 		var se *scenarioError
-		if errors.As(e, &se) && se.source == path {
+		if errors.As(e, &se) && se.source == path && se.name == "" {
+			se.source = locate(path, "options")
+		} else if errors.As(e, &se) && se.source == path {
 			// The key, bare or quoted, before its colon: not the same word in
 			// an exec name or a comment.
 			se.source = locateRe(path, regexp.MustCompile(`(?:\b|['"\x60])`+regexp.QuoteMeta(se.name)+`['"\x60]?\s*:`))

@@ -449,6 +449,8 @@ func TestPlanPlacesScenarioErrors(t *testing.T) {
 		{"two iteration-count scenarios", "export const options = {\n  scenarios: {\n    readers: { executor: 'shared-iterations', iterations: 2, exec: 'readers' },\n" +
 			"    writers: { executor: 'per-vu-iterations', iterations: 1 },\n  },\n};\nexport function readers() {}\nexport default function () {}\n",
 			"s.js:3:5: options.scenarios.readers: an iteration-count executor runs only"},
+		{"the shortcuts' scenario", "// fewer iterations than VUs\nexport const options = { vus: 5, iterations: 2 };\nexport default function () {}\n",
+			"s.js:2:14: options: the number of iterations (2) can't be less than the number of VUs (5)"},
 		{"a quoted key with an unknown executor", "export const options = { scenarios: {\n  // the 'slow-ramp' scenario\n\t'slow-ramp': { executor: 'ramping-nothing' } } };\nexport default function () {}\n",
 			"s.js:3:2: options.scenarios.slow-ramp: "},
 	} {

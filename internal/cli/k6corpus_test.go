@@ -296,6 +296,11 @@ var k6Corpus = []corpusCase{
 	// clickLink is refused before the start, at the "." before it: line 9,
 	// column 20.
 	{script: "refused.js", exit: ExitUsage, stderr: []string{"clickLink is not supported", "refused.js:9:20"}},
+	// The vus/iterations shortcut is a shared-iterations scenario, which
+	// k6 refuses with fewer iterations than VUs (SharedIterationsConfig.
+	// Validate; k6 exits 104, knee 2 for every input it refuses).
+	{script: "too_many_vus.js", exit: ExitUsage,
+		stderr: []string{"too_many_vus.js:4:14: options: the number of iterations (2) can't be less than the number of VUs (5)"}},
 	// 2 × (the page, the login POST, the search GET); 7 passing checks each.
 	// The login form alone (formSelector): its fields, the button's
 	// op=login, the unchecked box left out; the search's GET has only the
