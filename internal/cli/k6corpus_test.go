@@ -301,6 +301,11 @@ var k6Corpus = []corpusCase{
 	// Validate; k6 exits 104, knee 2 for every input it refuses).
 	{script: "too_many_vus.js", exit: ExitUsage,
 		stderr: []string{"too_many_vus.js:4:14: options: the number of iterations (2) can't be less than the number of VUs (5)"}},
+	// 3 × (the POST tagged step:login through the VU's tags, then the GET
+	// without it). knee has no vu.tags: refused at its first use.
+	{script: "vu_tags.js", exit: 0, reqs: 6, iters: 3,
+		refused:  "vu_tags.js:12:8: exec.vu.tags and exec.vu.metrics (k6/execution) are not supported by knee",
+		verdicts: []string{"PASS  http_reqs{step:login}: count==3 "}},
 	// 2 × (the page, the login POST, the search GET); 7 passing checks each.
 	// The login form alone (formSelector): its fields, the button's
 	// op=login, the unchecked box left out; the search's GET has only the
