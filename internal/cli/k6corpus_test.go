@@ -306,6 +306,16 @@ var k6Corpus = []corpusCase{
 	{script: "vu_tags.js", exit: 0, reqs: 6, iters: 3,
 		refused:  "vu_tags.js:12:8: exec.vu.tags and exec.vu.metrics (k6/execution) are not supported by knee",
 		verdicts: []string{"PASS  http_reqs{step:login}: count==3 "}},
+	// Per iteration: 2 checks pass, then "discount code" throws: k6 counts
+	// it failed and check() throws there (k6.go Check pushes the sample,
+	// then returns the exception), so "never evaluated" is not, and the
+	// second request is never sent. A thrown iteration still counts.
+	{script: "check_throws.js", exit: 0, reqs: 3, iters: 3, pass: 6, fail: 3,
+		stderr: []string{"Cannot read property 'code' of undefined"}},
+	// group() refuses an async function when called (k6.go Group): each
+	// iteration's first request goes, then it throws.
+	{script: "group_async.js", exit: 0, reqs: 2, iters: 2,
+		stderr: []string{"group() does not support async functions as arguments"}},
 	// 2 × (the page, the login POST, the search GET); 7 passing checks each.
 	// The login form alone (formSelector): its fields, the button's
 	// op=login, the unchecked box left out; the search's GET has only the
