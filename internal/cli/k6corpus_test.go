@@ -316,6 +316,13 @@ var k6Corpus = []corpusCase{
 	// iteration's first request goes, then it throws.
 	{script: "group_async.js", exit: 0, reqs: 2, iters: 2,
 		stderr: []string{"group() does not support async functions as arguments"}},
+	// k6's add() (k6/metrics): '0' and true add 1 each, null and 'n/a' are
+	// not numbers and are not added: items_seen 2 × 2 = 4; in_stock only
+	// the 1s; item_price only the two 10s.
+	{script: "metric_values.js", exit: 0, reqs: 2, iters: 2,
+		verdicts: []string{"PASS  items_seen: count==4 ", "PASS  in_stock: rate==1 ", "PASS  item_price: avg==10 ",
+			"PASS  item_price: min==10 "},
+		stderr: []string{"'n/a' is an invalid value for metric 'items_seen', a number or a boolean value is expected"}},
 	// 2 × (the page, the login POST, the search GET); 7 passing checks each.
 	// The login form alone (formSelector): its fields, the button's
 	// op=login, the unchecked box left out; the search's GET has only the
