@@ -74,7 +74,7 @@
 // Plan.AbortOnFail; the runner judges them as the run goes, every 2 s as
 // k6, and stops the test at once, as test.abort() does. APIs knee
 // lacks (res.clickLink, params auth 'ntlm', k6/websockets' Blob.stream(),
-// k6/execution's vu.tags and vu.metrics)
+// k6/execution's vu.tags, vu.metrics, scenario.progress and test.options)
 // are refused by Load, found in the script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run

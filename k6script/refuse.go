@@ -35,6 +35,13 @@ var lackedAPIs = []lackedAPI{
 	// not built.
 	{re: regexp.MustCompile(`\bvu\s*\.\s*(tags|metrics)\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
 		why: "exec.vu.tags and exec.vu.metrics (k6/execution) are not supported by knee; tag requests with params.tags, or set options.tags or a scenario's tags"},
+	// k6/execution's scenario.progress (each executor's own progress
+	// function) and test.options (k6's consolidated options, every default
+	// filled in): not built.
+	{re: regexp.MustCompile(`\bscenario\s*\.\s*progress\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
+		why: "exec.scenario.progress (k6/execution) is not supported by knee; count with exec.scenario.iterationInTest, or time with exec.instance.currentTestRunDuration"},
+	{re: regexp.MustCompile(`\btest\s*\.\s*options\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
+		why: "exec.test.options (k6/execution) is not supported by knee; read the script's own exported options object"},
 	{re: regexp.MustCompile(`\.stream\s*\(\s*\)`), in: regexp.MustCompile(`['"]k6/(experimental/)?websockets['"]`),
 		why: "Blob.stream() (k6/websockets) is not supported by knee (it has no ReadableStream); use await blob.arrayBuffer() or blob.text()"},
 }
