@@ -71,8 +71,10 @@
 // two requests (http_digest.go), res.submitForm its form rules
 // (http_form.go), res.ocsp the stapled response (http_ocsp.go).
 // Thresholds with abortOnFail (and delayAbortEval) are kept in
-// Plan.AbortOnFail; the runner judges them as the run goes. APIs knee
-// lacks (res.clickLink, params auth 'ntlm', k6/websockets' Blob.stream())
+// Plan.AbortOnFail; the runner judges them as the run goes, every 2 s as
+// k6, and stops the test at once, as test.abort() does. APIs knee
+// lacks (res.clickLink, params auth 'ntlm', k6/websockets' Blob.stream(),
+// k6/execution's vu.tags, vu.metrics, scenario.progress and test.options)
 // are refused by Load, found in the script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run

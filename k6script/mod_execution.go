@@ -58,6 +58,7 @@ func executionModule(v *vu) *goja.Object {
 		if m := call.Argument(0); !goja.IsUndefined(m) && !goja.IsNull(m) {
 			reason += ": " + m.String()
 		}
+		v.aborting = true
 		v.s.abort(reason)
 		panic(rt.NewGoError(errors.New(reason)))
 	}))

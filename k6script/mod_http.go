@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -366,7 +367,7 @@ func (v *vu) response(call *request.Call, rep *request.Reply, binary bool) goja.
 }
 
 // responseKeys are a Response's properties, in k6's order.
-var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "tls_version", "tls_cipher_suite", "ocsp", "error", "error_code", "request", "json", "html", "submitForm", "clickLink", "cookies"}
+var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "tls_version", "tls_cipher_suite", "ocsp", "remote_ip", "remote_port", "error", "error_code", "request", "json", "html", "submitForm", "clickLink", "cookies"}
 
 type responseObject struct {
 	v      *vu
@@ -402,6 +403,12 @@ func (r *responseObject) make(key string) goja.Value {
 		return rt.ToValue(rep.Status)
 	case "status_text":
 		return rt.ToValue(statusText(rep))
+	case "remote_ip", "remote_port": // the connection's peer, as k6: "" and 0 without one
+		host, port := remoteHostPort(rep.RemoteAddr)
+		if key == "remote_ip" {
+			return rt.ToValue(host)
+		}
+		return rt.ToValue(port)
 	case "proto":
 		return rt.ToValue(rep.Proto)
 	case "url":
@@ -681,4 +688,18 @@ func (s *Script) userAgent() string {
 		return *s.Options.UserAgent
 	}
 	return "knee (k6 script)"
+}
+
+// remoteHostPort splits a connection's peer address as k6 gives it in
+// res.remote_ip and res.remote_port.
+func remoteHostPort(a net.Addr) (string, int) {
+	if a == nil {
+		return "", 0
+	}
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "", 0
+	}
+	n, _ := strconv.Atoi(port)
+	return host, n
 }

@@ -35,13 +35,19 @@ func k6Module(v *vu) *goja.Object {
 		all := true
 		for _, name := range sets.Keys() {
 			cond := sets.Get(name)
+			if isAsyncFunction(rt, cond) {
+				// k6's words; the checks before it were counted.
+				panic(rt.NewGoError(errors.New("the built-in check() does not support async functions as arguments. " +
+					"Use the JavaScript utils library as a replacement. " +
+					"Refer to https://grafana.com/docs/k6/latest/javascript-api/jslib/utils/check/ for more info")))
+			}
 			pass := cond.ToBoolean()
+			var thrown error
 			if fn, isFn := goja.AssertFunction(cond); isFn {
 				r, err := fn(goja.Undefined(), val)
-				if err != nil {
-					panic(err)
-				}
-				pass = r.ToBoolean()
+				// A check that throws fails, is counted, and its exception
+				// ends check() there, the later checks not run (as k6).
+				pass, thrown = err == nil && r.ToBoolean(), err
 			}
 			v.k6Check(name, pass, tagsArg(call.Argument(2)))
 			group := v.group
@@ -55,6 +61,9 @@ func k6Module(v *vu) *goja.Object {
 			} else {
 				cc.failed.Add(1)
 				all = false
+			}
+			if thrown != nil {
+				panic(thrown)
 			}
 		}
 		return rt.ToValue(all)
@@ -70,7 +79,15 @@ func k6Module(v *vu) *goja.Object {
 		case <-v.ctx.Done():
 		}
 	}))
-	must(o.Set("group", func(name string, fn goja.Callable) goja.Value {
+	must(o.Set("group", func(name string, cb goja.Value) goja.Value {
+		fn, ok := goja.AssertFunction(cb)
+		if !ok {
+			panic(rt.NewGoError(errors.New("group() requires a callback as a second argument")))
+		}
+		if isAsyncFunction(rt, cb) { // k6's words
+			panic(rt.NewGoError(errors.New("group() does not support async functions as arguments, " +
+				"please see https://grafana.com/docs/k6/latest/javascript-api/k6/group/ for more info")))
+		}
 		prev := v.group
 		if prev == "" {
 			v.group = "::" + name
@@ -95,4 +112,15 @@ func k6Module(v *vu) *goja.Object {
 		rt.SetRandSource(r.Float64)
 	}))
 	return o
+}
+
+// isAsyncFunction tells an async function (its constructor is
+// AsyncFunction), which k6's group() and check() refuse: they would end
+// before its awaits, so what it measures would fall outside them.
+func isAsyncFunction(rt *goja.Runtime, val goja.Value) bool {
+	if val == nil || goja.IsUndefined(val) || goja.IsNull(val) {
+		return false
+	}
+	c, ok := val.ToObject(rt).Get("constructor").(*goja.Object)
+	return ok && c.Get("name").String() == "AsyncFunction"
 }

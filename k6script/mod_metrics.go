@@ -2,6 +2,7 @@ package k6script
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/dop251/goja"
 )
@@ -30,12 +31,17 @@ func metricsModule(v *vu) *goja.Object {
 					panic(rt.NewGoError(fmt.Errorf("%s.add in the init code: metrics can be added to only in functions, as in k6", name)))
 				}
 				val := c.Argument(0)
-				n := val.ToFloat()
-				if kind.kind == KindRate {
-					n = 0
-					if val.ToBoolean() {
-						n = 1
+				n, ok := metricValue(val)
+				if !ok { // k6's words; not added, a warning unless options.throw
+					err := fmt.Errorf("'%s' is an invalid value for metric '%s', a number or a boolean value is expected", limitValue(val.String()), name)
+					if v.s.Options.Throw {
+						panic(rt.NewGoError(err))
 					}
+					v.s.con.line("warn", err.Error())
+					return rt.ToValue(false)
+				}
+				if kind.kind == KindRate && n != 0 {
+					n = 1 // k6's Rate counts every non-zero value as true
 				}
 				v.k6Custom(name, n, tagsArg(c.Argument(1)))
 				if kind.kind == KindTrend {
@@ -49,4 +55,31 @@ func metricsModule(v *vu) *goja.Object {
 		}))
 	}
 	return o
+}
+
+// metricValue is the number k6's metric add() takes from v (its rule in
+// internal/js/modules/k6/metrics): the value as a number, 1 for a truthy
+// one that converts to 0 (the string "0", an empty array), and false for
+// null and anything that is not a number (undefined, "abc", NaN), which k6
+// does not add.
+func metricValue(v goja.Value) (float64, bool) {
+	if v == nil || goja.IsNull(v) {
+		return 0, false
+	}
+	n := v.ToFloat()
+	if n == 0 && v.ToBoolean() {
+		n = 1
+	}
+	return n, !math.IsNaN(n)
+}
+
+// limitValue shortens a long value for a warning, keeping its ends, as k6
+// does.
+func limitValue(s string) string {
+	const keep = 50 // runes from each end
+	r := []rune(s)
+	if len(r) < 2*keep {
+		return s
+	}
+	return string(r[:keep]) + fmt.Sprintf("... omitting %d characters ...", len(r)-2*keep) + string(r[len(r)-keep:])
 }

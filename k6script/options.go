@@ -347,7 +347,7 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 	}
 	if len(o.Scenarios) > 0 {
 		if o.Duration != nil || o.Iterations != nil || len(o.Stages) > 0 {
-			return nil, fmt.Errorf("%s: options: scenarios and the duration/iterations/stages shortcuts are both set; keep one (k6 refuses this too)", source)
+			return nil, &scenarioError{source, "", errors.New("scenarios and the duration/iterations/stages shortcuts are both set; keep one (k6 refuses this too)")}
 		}
 		if o.VUs != nil {
 			p.Notes = append(p.Notes, "options.vus is ignored: the scenarios set their own VUs")
@@ -355,14 +355,14 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 		var errs []error
 		for _, name := range o.ScenarioNames {
 			if err := p.add(name, o.Scenarios[name]); err != nil {
-				errs = append(errs, fmt.Errorf("%s: options.scenarios.%s: %w", source, name, err))
+				errs = append(errs, &scenarioError{source, name, err})
 			}
 		}
 		if err := errors.Join(errs...); err != nil {
 			return nil, err
 		}
 	} else if err := p.add("default", o.shortcut()); err != nil {
-		return nil, fmt.Errorf("%s: options: %w", source, err)
+		return nil, &scenarioError{source, "", err}
 	}
 	if len(p.Config.Scenarios) > 1 {
 		// In the script's order, so the message names the same scenario
@@ -370,7 +370,7 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 		for _, sc := range p.Config.Scenarios {
 			name := sc.Name
 			if p.Scenarios[name].Iterations > 0 {
-				return nil, fmt.Errorf("%s: options.scenarios.%s: an iteration-count executor runs only as the script's one scenario in knee; give it its own run, or use constant-vus with a duration", source, name)
+				return nil, &scenarioError{source, name, errors.New("an iteration-count executor runs only as the script's one scenario in knee; give it its own run, or use constant-vus with a duration")}
 			}
 		}
 	}
@@ -379,10 +379,10 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 	var errs []error
 	for _, sc := range p.Config.Scenarios {
 		for _, err := range sc.Executor.Validate() {
-			errs = append(errs, fmt.Errorf("%s: options.scenarios.%s: %w", source, sc.Name, err))
+			errs = append(errs, &scenarioError{source, sc.Name, err})
 		}
 		if sc.StartTime < 0 || sc.GracefulStop < 0 {
-			errs = append(errs, fmt.Errorf("%s: options.scenarios.%s: startTime and gracefulStop must not be negative", source, sc.Name))
+			errs = append(errs, &scenarioError{source, sc.Name, errors.New("startTime and gracefulStop must not be negative")})
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -390,6 +390,23 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 	}
 	return p, nil
 }
+
+// scenarioError is a problem of one of options.scenarios (of the
+// shortcuts' scenario when name is ""), named by source; Script.Plan makes
+// source the place of the scenario's key (of options).
+type scenarioError struct {
+	source, name string
+	err          error
+}
+
+func (e *scenarioError) Error() string {
+	if e.name == "" {
+		return fmt.Sprintf("%s: options: %v", e.source, e.err)
+	}
+	return fmt.Sprintf("%s: options.scenarios.%s: %v", e.source, e.name, e.err)
+}
+
+func (e *scenarioError) Unwrap() error { return e.err }
 
 func durationPtr(d *time.Duration) *Duration {
 	if d == nil {
@@ -465,6 +482,11 @@ func (p *Plan) add(name string, sc ScenarioOption) error {
 		}
 		if iters <= 0 || vus <= 0 {
 			return fmt.Errorf("vus (%d) and iterations (%d) must be at least 1", vus, iters)
+		}
+		if sc.Executor == "shared-iterations" && iters < int64(vus) {
+			// k6 refuses this before the start (SharedIterationsConfig.Validate),
+			// the --vus/--iterations shortcut included; its words.
+			return fmt.Errorf("the number of iterations (%d) can't be less than the number of VUs (%d)", iters, vus)
 		}
 		maxDur := defaultMaxDuration
 		if sc.MaxDuration != nil {

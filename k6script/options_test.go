@@ -113,6 +113,10 @@ func TestPlanErrors(t *testing.T) {
 		{`{"hosts": {"books.local": "127.0.0.1:5080"}}`, "options.hosts is not supported by knee: knee resolves names through the system; put the address in the URL"},
 		{`{"rps": 100, "noConnectionReuse": true}`, "options.noConnectionReuse is not supported by knee: knee keeps connections alive, as browsers and k6 do by default; remove it; options.rps is not supported by knee"},
 		{`{"batchPerHost": 6}`, "options.batchPerHost is not supported"},
+		// k6's shared-iterations refuses fewer iterations than VUs, from the
+		// shortcut as from a scenario; per-vu-iterations has no such rule.
+		{`{"vus": 5, "iterations": 2}`, "options: the number of iterations (2) can't be less than the number of VUs (5)"},
+		{`{"scenarios": {"x": {"executor": "shared-iterations", "vus": 3, "iterations": 1}}}`, "options.scenarios.x: the number of iterations (1) can't be less than the number of VUs (3)"},
 	}
 	for _, c := range cases {
 		o, err := DecodeOptions([]byte(c.opts))

@@ -30,6 +30,18 @@ var lackedAPIs = []lackedAPI{
 	// its pooled connections), more than one more request: not built.
 	{re: regexp.MustCompile(`\bauth\s*:\s*['"\x60]`), why: "params auth: 'ntlm' is not supported by knee (it would send the request without its handshake); basic and digest are; put a precomputed Authorization header in params.headers, or run the script with k6",
 		lit: regexp.MustCompile(`^ntlm['"\x60]`)},
+	// k6/execution's VU tags and metadata (vu.tags, vu.metrics.tags,
+	// vu.metrics.metadata) change the tags of every later sample of the VU:
+	// not built.
+	{re: regexp.MustCompile(`\bvu\s*\.\s*(tags|metrics)\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
+		why: "exec.vu.tags and exec.vu.metrics (k6/execution) are not supported by knee; tag requests with params.tags, or set options.tags or a scenario's tags"},
+	// k6/execution's scenario.progress (each executor's own progress
+	// function) and test.options (k6's consolidated options, every default
+	// filled in): not built.
+	{re: regexp.MustCompile(`\bscenario\s*\.\s*progress\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
+		why: "exec.scenario.progress (k6/execution) is not supported by knee; count with exec.scenario.iterationInTest, or time with exec.instance.currentTestRunDuration"},
+	{re: regexp.MustCompile(`\btest\s*\.\s*options\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
+		why: "exec.test.options (k6/execution) is not supported by knee; read the script's own exported options object"},
 	{re: regexp.MustCompile(`\.stream\s*\(\s*\)`), in: regexp.MustCompile(`['"]k6/(experimental/)?websockets['"]`),
 		why: "Blob.stream() (k6/websockets) is not supported by knee (it has no ReadableStream); use await blob.arrayBuffer() or blob.text()"},
 }

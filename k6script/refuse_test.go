@@ -26,6 +26,11 @@ func TestLoadRefusesLackedAPIs(t *testing.T) {
 			lib: "export async function enc() {\n  const k = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt']);\n  return crypto.getRandomValues(new Uint8Array(12));\n}\n"},
 		{name: "Blob.stream", main: "import { Blob } from 'k6/websockets';\nexport default function () {\n  new Blob(['x']).stream();\n}\n",
 			want: []string{"script.js:3:18: Blob.stream() (k6/websockets) is not supported"}},
+		{name: "exec.vu.tags and vu.metrics", main: "import exec from 'k6/execution';\nimport { vu } from 'k6/execution';\nexport default function () {\n  exec.vu.tags['team'] = 'red';\n  vu.metrics.metadata['trace_id'] = 'x';\n}\n",
+			want: []string{"script.js:4:8: exec.vu.tags and exec.vu.metrics (k6/execution) are not supported", "script.js:5:3: exec.vu.tags"}},
+		{name: "scenario.progress and test.options", main: "import exec from 'k6/execution';\nexport default function () {\n  if (exec.scenario.progress > 0.5) { console.log(exec.test.options.scenarios); }\n}\n",
+			want: []string{"script.js:3:12: exec.scenario.progress (k6/execution) is not supported", "script.js:3:56: exec.test.options (k6/execution) is not supported"}},
+		{name: "vu.tags without k6/execution", main: "const vu = { tags: {} };\nexport default function () { vu.tags.a = 1; }\n"},
 		{name: "stream() without k6/websockets", main: "const o = { stream() {} };\nexport default function () { o.stream(); }\n"},
 		{name: "comments and k6/crypto", main: "import crypto from 'k6/crypto';\n// r.submitForm() is not used\n/* crypto.subtle */\nconst url = 'http://x/.ocsp'; // a string\nexport default function () { crypto.sha256('x', 'hex'); }\n"},
 	} {

@@ -156,11 +156,36 @@ func unwrapPath(err error) error {
 // locate is path:line:col of the first "name" in the script's own text, or
 // path when it is not found (it may come from an imported file).
 func locate(path, name string) string {
+	return locateRe(path, regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b`))
+}
+
+// placeScenarios puts each scenario's problem in err at the scenario's key
+// in the script (path:line:col), as every other refusal before the start.
+func placeScenarios(path string, err error) error {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var se *scenarioError
+		if errors.As(e, &se) && se.source == path && se.name == "" {
+			se.source = locate(path, "options")
+		} else if errors.As(e, &se) && se.source == path {
+			// The key, bare or quoted, before its colon: not the same word in
+			// an exec name or a comment.
+			se.source = locateRe(path, regexp.MustCompile(`(?:\b|['"\x60])`+regexp.QuoteMeta(se.name)+`['"\x60]?\s*:`))
+		}
+	}
+	return err
+}
+
+// locateRe is path:line:col of re's first match in the script's own text,
+// or path when there is none.
+func locateRe(path string, re *regexp.Regexp) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return path
 	}
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
 	loc := re.FindIndex(b)
 	if loc == nil {
 		return path
@@ -175,7 +200,7 @@ func locate(path, name string) string {
 func (s *Script) Plan(ov Overrides) (*Plan, error) {
 	p, err := s.Options.Plan(s.Path, ov)
 	if err != nil {
-		return nil, &ScriptError{Msg: err.Error()}
+		return nil, &ScriptError{Msg: placeScenarios(s.Path, err).Error()}
 	}
 	s.executors = map[string]string{}
 	for _, sc := range p.Config.Scenarios {

@@ -439,3 +439,32 @@ func TestLoadLimits(t *testing.T) {
 		})
 	}
 }
+
+// A scenario knee refuses is named at its key in the script, line and
+// column counted by hand in each source below.
+func TestPlanPlacesScenarioErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, src, want string
+	}{
+		{"two iteration-count scenarios", "export const options = {\n  scenarios: {\n    readers: { executor: 'shared-iterations', iterations: 2, exec: 'readers' },\n" +
+			"    writers: { executor: 'per-vu-iterations', iterations: 1 },\n  },\n};\nexport function readers() {}\nexport default function () {}\n",
+			"s.js:3:5: options.scenarios.readers: an iteration-count executor runs only"},
+		{"the shortcuts' scenario", "// fewer iterations than VUs\nexport const options = { vus: 5, iterations: 2 };\nexport default function () {}\n",
+			"s.js:2:14: options: the number of iterations (2) can't be less than the number of VUs (5)"},
+		{"a quoted key with an unknown executor", "export const options = { scenarios: {\n  // the 'slow-ramp' scenario\n\t'slow-ramp': { executor: 'ramping-nothing' } } };\nexport default function () {}\n",
+			"s.js:3:2: options.scenarios.slow-ramp: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeScript(t, "s.js", map[string]string{"s.js": c.src})
+			s, err := Load(context.Background(), path, Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			_, err = s.Plan(Overrides{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Plan: %v; want %q", err, c.want)
+			}
+		})
+	}
+}

@@ -27,11 +27,14 @@ type vu struct {
 	data    goja.Value // setup()'s result, parsed once per VU
 	dataSet bool
 	init    bool // running the init code: open() is allowed
-	conns   *request.Conns
-	jar     *jarObject                  // the VU's own cookie jar
-	jars    map[*goja.Object]*jarObject // jar objects by their JavaScript object
-	watched <-chan struct{}             // the context whose end interrupts rt
-	unwatch func() bool
+	// aborting: this iteration called test.abort(). k6 cancels the run once
+	// it has returned, so it counts whole and is no iteration error.
+	aborting bool
+	conns    *request.Conns
+	jar      *jarObject                  // the VU's own cookie jar
+	jars     map[*goja.Object]*jarObject // jar objects by their JavaScript object
+	watched  <-chan struct{}             // the context whose end interrupts rt
+	unwatch  func() bool
 
 	// the iteration in progress
 	ctx      context.Context
@@ -239,6 +242,7 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	v.ctx, v.st, v.shard, v.env = ctx, st, shard, env
 	v.pendingN = 0
 	v.last = load.Result{}
+	v.aborting = false
 	must(v.rt.Set("__ITER", st.Iter))
 	v.iterInTest = v.s.iterationCounter(st.Scenario).Add(1) - 1
 	if v.jar != nil && !v.s.Options.NoCookiesReset {
@@ -266,7 +270,7 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 		}
 	}
 	v.k6Wire() // every iteration's bytes, interrupted or not, as k6 sends them
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && !v.aborting {
 		v.s.exec.interrupted.Add(1) // the run's end cut it short (a sleep returns early, a request fails)
 	} else {
 		v.s.iterations.Add(1)
@@ -274,7 +278,7 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 		v.k6Iteration(d)
 		v.recordIteration(d)
 	}
-	if err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && !v.aborting {
 		msg := jsError(err)
 		v.s.errs.add(msg)
 		v.s.con.errorf("iteration error (VU %d, iteration %d): %s", v.id, st.Iter, msg)

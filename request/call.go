@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -69,6 +70,8 @@ type Reply struct {
 	// OCSP is the OCSP response the server stapled to its certificate
 	// (DER; nil when none, or over plain http://).
 	OCSP []byte
+	// RemoteAddr is the connection's peer (nil when none was had).
+	RemoteAddr net.Addr
 }
 
 // Caller sends Calls through one transport (request.NewTransport), shared
@@ -211,6 +214,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		tlsStartNs, tlsDoneNs atomic.Int64
 		wroteNs, firstByteNs  atomic.Int64
 		wire                  wireMeter
+		remote                net.Addr
 	)
 	mono := func(t time.Time) int64 { return int64(t.Sub(base)) + 1 }
 	first := func(a *atomic.Int64) { a.CompareAndSwap(0, mono(time.Now())) }
@@ -230,6 +234,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		},
 		GotConn: func(info httptrace.GotConnInfo) {
 			wire.gotConn(info)
+			remote = info.Conn.RemoteAddr()
 			gotConn = time.Now()
 			now := mono(gotConn)
 			_, isTLS := info.Conn.(*tls.Conn)
@@ -280,6 +285,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 	rep.SentCookies = cks
 	rep.Sent = time.Now()
 	resp, err := c.rt.RoundTrip(req)
+	rep.RemoteAddr = remote
 	if err == nil {
 		_, rep.Body, err = readBody(resp.Body, discard, resp.ContentLength)
 		if cerr := resp.Body.Close(); err == nil {

@@ -139,6 +139,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 			c = &callConn{conn: conn, rw: rw, cr: countReader{r: rw}}
 			c.br = bufio.NewReaderSize(&c.cr, 4096)
 		}
+		rep.RemoteAddr = c.conn.RemoteAddr()
 		err := c.conn.SetDeadline(deadline)
 		if !c.watch(ctx) {
 			err = context.Cause(ctx)

@@ -14,7 +14,8 @@ import (
 // abortWatch judges a script's abortOnFail thresholds as the run goes, on
 // everything measured so far: one cumulative interval (histograms merged,
 // counters summed), so each judgement costs the same late in a run as
-// early. k6 evaluates them every few seconds; knee at every interval.
+// early. They are judged at k6's pace (abortEvery), at the first interval
+// that ends past each tick, so a test stops after about as much as k6's.
 type abortWatch struct {
 	s      *k6script.Script
 	run    []analyze.Threshold      // judged on the run so far
@@ -23,6 +24,17 @@ type abortWatch struct {
 	so     rundir.Dir               // the run so far, as one interval
 	hists  record.Series
 	counts map[string]rundir.IntervalCounters
+	next   time.Duration // the next judgement is due at this elapsed time
+}
+
+// abortEvery is how often k6 judges thresholds during a run (its metrics
+// engine's thresholdsRate, 2 s in k6 v1.8.1).
+const abortEvery = 2 * time.Second
+
+// nextJudgement is k6's first tick after elapsed: ticks fall on multiples
+// of abortEvery, and an interval that ends late does not shift them.
+func nextJudgement(elapsed time.Duration) time.Duration {
+	return (elapsed/abortEvery + 1) * abortEvery
 }
 
 // newAbortWatch picks the thresholds plan marks abortOnFail; nil when none.
@@ -42,7 +54,7 @@ func newAbortWatch(s *k6script.Script, plan *k6script.Plan) (*abortWatch, error)
 	if err != nil {
 		return nil, err
 	}
-	w := &abortWatch{s: s, delay: delay, hists: record.Series{}, counts: map[string]rundir.IntervalCounters{}}
+	w := &abortWatch{s: s, delay: delay, hists: record.Series{}, counts: map[string]rundir.IntervalCounters{}, next: abortEvery}
 	for _, t := range ts {
 		if _, ok := delay[normalExpr(t.Expr)]; ok {
 			w.run = append(w.run, t)
@@ -79,6 +91,10 @@ func (w *abortWatch) add(meta *rundir.Meta, snap record.IntervalSnapshot) string
 	w.so.Meta = *meta
 	w.so.Intervals = []rundir.Interval{{Start: 0, End: snap.End, Histograms: w.hists, Counters: w.counts}}
 	elapsed := snap.End
+	if elapsed < w.next {
+		return ""
+	}
+	w.next = nextJudgement(elapsed)
 	var due []analyze.Threshold
 	for _, t := range w.run {
 		if elapsed >= w.delay[normalExpr(t.Expr)] {

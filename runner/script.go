@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -82,7 +83,13 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		return s.Iteration(sc.Name, plan.Scenarios[sc.Name], func() { cancel(errIterationsDone) })
 	}
 	opt.Completed = errIterationsDone
-	s.OnAbort(func(reason string) { cancel(errors.New(reason)) })
+	// test.abort() and an abortOnFail threshold cut every iteration at once,
+	// as k6 cancels its test run context: no gracefulStop, so an iteration
+	// in flight neither sends more nor counts (the second Ctrl-C's path).
+	abortNow, stopAbort := hardStop(opt.Abort, cancel)
+	defer stopAbort()
+	opt.Abort = abortNow.done
+	s.OnAbort(func(reason string) { abortNow.stop(errors.New(reason)) })
 	var thresholdAbort atomic.Pointer[string]
 	if watch != nil {
 		prev := opt.OnInterval
@@ -91,7 +98,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 				prev(meta, end, snap)
 			}
 			if reason := watch.add(meta, snap); reason != "" && thresholdAbort.CompareAndSwap(nil, &reason) {
-				cancel(errors.New(reason))
+				abortNow.stop(errors.New(reason))
 			}
 		}
 	}
@@ -116,7 +123,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	if reason := thresholdAbort.Load(); reason != nil {
 		out.ThresholdAbort = *reason
 	}
-	tdCtx, stopTd := teardownContext(ctx, opt.Abort)
+	tdCtx, stopTd := teardownContext(ctx, abortNow.user)
 	terr := s.Teardown(tdCtx)
 	stopTd()
 	out.TestRunDuration = time.Since(start)
@@ -178,4 +185,37 @@ func initialVUs(cfg *scenario.Config) int {
 		}
 	}
 	return n
+}
+
+// abort is the hard stop of a script's load: done closes when the user's
+// abort (the second Ctrl-C) closes or the script stops the test.
+type abort struct {
+	user <-chan struct{} // the caller's, which alone may interrupt teardown
+	done chan struct{}
+	once sync.Once
+	stp  chan struct{}
+	end  context.CancelCauseFunc
+}
+
+// hardStop watches user and returns the abort, and its release for the
+// run's end.
+func hardStop(user <-chan struct{}, cancel context.CancelCauseFunc) (*abort, func()) {
+	a := &abort{user: user, done: make(chan struct{}), stp: make(chan struct{}), end: cancel}
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case <-user: // nil: never
+		case <-a.stp:
+		case <-finished:
+			return
+		}
+		close(a.done)
+	}()
+	return a, func() { close(finished) }
+}
+
+// stop cancels the run with why and stops its iterations at once.
+func (a *abort) stop(why error) {
+	a.end(why)
+	a.once.Do(func() { close(a.stp) })
 }

@@ -273,12 +273,27 @@ func TestMergeInterruptedPart(t *testing.T) {
 
 // A script whose setup() throws exits 107, k6's ScriptException, before any
 // load: not 2, since the input was read fine and the script itself failed.
+// test.abort() in setup() is no exception in k6 but an interrupt
+// (errext.InterruptError), whose exit code is 108, ScriptAborted.
 func TestExitSetupFailed(t *testing.T) {
-	script := writeJS(t, `export function setup() { throw new Error('no token for the test user'); }
+	for _, c := range []struct {
+		name, setup, says string
+		code              int
+	}{
+		{"throws", "throw new Error('no token for the test user');", "no token for the test user", ExitSetupFailed},
+		{"fail()", "fail('no token for the test user');", "no token for the test user", ExitSetupFailed},
+		{"test.abort()", "exec.test.abort('no test data');", "test aborted: no test data", ExitScriptAborted},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			script := writeJS(t, `import exec from 'k6/execution';
+import { fail } from 'k6';
+export function setup() { `+c.setup+` }
 export default function () {}
 `)
-	code, out, stderr := runKnee(t, "run", script, "--out", t.TempDir(), "--quiet")
-	if code != ExitSetupFailed || !strings.Contains(stderr, "setup(): ") || !strings.Contains(stderr, "no token for the test user") {
-		t.Errorf("exit %d, stderr %q; want %d naming setup() and its error\n%s", code, stderr, ExitSetupFailed, out)
+			code, out, stderr := runKnee(t, "run", script, "--out", t.TempDir(), "--quiet")
+			if code != c.code || !strings.Contains(stderr, "setup(): ") || !strings.Contains(stderr, c.says) {
+				t.Errorf("exit %d, stderr %q; want %d naming setup() and %q\n%s", code, stderr, c.code, c.says, out)
+			}
+		})
 	}
 }

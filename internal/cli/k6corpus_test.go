@@ -279,9 +279,50 @@ var k6Corpus = []corpusCase{
 	// one check and aborts: exit 108 (errext.ScriptAborted). Its context was
 	// not cancelled when it ended, so runFn counts it: 3 iterations.
 	{script: "abort.js", exit: ExitScriptAborted, reqs: 3, iters: 3, pass: 4, fail: 1},
+	// VU 1 aborts at about 0.3 s while VU 2 sleeps 3 s: k6 cancels the test
+	// run context at once (execution.AbortTestRun; executors' contexts
+	// derive from it, so no gracefulStop): VU 2 sends nothing and its
+	// iteration is not full. VU 1's iteration returned before the cancel
+	// (lib/executor/helpers.go handleInterrupt runs after it), so it counts.
+	{script: "abort_cuts.js", exit: ExitScriptAborted, reqs: 1, iters: 1},
+	// k6 judges thresholds every 2 s (metrics/engine thresholdsRate). By
+	// then iterations 0-3 have ended (0.45 s each, the last at 1.8 s) and
+	// iteration 4 sleeps until 2.25 s: the abort cuts it, its request
+	// counted, the iteration not. 5 requests, 4 iterations, and teardown's
+	// request (teardown runs after an abort, on the global context):
+	// exit 99.
+	{script: "abort_on_fail.js", exit: ExitThresholds, reqs: 6, iters: 4,
+		verdicts: []string{"FAIL  server_errors: rate<0.5 "}},
 	// clickLink is refused before the start, at the "." before it: line 9,
 	// column 20.
 	{script: "refused.js", exit: ExitUsage, stderr: []string{"clickLink is not supported", "refused.js:9:20"}},
+	// The vus/iterations shortcut is a shared-iterations scenario, which
+	// k6 refuses with fewer iterations than VUs (SharedIterationsConfig.
+	// Validate; k6 exits 104, knee 2 for every input it refuses).
+	{script: "too_many_vus.js", exit: ExitUsage,
+		stderr: []string{"too_many_vus.js:4:14: options: the number of iterations (2) can't be less than the number of VUs (5)"}},
+	// 3 × (the POST tagged step:login through the VU's tags, then the GET
+	// without it). knee has no vu.tags: refused at its first use.
+	{script: "vu_tags.js", exit: 0, reqs: 6, iters: 3,
+		refused:  "vu_tags.js:12:8: exec.vu.tags and exec.vu.metrics (k6/execution) are not supported by knee",
+		verdicts: []string{"PASS  http_reqs{step:login}: count==3 "}},
+	// Per iteration: 2 checks pass, then "discount code" throws: k6 counts
+	// it failed and check() throws there (k6.go Check pushes the sample,
+	// then returns the exception), so "never evaluated" is not, and the
+	// second request is never sent. A thrown iteration still counts.
+	{script: "check_throws.js", exit: 0, reqs: 3, iters: 3, pass: 6, fail: 3,
+		stderr: []string{"Cannot read property 'code' of undefined"}},
+	// group() refuses an async function when called (k6.go Group): each
+	// iteration's first request goes, then it throws.
+	{script: "group_async.js", exit: 0, reqs: 2, iters: 2,
+		stderr: []string{"group() does not support async functions as arguments"}},
+	// k6's add() (k6/metrics): '0' and true add 1 each, null and 'n/a' are
+	// not numbers and are not added: items_seen 2 × 2 = 4; in_stock only
+	// the 1s; item_price only the two 10s.
+	{script: "metric_values.js", exit: 0, reqs: 2, iters: 2,
+		verdicts: []string{"PASS  items_seen: count==4 ", "PASS  in_stock: rate==1 ", "PASS  item_price: avg==10 ",
+			"PASS  item_price: min==10 "},
+		stderr: []string{"'n/a' is an invalid value for metric 'items_seen', a number or a boolean value is expected"}},
 	// 2 × (the page, the login POST, the search GET); 7 passing checks each.
 	// The login form alone (formSelector): its fields, the button's
 	// op=login, the unchecked box left out; the search's GET has only the
@@ -317,7 +358,7 @@ var k6Corpus = []corpusCase{
 		stderr: []string{"login failed with 500"}},
 	// 4 browse iterations of one GET, 2 buy iterations of one POST.
 	{script: "two_scenarios.js", exit: 0, reqs: 6, iters: 6, pass: 2, fail: 0,
-		refused:  "options.scenarios.browse: an iteration-count executor runs only as the script's one scenario in knee",
+		refused:  "two_scenarios.js:7:5: options.scenarios.browse: an iteration-count executor runs only as the script's one scenario in knee",
 		verdicts: []string{"PASS  http_reqs{scenario:browse}: count==4 ", "PASS  http_reqs{scenario:buy}: count==2 "}},
 	// 2 requests in flight per iteration, both checks pass.
 	{script: "async_request.js", exit: 0, reqs: 4, iters: 2, pass: 4, fail: 0},

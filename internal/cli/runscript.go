@@ -207,6 +207,11 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	}
 	if res == nil {
 		var se *k6script.ScriptError
+		if _, aborted := s.Aborted(); aborted && errors.As(err, &se) && se.Setup {
+			// test.abort() in setup(): k6's interrupt, not an exception, so
+			// its exit code is ScriptAborted's.
+			return nil, &ExitError{Code: ExitScriptAborted, Err: err}
+		}
 		if errors.As(err, &se) && se.Setup {
 			return nil, &ExitError{Code: ExitSetupFailed, Err: err}
 		}

@@ -52,8 +52,8 @@ export default function () {
 		return
 	}
 
-	// Every request takes 30 ms: p(95)<10 fails at the first interval; the
-	// 30 s test (600 requests) stops there.
+	// Every request takes 30 ms: p(95)<10 fails at the first judgement (2 s,
+	// k6's pace); the 30 s test (600 requests) stops there.
 	code, out, stderr, n, interrupted := run(`{ http_req_duration: [{ threshold: 'p(95)<10', abortOnFail: true }] }`, "30s")
 	if code != ExitThresholds || !strings.Contains(out, "ABORTED: threshold http_req_duration: p(95)<10 crossed at") {
 		t.Fatalf("latency: exit %d, want %d with the abort said\n%s\n%s", code, ExitThresholds, out, stderr)

@@ -1,0 +1,52 @@
+package k6script
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/load"
+)
+
+// check() and group() as k6 v1.8.1's k6 module has them (Check, Group in
+// internal/js/modules/k6/k6.go): a check whose function throws is counted
+// failed and ends check() with its exception, the later checks not run; an
+// async function is refused by both, the checks before it counted.
+func TestCheckAndGroupRules(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       []CheckResult // in the order first seen
+		err        string        // the iteration's error
+	}{
+		{"a check that throws fails and stops check()",
+			`check(null, { before: () => true, boom: (r) => r.x.y, after: () => true });`,
+			[]CheckResult{{Name: "before", Passes: 1}, {Name: "boom", Fails: 1}}, "Cannot read property 'x' of"},
+		{"values that are not functions", `check(0, { yes: 'x', no: 0, fn: (v) => v === 0 });`,
+			[]CheckResult{{Name: "yes", Passes: 1}, {Name: "no", Fails: 1}, {Name: "fn", Passes: 1}}, ""},
+		{"an async check is refused where it stands",
+			`check(1, { sync: () => true, later: async () => true, never: () => true });`,
+			[]CheckResult{{Name: "sync", Passes: 1}}, "the built-in check() does not support async functions"},
+		{"an async group is refused before it runs",
+			`group('g', async () => { check(1, { inside: () => true }); });`,
+			[]CheckResult{}, "group() does not support async functions as arguments"},
+		{"a group needs a function", `group('g', 5);`, []CheckResult{}, "group() requires a callback as a second argument"},
+		{"a plain group runs", `group('g', () => { check(1, { inside: () => true }); });`,
+			[]CheckResult{{Name: "inside", Group: "::g", Passes: 1}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := loadScript(t, "import { check, group } from 'k6';\nexport default function () {\n"+tc.body+"\n}\n", nil)
+			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+			var got samples
+			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			if res := s.Checks.Results(); !slices.Equal(res, tc.want) {
+				t.Errorf("checks %+v; want %+v", res, tc.want)
+			}
+			n, first := s.IterationErrors()
+			if tc.err == "" && n != 0 || tc.err != "" && (n != 1 || !strings.Contains(first, tc.err)) {
+				t.Errorf("%d iteration errors, first %q; want %q", n, first, tc.err)
+			}
+		})
+	}
+}
