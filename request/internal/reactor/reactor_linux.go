@@ -2,6 +2,7 @@ package reactor
 
 import (
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
@@ -73,7 +74,11 @@ type Event struct {
 // it again on the same thread: runtime.Gosched queues it on the global
 // queue and wakes an idle P's thread, which takes it or goes back to
 // sleep, two futex calls and a thread switch per yield (at 300/s, 0.6 more
-// context switches per request and a fifth of the generator's CPU).
+// context switches per request and a fifth of the generator's CPU). On one
+// P (GOMAXPROCS 1, as in a container limited to one CPU) there is no idle P
+// to wake, and goyield would starve the global queue, which a P reads only
+// every 61st scheduling tick: there runtime.Gosched it is (with goyield,
+// TestLoopLetsGCAndGoroutinesRun's 20 GCs took over 10 s in 2 runs of 6).
 //
 // Timer slack: the kernel may end a thread's timed wait up to its slack
 // late (50 µs by default) to batch wake-ups. The waits end at intended
@@ -94,13 +99,15 @@ type Reactor struct {
 	wakeEv  [1]unix.EpollEvent
 	unread  bool      // a wait slept through the sockets' events
 	yielded time.Time // the last yield (see loopYield)
+	procs   int       // GOMAXPROCS when made: how to yield (see Reactor)
 }
 
 // New returns a Reactor that takes up to events events per wait. timerfd
 // times its waits with a timerfd even where the kernel has epoll_pwait2,
 // as it does on kernels before 5.11 (for tests of that path).
 func New(events int, timerfd bool) (_ *Reactor, err error) {
-	r := &Reactor{epfd: -1, epwake: -1, evfd: -1, tfd: -1, raw: make([]unix.EpollEvent, events), events: make([]Event, events)}
+	r := &Reactor{epfd: -1, epwake: -1, evfd: -1, tfd: -1, raw: make([]unix.EpollEvent, events), events: make([]Event, events),
+		procs: runtime.GOMAXPROCS(0)}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -183,7 +190,11 @@ func (r *Reactor) Poll(wake, now time.Time) []Event {
 	}
 	if now.Sub(r.yielded) >= loopYield {
 		r.yielded = now
-		goyield()
+		if r.procs > 1 {
+			goyield()
+		} else {
+			runtime.Gosched()
+		}
 		// The goroutine may have moved to another thread: give this one
 		// the least timer slack (see Reactor). A thread keeps it, so
 		// this is a system call per yield, not per wait.
