@@ -166,7 +166,7 @@ func BenchmarkLoopKeepAlive(b *testing.B) {
 func BenchmarkOpenModel(b *testing.B) {
 	url := fixedServerProcess(b)
 	spec := Spec{URL: url + "/api/books/9780441172719"}
-	for _, rate := range []int{2000, 10000} {
+	for _, rate := range []int{300, 1000, 2000, 10000} {
 		interval := time.Second / time.Duration(rate)
 		for _, goroutines := range []bool{false, true} {
 			name := "loop"

@@ -47,33 +47,39 @@ func TestLoopWithoutEpollPwait2(t *testing.T) {
 }
 
 // The loop's waits are system calls the runtime knows of: the GC and
-// other goroutines run while the loop waits, even on one P.
+// other goroutines run while the loop waits, on one P (where the loop
+// yields with runtime.Gosched) and on two (where it yields to its own P's
+// queue; see reactor.Reactor).
 func TestLoopLetsGCAndGoroutinesRun(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	s := newSender(t, []Spec{{URL: silentServer(t), Timeout: time.Minute}}, Options{})
-	lp := newTestLoop(t, s)
-	lp.Start(1, 1) // a deadline in the heap, far away
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for range 20 {
-			runtime.GC()
-		}
-	}()
-	limit := time.Now().Add(10 * time.Second)
-	for waits := 0; ; waits++ {
-		select {
-		case <-done:
-			t.Logf("20 GCs during %d waits of 1 ms", waits)
-			lp.Cancel()
-			lp.Wait(time.Time{}, nil)
-			return
-		default:
-		}
-		if time.Now().After(limit) {
-			t.Fatal("20 GCs did not finish in 10 s of the loop's waits")
-		}
-		lp.Wait(time.Now().Add(time.Millisecond), nil)
+	for _, procs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			s := newSender(t, []Spec{{URL: silentServer(t), Timeout: time.Minute}}, Options{})
+			lp := newTestLoop(t, s)
+			lp.Start(1, 1) // a deadline in the heap, far away
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for range 20 {
+					runtime.GC()
+				}
+			}()
+			limit := time.Now().Add(10 * time.Second)
+			for waits := 0; ; waits++ {
+				select {
+				case <-done:
+					t.Logf("20 GCs during %d waits of 1 ms", waits)
+					lp.Cancel()
+					lp.Wait(time.Time{}, nil)
+					return
+				default:
+				}
+				if time.Now().After(limit) {
+					t.Fatal("20 GCs did not finish in 10 s of the loop's waits")
+				}
+				lp.Wait(time.Now().Add(time.Millisecond), nil)
+			}
+		})
 	}
 }
 

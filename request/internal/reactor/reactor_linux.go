@@ -67,9 +67,18 @@ type Event struct {
 // that has run on the same scheduling tick for 10 ms (a long computation,
 // to its eyes), and a goroutine that only ever leaves for system calls
 // never gets a new tick. After 10 ms of loop, every wait's P was retaken
-// (a hand-off, and the monitor back at its fastest pace, 20 µs). A
-// runtime.Gosched every few milliseconds (loopYield) gives the loop a new
-// tick, and the waits keep their P: half the CPU per request at 1,000/s.
+// (a hand-off, and the monitor back at its fastest pace, 20 µs). A yield
+// every few milliseconds (loopYield) gives the loop a new tick, and the
+// waits keep their P: half the CPU per request at 1,000/s. The yield is
+// the runtime's goyield, which queues the goroutine on its own P and runs
+// it again on the same thread: runtime.Gosched queues it on the global
+// queue and wakes an idle P's thread, which takes it or goes back to
+// sleep, two futex calls and a thread switch per yield (at 300/s, 0.6 more
+// context switches per request and a fifth of the generator's CPU). On one
+// P (GOMAXPROCS 1, as in a container limited to one CPU) there is no idle P
+// to wake, and goyield would starve the global queue, which a P reads only
+// every 61st scheduling tick: there runtime.Gosched it is (with goyield,
+// TestLoopLetsGCAndGoroutinesRun's 20 GCs took over 10 s in 2 runs of 6).
 //
 // Timer slack: the kernel may end a thread's timed wait up to its slack
 // late (50 µs by default) to batch wake-ups. The waits end at intended
@@ -89,14 +98,16 @@ type Reactor struct {
 	events  []Event
 	wakeEv  [1]unix.EpollEvent
 	unread  bool      // a wait slept through the sockets' events
-	yielded time.Time // the last runtime.Gosched (see loopYield)
+	yielded time.Time // the last yield (see loopYield)
+	procs   int       // GOMAXPROCS when made: how to yield (see Reactor)
 }
 
 // New returns a Reactor that takes up to events events per wait. timerfd
 // times its waits with a timerfd even where the kernel has epoll_pwait2,
 // as it does on kernels before 5.11 (for tests of that path).
 func New(events int, timerfd bool) (_ *Reactor, err error) {
-	r := &Reactor{epfd: -1, epwake: -1, evfd: -1, tfd: -1, raw: make([]unix.EpollEvent, events), events: make([]Event, events)}
+	r := &Reactor{epfd: -1, epwake: -1, evfd: -1, tfd: -1, raw: make([]unix.EpollEvent, events), events: make([]Event, events),
+		procs: runtime.GOMAXPROCS(0)}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -179,7 +190,11 @@ func (r *Reactor) Poll(wake, now time.Time) []Event {
 	}
 	if now.Sub(r.yielded) >= loopYield {
 		r.yielded = now
-		runtime.Gosched()
+		if r.procs > 1 {
+			goyield()
+		} else {
+			runtime.Gosched()
+		}
 		// The goroutine may have moved to another thread: give this one
 		// the least timer slack (see Reactor). A thread keeps it, so
 		// this is a system call per yield, not per wait.
@@ -257,3 +272,10 @@ func (r *Reactor) Close() {
 	}
 	r.evfd, r.tfd, r.epfd, r.epwake = -1, -1, -1, -1
 }
+
+// goyield is runtime.Gosched without the wake-up of another thread (see
+// Reactor). The runtime keeps it, and its signature, for the packages
+// outside it that call it (go.dev/issue/67401).
+//
+//go:linkname goyield runtime.goyield
+func goyield()
