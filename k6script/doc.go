@@ -58,7 +58,9 @@
 // http_reqs (request.Call.OnHop), setup's and teardown's count,
 // http_req_duration is sending + waiting + receiving, and every sample
 // carries k6's tags (method, url, name, status, expected_response, group,
-// scenario, custom tags). The script's thresholds are judged on them, on
+// scenario, custom tags); vus and vus_max are the Gauges the runner samples
+// each second (RecordVUs), as k6's scheduler does. The script's thresholds
+// are judged on them, on
 // any metric{tag:value} submetric, with k6's Trend percentile
 // (interpolated between sorted values; every value kept up to TrendKeep
 // per series, a uniform sample beyond). Requests' http_req_failed follows

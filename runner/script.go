@@ -63,6 +63,20 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		return nil, err
 	}
 	start := time.Now()
+	// k6 samples vus and vus_max from its start to teardown()'s end; the
+	// clock stands still from here to the load's start and from its end to
+	// teardown, where knee does what k6 does not (the environment note).
+	vus := &vusSampler{to: s, scs: plan.Config.Scenarios}
+	clock := vus.start(vusEvery)
+	defer clock.stop()
+	prevLoad := opt.OnLoad
+	opt.OnLoad = func(stats func() []load.Stats) {
+		if prevLoad != nil {
+			prevLoad(stats)
+		}
+		vus.attach(stats)
+		clock.resume()
+	}
 	if err := s.Setup(ctx); err != nil {
 		return nil, err
 	}
@@ -96,6 +110,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		}
 	}
 	opt.AfterLoad = func() []string {
+		clock.pause()
 		var notes []string
 		if reason := thresholdAbort.Load(); reason != nil {
 			notes = append(notes, *reason)
@@ -108,10 +123,12 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		}
 		return notes
 	}
+	clock.pause()
 	res, err := Execute(runCtx, plan.Config, opt)
 	if res == nil {
 		return nil, err
 	}
+	clock.resume()
 	out := &ScriptResult{Result: res}
 	if reason := thresholdAbort.Load(); reason != nil {
 		out.ThresholdAbort = *reason
@@ -120,6 +137,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	terr := s.Teardown(tdCtx)
 	stopTd()
 	out.TestRunDuration = time.Since(start)
+	clock.stop()
 	if terr != nil {
 		out.TeardownError = terr.Error()
 		var te *k6script.TimeoutError
@@ -168,14 +186,7 @@ func teardownContext(ctx context.Context, abort <-chan struct{}) (context.Contex
 func initialVUs(cfg *scenario.Config) int {
 	n := 0
 	for _, sc := range cfg.Scenarios {
-		switch e := sc.Executor.(type) {
-		case load.ConstantArrivalRate:
-			n += e.PreAllocatedVUs
-		case load.RampingArrivalRate:
-			n += e.PreAllocatedVUs
-		default:
-			n += sc.Executor.PeakVUs()
-		}
+		n += plannedVUs(sc)
 	}
 	return n
 }

@@ -352,6 +352,15 @@ var k6Corpus = []corpusCase{
 		verdicts: []string{"PASS  ws_sessions: count==8 ", "PASS  ws_msgs_sent: count==6 ",
 			"PASS  ws_msgs_received: count==6 "},
 		counts: map[string]int64{"ws_ping": 6, "ws_session_duration": 8}},
+	// 3 VUs × 3 iterations (starting at 0, 1.1 and 2.2 s; the third ends
+	// at 3.3 s, within gracefulStop), one request each. k6 samples vus and
+	// vus_max each second from its start (execution/scheduler.go): at 1, 2
+	// and 3 s all 3 VUs are active, and the 3 were initialised before the
+	// start; the test ends before 4 s. vus_max's value 3 fails value<2:
+	// exit 99.
+	{script: "vus.js", exit: ExitThresholds, reqs: 9, iters: 9,
+		verdicts: []string{"FAIL  vus_max: value<2 ", "PASS  vus: value==3 "},
+		counts:   map[string]int64{"vus": 3, "vus_max": 3}},
 }
 
 func TestK6Corpus(t *testing.T) {
