@@ -71,10 +71,11 @@
 //
 // res.json(selector) uses gjson, as k6 does. params auth 'digest' is k6's
 // two requests (http_digest.go), res.submitForm its form rules
-// (http_form.go), res.ocsp the stapled response (http_ocsp.go).
+// (http_form.go), res.clickLink its link rules (http_link.go), res.ocsp
+// the stapled response (http_ocsp.go).
 // Thresholds with abortOnFail (and delayAbortEval) are kept in
 // Plan.AbortOnFail; the runner judges them as the run goes. APIs knee
-// lacks (res.clickLink, params auth 'ntlm', k6/websockets' Blob.stream())
+// lacks (params auth 'ntlm', k6/websockets' Blob.stream())
 // are refused by Load, found in the script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run

@@ -457,9 +457,7 @@ func (r *responseObject) make(key string) goja.Value {
 	case "submitForm":
 		return rt.ToValue(r.submitForm)
 	case "clickLink":
-		return rt.ToValue(func(goja.FunctionCall) goja.Value {
-			panic(rt.NewGoError(fmt.Errorf("res.%s is not supported by knee: read the link with res.html() and send it with http.get", key)))
-		})
+		return rt.ToValue(r.clickLink)
 	case "ocsp":
 		return r.ocsp()
 	case "cookies":

@@ -25,7 +25,6 @@ type lackedAPI struct {
 }
 
 var lackedAPIs = []lackedAPI{
-	{re: regexp.MustCompile(`\.clickLink\s*\(`), why: "res.clickLink is not supported by knee: read the link with res.html() and send it with http.get"},
 	// NTLM is a connection-level handshake (k6 uses Azure/go-ntlmssp over
 	// its pooled connections), more than one more request: not built.
 	{re: regexp.MustCompile(`\bauth\s*:\s*['"\x60]`), why: "params auth: 'ntlm' is not supported by knee (it would send the request without its handshake); basic and digest are; put a precomputed Authorization header in params.headers, or run the script with k6",

@@ -27,7 +27,7 @@ import (
 // metrics and thresholds, setup and teardown, batches, redirects, cookies,
 // forms, tags, SharedArray, k6/execution, expected statuses, think time,
 // exceptions, test.abort, handleSummary, WebCrypto, CSV rows read with
-// k6/experimental/csv and fs at top-level await). Each row's outcome is
+// k6/experimental/csv and fs at top-level await, links followed). Each row's outcome is
 // worked out by hand from the script's own logic as k6 would run it (the
 // rules cited beside the row, read in k6's source): exit code, http_reqs,
 // iterations, checks passed and failed, and threshold verdicts. A script
@@ -279,9 +279,14 @@ var k6Corpus = []corpusCase{
 	// one check and aborts: exit 108 (errext.ScriptAborted). Its context was
 	// not cancelled when it ended, so runFn counts it: 3 iterations.
 	{script: "abort.js", exit: ExitScriptAborted, reqs: 3, iters: 3, pass: 4, fail: 1},
-	// clickLink is refused before the start, at the "." before it: line 9,
-	// column 20.
-	{script: "refused.js", exit: ExitUsage, stderr: []string{"clickLink is not supported", "refused.js:9:20"}},
+	// Blob.stream() is refused before the start, at the "." before it:
+	// line 9, column 38.
+	{script: "refused.js", exit: ExitUsage, stderr: []string{"Blob.stream() (k6/websockets) is not supported", "refused.js:9:38"}},
+	// 2 × (the page, its first a[href] and a.next, both /status/200): 6
+	// requests, the 2 named next; a.prev is on no page: k6's error (its
+	// response.go ClickLink), sending nothing. 3 passing checks each.
+	{script: "click_link.js", exit: 0, reqs: 6, iters: 2, pass: 6, fail: 0,
+		verdicts: []string{"PASS  http_reqs{name:next}: count==2 "}},
 	// 2 × (the page, the login POST, the search GET); 7 passing checks each.
 	// The login form alone (formSelector): its fields, the button's
 	// op=login, the unchecked box left out; the search's GET has only the
