@@ -70,13 +70,14 @@
 // (transport errors and 5xx).
 //
 // res.json(selector) uses gjson, as k6 does. params auth 'digest' is k6's
-// two requests (http_digest.go), res.submitForm its form rules
+// two requests (http_digest.go), auth 'ntlm' its handshake on the VU's
+// connection (http_ntlm.go, go-ntlmssp's messages), res.submitForm its form rules
 // (http_form.go), res.clickLink its link rules (http_link.go), res.ocsp
 // the stapled response (http_ocsp.go).
 // Thresholds with abortOnFail (and delayAbortEval) are kept in
 // Plan.AbortOnFail; the runner judges them as the run goes. APIs knee
-// lacks (params auth 'ntlm', k6/websockets' Blob.stream())
-// are refused by Load, found in the script's files (refuse.go).
+// lacks (k6/websockets' Blob.stream()) are refused by Load, found in the
+// script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run
 // as constant-vus with an iteration count (per-vu-iterations also with

@@ -62,7 +62,7 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 	phases, _ := v.shard.(phaseSink)
 	ctx := v.ctx
 	wireOut, wireIn := &v.wireOut, &v.wireIn
-	digest, hops := b.digest, 0
+	auth, hops := b.auth, 0
 	b.call.OnHop = func(hop *request.Reply) {
 		hops++
 		wireOut.Add(hop.BytesOut)
@@ -79,8 +79,8 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 		// A null response callback turns the judgement off: k6 then
 		// writes no http_req_failed and no expected_response tag.
 		judged := !cb.set || cb.statuses != nil
-		if digest && hops == 1 && judged {
-			ok = digestFirstExpected(hop) // k6 expects the challenge
+		if hops == 1 && judged {
+			ok = firstHopExpected(auth, hop, ok) // k6 expects the challenge
 		}
 		hopMethod := method
 		tags := func() map[string]string {
