@@ -63,20 +63,8 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		return nil, err
 	}
 	start := time.Now()
-	// k6 samples vus and vus_max from its start to teardown()'s end; the
-	// clock stands still from here to the load's start and from its end to
-	// teardown, where knee does what k6 does not (the environment note).
-	vus := &vusSampler{to: s, scs: plan.Config.Scenarios}
-	clock := vus.start(vusEvery)
+	clock := startVUs(s, plan, &opt)
 	defer clock.stop()
-	prevLoad := opt.OnLoad
-	opt.OnLoad = func(stats func() []load.Stats) {
-		if prevLoad != nil {
-			prevLoad(stats)
-		}
-		vus.attach(stats)
-		clock.resume()
-	}
 	if err := s.Setup(ctx); err != nil {
 		return nil, err
 	}
@@ -111,17 +99,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	}
 	opt.AfterLoad = func() []string {
 		clock.pause()
-		var notes []string
-		if reason := thresholdAbort.Load(); reason != nil {
-			notes = append(notes, *reason)
-		}
-		if n, first := s.IterationErrors(); n > 0 {
-			notes = append(notes, fmt.Sprintf("%d iterations ended in an exception; the first: %s", n, first))
-		}
-		if rate, total := s.Checks.Rate(); total > 0 {
-			notes = append(notes, fmt.Sprintf("checks: %.2f%% of %d passed", 100*rate, total))
-		}
-		return notes
+		return loadNotes(s, thresholdAbort.Load())
 	}
 	clock.pause()
 	res, err := Execute(runCtx, plan.Config, opt)
@@ -150,14 +128,41 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	out.ChecksRate, out.ChecksTotal = s.Checks.Rate()
 	out.IterationErrors, out.FirstError = s.IterationErrors()
 	out.K6, out.Iterations = s.K6Builtins(), s.Iterations()
+	if werr := writeScriptFiles(res.Dir, out); err == nil {
+		err = werr
+	}
+	return out, err
+}
+
+// loadNotes are run.json's notes of a script's load: the abortOnFail
+// threshold that stopped it (abort, nil when none), its iterations'
+// exceptions, its checks.
+func loadNotes(s *k6script.Script, abort *string) []string {
+	var notes []string
+	if abort != nil {
+		notes = append(notes, *abort)
+	}
+	if n, first := s.IterationErrors(); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d iterations ended in an exception; the first: %s", n, first))
+	}
+	if rate, total := s.Checks.Rate(); total > 0 {
+		notes = append(notes, fmt.Sprintf("checks: %.2f%% of %d passed", 100*rate, total))
+	}
+	return notes
+}
+
+// writeScriptFiles writes what only the script knows into the run
+// directory: checks.json, metrics.json, k6.json; the first error.
+func writeScriptFiles(dir string, out *ScriptResult) error {
+	var err error
 	for file, v := range map[string]any{ChecksFile: out.Checks, MetricsFile: out.Metrics, K6File: out.K6} {
 		if b, jerr := json.MarshalIndent(v, "", "  "); jerr == nil {
-			if werr := os.WriteFile(filepath.Join(res.Dir, file), append(b, '\n'), 0o644); werr != nil && err == nil {
+			if werr := os.WriteFile(filepath.Join(dir, file), append(b, '\n'), 0o644); werr != nil && err == nil {
 				err = werr
 			}
 		}
 	}
-	return out, err
+	return err
 }
 
 // teardownContext is teardown()'s: a stop asked for before it starts (the

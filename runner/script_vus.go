@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/scenario"
 )
@@ -127,6 +128,25 @@ func (c *vusClock) set(run bool) {
 	case c.ctl <- run:
 	case <-c.done:
 	}
+}
+
+// startVUs starts sampling s's vus and vus_max, as k6 does from its
+// start to teardown()'s end. The clock stands still from Execute's call
+// (the caller pauses it) to the load's start, which opt.OnLoad (chained)
+// marks, and from the load's end to teardown: there knee does what k6
+// does not (the environment note).
+func startVUs(s vusCounter, plan *k6script.Plan, opt *Options) *vusClock {
+	v := &vusSampler{to: s, scs: plan.Config.Scenarios}
+	clock := v.start(vusEvery)
+	prev := opt.OnLoad
+	opt.OnLoad = func(stats func() []load.Stats) {
+		if prev != nil {
+			prev(stats)
+		}
+		v.attach(stats)
+		clock.resume()
+	}
+	return clock
 }
 
 // plannedVUs is how many VUs a scenario needs before its start: the open
