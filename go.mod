@@ -3,6 +3,7 @@ module github.com/knee-dev/knee
 go 1.26.8
 
 require (
+	github.com/Azure/go-ntlmssp v0.1.1
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/bufbuild/protocompile v0.14.1

@@ -58,7 +58,9 @@
 // http_reqs (request.Call.OnHop), setup's and teardown's count,
 // http_req_duration is sending + waiting + receiving, and every sample
 // carries k6's tags (method, url, name, status, expected_response, group,
-// scenario, custom tags). The script's thresholds are judged on them, on
+// scenario, custom tags); vus and vus_max are the Gauges the runner samples
+// each second (RecordVUs), as k6's scheduler does. The script's thresholds
+// are judged on them, on
 // any metric{tag:value} submetric, with k6's Trend percentile
 // (interpolated between sorted values; every value kept up to TrendKeep
 // per series, a uniform sample beyond). Requests' http_req_failed follows
@@ -68,14 +70,16 @@
 // (transport errors and 5xx).
 //
 // res.json(selector) uses gjson, as k6 does. params auth 'digest' is k6's
-// two requests (http_digest.go), res.submitForm its form rules
-// (http_form.go), res.ocsp the stapled response (http_ocsp.go).
+// two requests (http_digest.go), auth 'ntlm' its handshake on the VU's
+// connection (http_ntlm.go, go-ntlmssp's messages), res.submitForm its form rules
+// (http_form.go), res.clickLink its link rules (http_link.go), res.ocsp
+// the stapled response (http_ocsp.go).
 // Thresholds with abortOnFail (and delayAbortEval) are kept in
 // Plan.AbortOnFail; the runner judges them as the run goes, every 2 s as
 // k6, and stops the test at once, as test.abort() does. APIs knee
-// lacks (res.clickLink, params auth 'ntlm', k6/websockets' Blob.stream(),
-// k6/execution's vu.tags, vu.metrics, scenario.progress and test.options)
-// are refused by Load, found in the script's files (refuse.go).
+// lacks (k6/websockets' Blob.stream(), k6/execution's vu.tags,
+// vu.metrics, scenario.progress and test.options) are refused by Load,
+// found in the script's files (refuse.go).
 //
 // Known differences from k6: shared-iterations and per-vu-iterations run
 // as constant-vus with an iteration count (per-vu-iterations also with

@@ -23,13 +23,21 @@ import (
 // second one's, its timings too. There is no nonce cache: every request
 // is challenged again.
 
-// sendCall sends b's call, with the digest handshake when b asks for it.
-// It returns the replies to record, in order, the response the last. It
-// may run on another goroutine than the VU's (http.batch).
+// sendCall sends b's call, with the digest or NTLM handshake when b asks
+// for it. It returns the replies to record, in order, the response the
+// last. It may run on another goroutine than the VU's (http.batch).
 func (v *vu) sendCall(ctx context.Context, b *builtCall, conns *request.Conns) []request.Reply {
-	if !b.digest {
-		return []request.Reply{v.s.caller.Do(ctx, b.call, b.jar, conns)}
+	switch b.auth {
+	case "ntlm":
+		return v.sendNTLM(ctx, b, conns)
+	case "digest":
+		return v.sendDigest(ctx, b, conns)
 	}
+	return []request.Reply{v.s.caller.Do(ctx, b.call, b.jar, conns)}
+}
+
+// sendDigest sends b's call with the digest handshake, as sendCall's replies.
+func (v *vu) sendDigest(ctx context.Context, b *builtCall, conns *request.Conns) []request.Reply {
 	// The credentials leave the URL before the first request (k6's tags
 	// and res.url never show them) and go as Basic, as net/http's client
 	// adds them, unless the script set its own Authorization.
@@ -89,21 +97,33 @@ func (v *vu) sendCall(ctx context.Context, b *builtCall, conns *request.Conns) [
 	return []request.Reply{rep, v.s.caller.Do(ctx, again, b.jar, conns)}
 }
 
-// digestFirstExpected is k6's judgement of a digest request's first hop
-// (the callback it puts in place for that hop alone): the 401 is expected,
-// anything else (a 200 from a server that wanted no credentials, a
-// redirect, an error) counts as failed.
-func digestFirstExpected(hop *request.Reply) bool { return hop.Status == http.StatusUnauthorized }
+// firstHopExpected is k6's judgement of the first hop of a request with
+// auth (the callback it puts in place for that hop alone), given the
+// callback's own (ok): for digest the 401 is expected and anything else
+// (a 200 from a server that wanted no credentials, a redirect, an error)
+// counts as failed; for NTLM the 401 is expected besides what the
+// callback expects (the connection may be authenticated already).
+func firstHopExpected(auth string, hop *request.Reply, ok bool) bool {
+	switch auth {
+	case "digest":
+		return hop.Status == http.StatusUnauthorized
+	case "ntlm":
+		return ok || hop.Status == http.StatusUnauthorized
+	}
+	return ok
+}
 
 // verdictOf is the callback's verdict of the i-th reply sendCall returned.
 func (b *builtCall) verdictOf(i int, rep *request.Reply) int8 {
-	if b.digest && i == 0 && (!b.callback.set || b.callback.statuses != nil) {
-		if digestFirstExpected(rep) {
+	verdict := b.callback.verdict(rep)
+	if b.auth != "" && i == 0 && (!b.callback.set || b.callback.statuses != nil) {
+		ok := verdict > 0 || verdict == 0 && rep.Err == nil && rep.Status < 400
+		if firstHopExpected(b.auth, rep, ok) {
 			return 1
 		}
 		return -1
 	}
-	return b.callback.verdict(rep)
+	return verdict
 }
 
 // digestChallenge is a WWW-Authenticate header read as k6's library reads

@@ -15,6 +15,7 @@ import (
 // many iterations have finished (the caller then ends the run).
 func (s *Script) Iteration(name string, sp ScenarioPlan, onDone func()) load.Iteration {
 	it := &iteration{s: s, scenario: name, exec: sp.Exec, env: sp.Env, limit: sp.Iterations, perVU: sp.PerVU, onDone: onDone, done: make(chan struct{})}
+	s.scenarios.Store(name, it)
 	return it
 }
 
@@ -38,6 +39,8 @@ type iteration struct {
 
 	startOnce sync.Once
 	started   time.Time // the scenario's first iteration's due start
+
+	taken atomic.Int64 // load's VU ids that took a runtime here (VUsTaken)
 }
 
 var _ load.SelfRecording = (*iteration)(nil)
@@ -52,7 +55,7 @@ func (it *iteration) DoRecord(ctx context.Context, st load.Start, shard load.Sha
 		}
 		return
 	}
-	v, fresh, err := it.s.vuFor(ctx, st.VU)
+	v, fresh, err := it.s.vuFor(ctx, st.VU, &it.taken)
 	if err != nil {
 		it.s.errs.add(err.Error())
 		it.finish()

@@ -17,20 +17,21 @@ import (
 // is sending + waiting + receiving. The ws_* metrics are k6/ws's and
 // k6/websockets' (mod_ws.go, mod_websockets.go, as k6's modules record
 // them), the grpc_* ones k6/net/grpc's (mod_grpc.go, grpcstats.go,
-// grpcstream.go).
+// grpcstream.go); vus and vus_max are sampled each second (RecordVUs).
 var k6Summed = []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HTTPReqBlocked,
 	k6metric.HTTPReqConnecting, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqSending,
 	k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving, k6metric.HTTPReqFailed,
 	k6metric.Iterations, k6metric.IterationDuration, k6metric.Checks, k6metric.GroupDuration,
 	k6metric.WSConnecting, k6metric.WSMsgsReceived, k6metric.WSMsgsSent, k6metric.WSPing,
 	k6metric.WSSessionDuration, k6metric.WSSessions, k6metric.DataSent, k6metric.DataReceived,
-	k6metric.GRPCReqDuration, k6metric.GRPCStreams, k6metric.GRPCStreamsMsgsReceived, k6metric.GRPCStreamsMsgsSent}
+	k6metric.GRPCReqDuration, k6metric.GRPCStreams, k6metric.GRPCStreamsMsgsReceived, k6metric.GRPCStreamsMsgsSent,
+	k6metric.VUs, k6metric.VUsMax}
 
 // k6Order is the order the built-ins are printed in, k6's summary's.
 var k6Order = []string{k6metric.Checks, k6metric.DataReceived, k6metric.DataSent, k6metric.GRPCReqDuration, k6metric.GRPCStreams, k6metric.GRPCStreamsMsgsReceived,
 	k6metric.GRPCStreamsMsgsSent, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting, k6metric.HTTPReqDuration, k6metric.HTTPReqFailed,
 	k6metric.HTTPReqReceiving, k6metric.HTTPReqSending, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqWaiting, k6metric.HTTPReqs,
-	k6metric.IterationDuration, k6metric.Iterations, k6metric.WSConnecting, k6metric.WSMsgsReceived, k6metric.WSMsgsSent,
+	k6metric.IterationDuration, k6metric.Iterations, k6metric.VUs, k6metric.VUsMax, k6metric.WSConnecting, k6metric.WSMsgsReceived, k6metric.WSMsgsSent,
 	k6metric.WSPing, k6metric.WSSessionDuration, k6metric.WSSessions}
 
 // TrendKeep is how many values a k6 Trend series keeps. k6 keeps every

@@ -62,7 +62,7 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 	phases, _ := v.shard.(phaseSink)
 	ctx := v.ctx
 	wireOut, wireIn := &v.wireOut, &v.wireIn
-	digest, hops := b.digest, 0
+	auth, hops := b.auth, 0
 	b.call.OnHop = func(hop *request.Reply) {
 		hops++
 		wireOut.Add(hop.BytesOut)
@@ -79,8 +79,8 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 		// A null response callback turns the judgement off: k6 then
 		// writes no http_req_failed and no expected_response tag.
 		judged := !cb.set || cb.statuses != nil
-		if digest && hops == 1 && judged {
-			ok = digestFirstExpected(hop) // k6 expects the challenge
+		if hops == 1 && judged {
+			ok = firstHopExpected(auth, hop, ok) // k6 expects the challenge
 		}
 		hopMethod := method
 		tags := func() map[string]string {
@@ -224,4 +224,35 @@ func (v *vu) wsRecorder(ctx context.Context, group string, tags func() map[strin
 			}
 		}
 	}
+}
+
+// RecordVUs adds one sample of k6's vus and vus_max gauges, as k6's
+// scheduler emits them each second from its start to the end of
+// teardown (execution/scheduler.go emitVUsAndVUsMax), with the test-wide
+// tags (options.tags) only: active is how many VUs are active now (k6's
+// currently active VUs), initialised how many VUs exist (k6's
+// initialised VUs, which never falls).
+func (s *Script) RecordVUs(active, initialised int64) {
+	tags := func() map[string]string {
+		out := make(map[string]string, len(s.Options.Tags))
+		for k, v := range s.Options.Tags {
+			out[k] = v
+		}
+		return out
+	}
+	s.k6.add("", tags, k6Point{k6metric.VUs, float64(active)}, k6Point{k6metric.VUsMax, float64(initialised)})
+}
+
+// VUsTaken is how many of load's VU ids took a runtime in scenario so
+// far. The open model starts a VU beyond the pre-allocated ones only when
+// every one is busy and gives a retired VU's id to the next it starts,
+// so this is the most VUs it has had at once: what k6 has initialised
+// for it (k6 keeps an unplanned VU once made). Runtimes made ahead count
+// only once a VU takes one.
+func (s *Script) VUsTaken(scenario string) int64 {
+	x, ok := s.scenarios.Load(scenario)
+	if !ok {
+		return 0
+	}
+	return x.(*iteration).taken.Load()
 }

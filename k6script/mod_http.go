@@ -111,7 +111,7 @@ type builtCall struct {
 	callback responseCallback // the VU's, or the responseCallback param's
 	named    string           // the name tag given (params.tags.name, http.url), "" for the URL
 	tags     map[string]string
-	digest   bool // params auth 'digest' (http_digest.go)
+	auth     string // params auth 'digest' (http_digest.go) or 'ntlm' (http_ntlm.go); "" for neither
 }
 
 // buildCall reads a request's arguments.
@@ -138,7 +138,7 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	}
 	var tags map[string]string
 	jar := v.vuJar()
-	binary, callback, digest := false, v.callback, false
+	binary, callback, auth := false, v.callback, ""
 	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {
 		if cb := p.Get("responseCallback"); cb != nil && !goja.IsUndefined(cb) {
 			callback = v.callbackValue(cb, "params.responseCallback")
@@ -157,13 +157,15 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 		}
 		call.Cookies = cookieParams(p.Get("cookies"))
 		if a := p.Get("auth"); a != nil && !goja.IsUndefined(a) && !goja.IsNull(a) {
-			digest = a.String() == "digest"
+			if x := a.String(); x == "digest" || x == "ntlm" {
+				auth = x
+			}
 		}
 	}
 	if body != nil && !goja.IsUndefined(body) && !goja.IsNull(body) {
 		call.Body = v.requestBody(body, call.Header)
 	}
-	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback, named: named, tags: tags, digest: digest}
+	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback, named: named, tags: tags, auth: auth}
 }
 
 // applyParams reads k6's params: headers, tags (name), timeout,
@@ -185,15 +187,12 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 			name = n.String()
 		}
 	}
-	// k6's NTLM handshake is not implemented: refuse rather than send the
-	// request unauthenticated (or with the URL's user:password as Basic).
-	// A literal one is refused before the test (refuse.go). Digest is
-	// http_digest.go's.
+	// Digest is http_digest.go's, NTLM http_ntlm.go's.
 	if a := p.Get("auth"); a != nil && !goja.IsUndefined(a) && !goja.IsNull(a) {
 		switch a.String() {
-		case "", "basic", "digest":
+		case "", "basic", "digest", "ntlm":
 		default:
-			panic(v.rt.NewGoError(fmt.Errorf("params auth %q is not supported by knee (basic and digest are, from the URL's user:password); put a precomputed Authorization header in params.headers, or run the script with k6", a.String())))
+			panic(v.rt.NewGoError(fmt.Errorf("params auth %q is not supported by knee (basic, digest and ntlm are, from the URL's user:password); put a precomputed Authorization header in params.headers, or run the script with k6", a.String())))
 		}
 	}
 	if t := p.Get("timeout"); t != nil && !goja.IsUndefined(t) {
@@ -464,9 +463,7 @@ func (r *responseObject) make(key string) goja.Value {
 	case "submitForm":
 		return rt.ToValue(r.submitForm)
 	case "clickLink":
-		return rt.ToValue(func(goja.FunctionCall) goja.Value {
-			panic(rt.NewGoError(fmt.Errorf("res.%s is not supported by knee: read the link with res.html() and send it with http.get", key)))
-		})
+		return rt.ToValue(r.clickLink)
 	case "ocsp":
 		return r.ocsp()
 	case "cookies":

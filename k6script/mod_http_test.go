@@ -219,18 +219,17 @@ export default function () {
 	}
 }
 
-// auth: 'ntlm' that the scan before the test cannot see (a
-// variable) fails the request with what to do, instead of sending it
-// without the handshake (or with the URL's user:password as Basic).
-func TestAuthNTLMFromAVariableFails(t *testing.T) {
+// An auth scheme knee has no handshake for fails the request with what
+// to do, instead of sending it with the URL's user:password as Basic.
+func TestAuthUnknownFails(t *testing.T) {
 	srv, rc := recordingServer(t)
 	s := loadScript(t, `import http from 'k6/http';
-const mode = ['ntlm'][0];
+const mode = ['kerberos'][0];
 export default function () { http.get(__ENV.BASE.replace('http://', 'http://u:p@') + '/', { auth: mode }); }`, map[string]string{"BASE": srv.URL})
 	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
 	var got samples
 	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Iter: 0, Called: time.Now()}, &got)
-	if n, first := s.IterationErrors(); n != 1 || !strings.Contains(first, `params auth "ntlm" is not supported`) {
+	if n, first := s.IterationErrors(); n != 1 || !strings.Contains(first, `params auth "kerberos" is not supported`) {
 		t.Errorf("%d iteration errors, first %q; want 1 naming params auth", n, first)
 	}
 	if reqs := rc.all(); len(reqs) != 0 {

@@ -16,20 +16,12 @@ import (
 type lackedAPI struct {
 	re  *regexp.Regexp
 	why string
-	// lit, when set, must also match the script's own text from the end of
-	// re's match: string literals are blanked before re is matched.
-	lit *regexp.Regexp
 	// in, when set, must match the file's own text (an import of the
 	// module the API belongs to), so a name other modules use is left be.
 	in *regexp.Regexp
 }
 
 var lackedAPIs = []lackedAPI{
-	{re: regexp.MustCompile(`\.clickLink\s*\(`), why: "res.clickLink is not supported by knee: read the link with res.html() and send it with http.get"},
-	// NTLM is a connection-level handshake (k6 uses Azure/go-ntlmssp over
-	// its pooled connections), more than one more request: not built.
-	{re: regexp.MustCompile(`\bauth\s*:\s*['"\x60]`), why: "params auth: 'ntlm' is not supported by knee (it would send the request without its handshake); basic and digest are; put a precomputed Authorization header in params.headers, or run the script with k6",
-		lit: regexp.MustCompile(`^ntlm['"\x60]`)},
 	// k6/execution's VU tags and metadata (vu.tags, vu.metrics.tags,
 	// vu.metrics.metadata) change the tags of every later sample of the VU:
 	// not built.
@@ -81,9 +73,6 @@ func refuseLacked(entry string, sourceMap []byte, remote map[string][]byte) erro
 				continue
 			}
 			for _, loc := range api.re.FindAllStringIndex(code, -1) {
-				if api.lit != nil && !api.lit.MatchString(string(b[loc[1]:])) {
-					continue
-				}
 				line := 1 + strings.Count(code[:loc[0]], "\n")
 				col := loc[0] - strings.LastIndexByte(code[:loc[0]], '\n')
 				errs = append(errs, fmt.Sprintf("%s:%d:%d: %s", name, line, col, api.why))

@@ -158,9 +158,9 @@ func TestRemoteModuleRefusals(t *testing.T) {
 				w.(http.Flusher).Flush()
 			}
 		},
-		"/local.js": serve("import x from 'file:///etc/passwd';\nexport const y = x;\n"),
-		"/bare.js":  serve("import x from 'lodash';\nexport const y = x;\n"),
-		"/click.js": serve("export function f(r) {\n  return r.clickLink();\n}\n"),
+		"/local.js":  serve("import x from 'file:///etc/passwd';\nexport const y = x;\n"),
+		"/bare.js":   serve("import x from 'lodash';\nexport const y = x;\n"),
+		"/stream.js": serve("import { Blob } from 'k6/websockets';\nexport function f() {\n  return new Blob(['x']).stream();\n}\n"),
 		"/to-http.js": func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "http://127.0.0.1:1/x.js", http.StatusFound)
 		},
@@ -185,7 +185,7 @@ func TestRemoteModuleRefusals(t *testing.T) {
 		{"redirect loop", u + "/loop.js", []string{"stopped after 10 requests (9 redirects)"}, 0},
 		{"timeout", u + "/hang.js", []string{u + "/hang.js", "no complete reply within 300ms"}, 300 * time.Millisecond},
 		{"password", withPW + "/none.js", []string{"https://REDACTED@" + strings.TrimPrefix(u, "https://") + "/none.js", "404"}, 0},
-		{"lacked API in a module", u + "/click.js", []string{u + "/click.js:2:11", "res.clickLink is not supported"}, 0},
+		{"lacked API in a module", u + "/stream.js", []string{u + "/stream.js:3:25", "Blob.stream() (k6/websockets) is not supported"}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

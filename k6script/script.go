@@ -81,12 +81,13 @@ type Script struct {
 	out        *Output // k6's --out csv or json, or nil
 	con        *console
 
-	vus      sync.Map // load's VU id -> *vu
-	pool     chan *vu // runtimes made ahead, not yet given to a VU
-	taken    chan struct{}
-	runtimes atomic.Int64 // runtimes made for load's VUs: prepared, spare and fresh
-	vuInits  atomic.Int64
-	setupRaw string // JSON of setup()'s result; "" when none
+	vus       sync.Map // load's VU id -> *vu
+	pool      chan *vu // runtimes made ahead, not yet given to a VU
+	taken     chan struct{}
+	runtimes  atomic.Int64 // runtimes made for load's VUs: prepared, spare and fresh
+	scenarios sync.Map     // scenario name -> *iteration, for VUsTaken
+	vuInits   atomic.Int64
+	setupRaw  string // JSON of setup()'s result; "" when none
 }
 
 // Load bundles, compiles and initialises the script once (as VU 0) to read
@@ -267,8 +268,9 @@ func (s *Script) KeepSpares(ctx context.Context, limit int64) (wait func()) {
 }
 
 // vuFor returns load's VU id's runtime, taking a prepared one or making
-// one (fresh) when the id is new; ctx's end interrupts a fresh one's init.
-func (s *Script) vuFor(ctx context.Context, id uint64) (v *vu, fresh bool, err error) {
+// one (fresh) when the id is new, which it counts in taken (if not nil);
+// ctx's end interrupts a fresh one's init.
+func (s *Script) vuFor(ctx context.Context, id uint64, taken *atomic.Int64) (v *vu, fresh bool, err error) {
 	if x, ok := s.vus.Load(id); ok {
 		return x.(*vu), false, nil
 	}
@@ -287,6 +289,9 @@ func (s *Script) vuFor(ctx context.Context, id uint64) (v *vu, fresh bool, err e
 	}
 	v.setID(id)
 	s.vus.Store(id, v)
+	if taken != nil {
+		taken.Add(1)
+	}
 	return v, fresh, nil
 }
 

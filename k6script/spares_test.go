@@ -32,11 +32,11 @@ func TestKeepSparesUpToTheLimit(t *testing.T) {
 	defer cancel()
 	waitFor(t, "6 runtimes", func() bool { return len(s.pool) == 6 })
 	for id := uint64(1); id <= 6; id++ {
-		if _, fresh, err := s.vuFor(context.Background(), id); err != nil || fresh {
+		if _, fresh, err := s.vuFor(context.Background(), id, nil); err != nil || fresh {
 			t.Fatalf("VU %d: fresh %v, err %v; want a runtime made ahead", id, fresh, err)
 		}
 	}
-	if _, fresh, err := s.vuFor(context.Background(), 7); err != nil || !fresh {
+	if _, fresh, err := s.vuFor(context.Background(), 7, nil); err != nil || !fresh {
 		t.Errorf("VU 7: fresh %v, err %v; want its own runtime, the limit being 6", fresh, err)
 	}
 	if n := s.runtimes.Load(); n != 7 {
@@ -57,7 +57,7 @@ func TestKeepSparesRefills(t *testing.T) {
 	defer cancel()
 	waitFor(t, "the spares", func() bool { return len(s.pool) == Spares })
 	for id := uint64(1); id <= 3; id++ {
-		if _, fresh, _ := s.vuFor(context.Background(), id); fresh {
+		if _, fresh, _ := s.vuFor(context.Background(), id, nil); fresh {
 			t.Fatalf("VU %d ran its init code itself", id)
 		}
 	}

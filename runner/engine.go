@@ -35,6 +35,9 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 			e.mu.Lock()
 			e.t0 = t0
 			e.mu.Unlock()
+			if e.opt.OnLoad != nil {
+				e.opt.OnLoad(e.lr.Stats)
+			}
 			close(started)
 		},
 		OnShrink: e.returnMemory,

@@ -82,6 +82,11 @@ type Options struct {
 	// AfterLoad, when set, is called once the load has stopped; its notes
 	// go into run.json.
 	AfterLoad func() []string
+	// OnLoad, when set, is called as the load starts (at t0, before the
+	// first iteration), with its live counters (load.Generator.Stats, safe
+	// to call from any goroutine, during and after the load): for what
+	// samples the VUs beside the intervals (a script's vus and vus_max).
+	OnLoad func(stats func() []load.Stats)
 }
 
 // Result is what a run left behind.

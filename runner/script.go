@@ -64,6 +64,8 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		return nil, err
 	}
 	start := time.Now()
+	clock := startVUs(s, plan, &opt)
+	defer clock.stop()
 	if err := s.Setup(ctx); err != nil {
 		return nil, err
 	}
@@ -103,22 +105,15 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		}
 	}
 	opt.AfterLoad = func() []string {
-		var notes []string
-		if reason := thresholdAbort.Load(); reason != nil {
-			notes = append(notes, *reason)
-		}
-		if n, first := s.IterationErrors(); n > 0 {
-			notes = append(notes, fmt.Sprintf("%d iterations ended in an exception; the first: %s", n, first))
-		}
-		if rate, total := s.Checks.Rate(); total > 0 {
-			notes = append(notes, fmt.Sprintf("checks: %.2f%% of %d passed", 100*rate, total))
-		}
-		return notes
+		clock.pause()
+		return loadNotes(s, thresholdAbort.Load())
 	}
+	clock.pause()
 	res, err := Execute(runCtx, plan.Config, opt)
 	if res == nil {
 		return nil, err
 	}
+	clock.resume()
 	out := &ScriptResult{Result: res}
 	if reason := thresholdAbort.Load(); reason != nil {
 		out.ThresholdAbort = *reason
@@ -127,6 +122,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	terr := s.Teardown(tdCtx)
 	stopTd()
 	out.TestRunDuration = time.Since(start)
+	clock.stop()
 	if terr != nil {
 		out.TeardownError = terr.Error()
 		var te *k6script.TimeoutError
@@ -139,14 +135,41 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	out.ChecksRate, out.ChecksTotal = s.Checks.Rate()
 	out.IterationErrors, out.FirstError = s.IterationErrors()
 	out.K6, out.Iterations = s.K6Builtins(), s.Iterations()
+	if werr := writeScriptFiles(res.Dir, out); err == nil {
+		err = werr
+	}
+	return out, err
+}
+
+// loadNotes are run.json's notes of a script's load: the abortOnFail
+// threshold that stopped it (abort, nil when none), its iterations'
+// exceptions, its checks.
+func loadNotes(s *k6script.Script, abort *string) []string {
+	var notes []string
+	if abort != nil {
+		notes = append(notes, *abort)
+	}
+	if n, first := s.IterationErrors(); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d iterations ended in an exception; the first: %s", n, first))
+	}
+	if rate, total := s.Checks.Rate(); total > 0 {
+		notes = append(notes, fmt.Sprintf("checks: %.2f%% of %d passed", 100*rate, total))
+	}
+	return notes
+}
+
+// writeScriptFiles writes what only the script knows into the run
+// directory: checks.json, metrics.json, k6.json; the first error.
+func writeScriptFiles(dir string, out *ScriptResult) error {
+	var err error
 	for file, v := range map[string]any{ChecksFile: out.Checks, MetricsFile: out.Metrics, K6File: out.K6} {
 		if b, jerr := json.MarshalIndent(v, "", "  "); jerr == nil {
-			if werr := os.WriteFile(filepath.Join(res.Dir, file), append(b, '\n'), 0o644); werr != nil && err == nil {
+			if werr := os.WriteFile(filepath.Join(dir, file), append(b, '\n'), 0o644); werr != nil && err == nil {
 				err = werr
 			}
 		}
 	}
-	return out, err
+	return err
 }
 
 // teardownContext is teardown()'s: a stop asked for before it starts (the
@@ -175,14 +198,7 @@ func teardownContext(ctx context.Context, abort <-chan struct{}) (context.Contex
 func initialVUs(cfg *scenario.Config) int {
 	n := 0
 	for _, sc := range cfg.Scenarios {
-		switch e := sc.Executor.(type) {
-		case load.ConstantArrivalRate:
-			n += e.PreAllocatedVUs
-		case load.RampingArrivalRate:
-			n += e.PreAllocatedVUs
-		default:
-			n += sc.Executor.PeakVUs()
-		}
+		n += plannedVUs(sc)
 	}
 	return n
 }

@@ -27,7 +27,7 @@ import (
 // metrics and thresholds, setup and teardown, batches, redirects, cookies,
 // forms, tags, SharedArray, k6/execution, expected statuses, think time,
 // exceptions, test.abort, handleSummary, WebCrypto, CSV rows read with
-// k6/experimental/csv and fs at top-level await). Each row's outcome is
+// k6/experimental/csv and fs at top-level await, links followed). Each row's outcome is
 // worked out by hand from the script's own logic as k6 would run it (the
 // rules cited beside the row, read in k6's source): exit code, http_reqs,
 // iterations, checks passed and failed, and threshold verdicts. A script
@@ -293,9 +293,14 @@ var k6Corpus = []corpusCase{
 	// exit 99.
 	{script: "abort_on_fail.js", exit: ExitThresholds, reqs: 6, iters: 4,
 		verdicts: []string{"FAIL  server_errors: rate<0.5 "}},
-	// clickLink is refused before the start, at the "." before it: line 9,
-	// column 20.
-	{script: "refused.js", exit: ExitUsage, stderr: []string{"clickLink is not supported", "refused.js:9:20"}},
+	// Blob.stream() is refused before the start, at the "." before it:
+	// line 9, column 38.
+	{script: "refused.js", exit: ExitUsage, stderr: []string{"Blob.stream() (k6/websockets) is not supported", "refused.js:9:38"}},
+	// 2 × (the page, its first a[href] and a.next, both /status/200): 6
+	// requests, the 2 named next; a.prev is on no page: k6's error (its
+	// response.go ClickLink), sending nothing. 3 passing checks each.
+	{script: "click_link.js", exit: 0, reqs: 6, iters: 2, pass: 6, fail: 0,
+		verdicts: []string{"PASS  http_reqs{name:next}: count==2 "}},
 	// The vus/iterations shortcut is a shared-iterations scenario, which
 	// k6 refuses with fewer iterations than VUs (SharedIterationsConfig.
 	// Validate; k6 exits 104, knee 2 for every input it refuses).
@@ -393,6 +398,15 @@ var k6Corpus = []corpusCase{
 		verdicts: []string{"PASS  ws_sessions: count==8 ", "PASS  ws_msgs_sent: count==6 ",
 			"PASS  ws_msgs_received: count==6 "},
 		counts: map[string]int64{"ws_ping": 6, "ws_session_duration": 8}},
+	// 3 VUs × 3 iterations (starting at 0, 1.1 and 2.2 s; the third ends
+	// at 3.3 s, within gracefulStop), one request each. k6 samples vus and
+	// vus_max each second from its start (execution/scheduler.go): at 1, 2
+	// and 3 s all 3 VUs are active, and the 3 were initialised before the
+	// start; the test ends before 4 s. vus_max's value 3 fails value<2:
+	// exit 99.
+	{script: "vus.js", exit: ExitThresholds, reqs: 9, iters: 9,
+		verdicts: []string{"FAIL  vus_max: value<2 ", "PASS  vus: value==3 "},
+		counts:   map[string]int64{"vus": 3, "vus_max": 3}},
 }
 
 func TestK6Corpus(t *testing.T) {

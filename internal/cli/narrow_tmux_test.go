@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/knee-dev/knee/internal/kneetest"
+	"github.com/knee-dev/knee/k6metric"
 )
 
 // What knee prints to standard output, on a real 80-column terminal (tmux,
@@ -70,10 +71,18 @@ func TestNarrowTerminalOutput(t *testing.T) {
 				}
 			}
 			if tc.name == "k6" {
-				// Each of k6's fields whole: a row that holds "max=" ends in a
-				// unit, never in the middle of a number.
+				// Each of k6's fields whole: a row that holds a Trend's "max="
+				// ends in a unit, never in the middle of a number; a Gauge's
+				// line (vus) is short: its value, min= and max= on one row.
 				for _, line := range lines {
-					for _, f := range strings.Fields(line) {
+					fs := strings.Fields(line)
+					if m, ok := k6metric.Lookup(strings.Join(fs[:min(len(fs), 1)], "")); ok && m.Type == k6metric.Gauge {
+						if len(fs) != 4 || !strings.HasPrefix(fs[2], "min=") || !strings.HasPrefix(fs[3], "max=") {
+							t.Errorf("a Gauge's line not whole: %q", line)
+						}
+						continue
+					}
+					for _, f := range fs {
 						if v, ok := strings.CutPrefix(f, "max="); ok && !strings.HasSuffix(v, "s") {
 							t.Errorf("max= cut: %q in %q", f, line)
 						}

@@ -298,6 +298,10 @@ func printK6(w io.Writer, ms []k6script.K6Stat) {
 			fmt.Fprintf(w, "  %-32s %s%s\n", m.Name, strconv.FormatFloat(m.Sum, 'f', -1, 64), unit)
 		case k6script.KindRate:
 			fmt.Fprintf(w, "  %-32s %.2f%% %d out of %d\n", m.Name, 100*m.Rate, m.Trues, m.Count)
+		case k6script.KindGauge:
+			// k6's summary: the last value, then min and max.
+			g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+			fmt.Fprintf(w, "  %-32s %s min=%s max=%s\n", m.Name, g(m.Value), g(m.Min), g(m.Max))
 		}
 	}
 }

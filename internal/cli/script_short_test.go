@@ -126,11 +126,11 @@ export default function () {
 // Bad scripts exit 2 before anything runs, naming the place.
 func TestScriptBadInputExitsTwo(t *testing.T) {
 	cases := map[string]string{
-		"export default function () {\n  let = 1;\n}\n":                                                     "script.js:2:",
-		"import { Blob } from 'k6/websockets';\nexport default function () { new Blob([]).stream(); }\n":    "script.js:2:42: Blob.stream() (k6/websockets) is not supported",
-		"export const options = { vus: 'x' };\nexport default function () {}\n":                             "vus is a string",
-		"export const options = { thresholds: { vus_max: ['value>0'] } };\nexport default function () {}\n": "knee cannot evaluate k6 metric",
-		"export const options = { thresholds: { checks: ['p(95)<1'] } };\nexport default function () {}\n":  "a rate has no aggregate \"p\"",
+		"export default function () {\n  let = 1;\n}\n":                                                    "script.js:2:",
+		"import { Blob } from 'k6/websockets';\nexport default function () { new Blob([]).stream(); }\n":   "script.js:2:42: Blob.stream() (k6/websockets) is not supported",
+		"export const options = { vus: 'x' };\nexport default function () {}\n":                            "vus is a string",
+		"export const options = { thresholds: { vus: ['max<5'] } };\nexport default function () {}\n":      "a gauge has no aggregate \"max\"",
+		"export const options = { thresholds: { checks: ['p(95)<1'] } };\nexport default function () {}\n": "a rate has no aggregate \"p\"",
 	}
 	for src, want := range cases {
 		code, out, stderr := runKnee(t, "run", writeJS(t, src), "--out", t.TempDir(), "--quiet")

@@ -1,0 +1,163 @@
+package runner
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/knee-dev/knee/k6script"
+	"github.com/knee-dev/knee/load"
+	"github.com/knee-dev/knee/scenario"
+)
+
+// vusEvery is how often k6 samples vus and vus_max: a one-second ticker
+// from the scheduler's start (k6 v1.8.1 execution/scheduler.go
+// emitVUsAndVUsMax), no sample at the start or the end.
+const vusEvery = time.Second
+
+// vusCounter is what the sampler records into (k6script.Script).
+type vusCounter interface {
+	RecordVUs(active, initialised int64)
+	VUsTaken(scenario string) int64
+}
+
+// vusSampler samples k6's vus and vus_max of a script's run. Before the
+// load starts and after it ends no VU is active, as in k6's setup() and
+// teardown().
+type vusSampler struct {
+	to    vusCounter
+	scs   []scenario.Scenario
+	stats atomic.Pointer[func() []load.Stats]
+}
+
+// attach is runner.Options.OnLoad: the load's live counters.
+func (v *vusSampler) attach(stats func() []load.Stats) { v.stats.Store(&stats) }
+
+// sample is one reading. k6's active VUs: in the closed model a VU is
+// active from its start until it stops (the executor holds it the whole
+// time), in the open model only while it runs an iteration
+// (lib/executor ramping_arrival_rate.go activeVUPool). Its initialised
+// VUs: what its plan needs before the start (a closed scenario's peak, an
+// open one's pre-allocated VUs), plus the open model's VUs started beyond
+// those, which it keeps once made.
+func (v *vusSampler) sample() (active, initialised int64) {
+	var live map[string]load.Stats
+	if f := v.stats.Load(); f != nil {
+		live = map[string]load.Stats{}
+		for _, st := range (*f)() {
+			live[st.Scenario] = st
+		}
+	}
+	for _, sc := range v.scs {
+		st := live[sc.Name]
+		if sc.Executor.Model() == load.ModelOpen {
+			active += int64(st.BusyVUs)
+			initialised += max(int64(plannedVUs(sc)), v.to.VUsTaken(sc.Name))
+			continue
+		}
+		active += int64(st.VUs)
+		initialised += int64(plannedVUs(sc))
+	}
+	return active, initialised
+}
+
+// vusClock is a running sampler: k6's one-second ticker on the test's
+// own clock, which stands still while paused (the time knee spends on
+// what k6 does not do: the environment note before and after the load),
+// so the samples fall where k6's would.
+type vusClock struct {
+	ctl  chan bool // true: run, false: pause
+	done chan struct{}
+	stop func()
+}
+
+// start records a sample every `every` of unpaused time until the clock
+// is stopped.
+func (v *vusSampler) start(every time.Duration) *vusClock {
+	c := &vusClock{ctl: make(chan bool), done: make(chan struct{})}
+	var wg sync.WaitGroup
+	wg.Go(func() { v.tick(every, c) })
+	var once sync.Once
+	c.stop = func() {
+		once.Do(func() { close(c.done) })
+		wg.Wait()
+	}
+	return c
+}
+
+func (v *vusSampler) tick(every time.Duration, c *vusClock) {
+	deadline := time.Now().Add(every) // while running: the next sample's time
+	left := every                     // while paused: the running time to it
+	t := time.NewTimer(every)
+	defer t.Stop()
+	running := true
+	for {
+		var fire <-chan time.Time
+		if running {
+			fire = t.C
+		}
+		select {
+		case <-c.done:
+			return
+		case run := <-c.ctl:
+			switch {
+			case run && !running:
+				deadline = time.Now().Add(left)
+				t.Reset(left)
+			case !run && running:
+				left = max(time.Until(deadline), 0)
+				t.Stop()
+			}
+			running = run
+		case <-fire:
+			v.to.RecordVUs(v.sample())
+			deadline = deadline.Add(every) // a ticker's: no drift
+			t.Reset(time.Until(deadline))
+		}
+	}
+}
+
+// pause stops the clock until resume; both return at once once stopped.
+func (c *vusClock) pause() { c.set(false) }
+
+// resume runs the clock again.
+func (c *vusClock) resume() { c.set(true) }
+
+func (c *vusClock) set(run bool) {
+	select {
+	case c.ctl <- run:
+	case <-c.done:
+	}
+}
+
+// startVUs starts sampling s's vus and vus_max, as k6 does from its
+// start to teardown()'s end. The clock stands still from Execute's call
+// (the caller pauses it) to the load's start, which opt.OnLoad (chained)
+// marks, and from the load's end to teardown: there knee does what k6
+// does not (the environment note).
+func startVUs(s vusCounter, plan *k6script.Plan, opt *Options) *vusClock {
+	v := &vusSampler{to: s, scs: plan.Config.Scenarios}
+	clock := v.start(vusEvery)
+	prev := opt.OnLoad
+	opt.OnLoad = func(stats func() []load.Stats) {
+		if prev != nil {
+			prev(stats)
+		}
+		v.attach(stats)
+		clock.resume()
+	}
+	return clock
+}
+
+// plannedVUs is how many VUs a scenario needs before its start: the open
+// model's pre-allocated VUs, the closed model's peak.
+func plannedVUs(sc scenario.Scenario) int {
+	switch e := sc.Executor.(type) {
+	case load.ConstantArrivalRate:
+		return e.PreAllocatedVUs
+	case load.RampingArrivalRate:
+		return e.PreAllocatedVUs
+	default:
+		return sc.Executor.PeakVUs()
+	}
+}
