@@ -182,6 +182,7 @@ func bundleAs(ctx context.Context, entry string, mods Modules, red *redact.Redac
 	if b.code == "" {
 		return nil, fmt.Errorf("%s: bundling gave no code", entry)
 	}
+	b.code = indexedHelperLoops(b.code)
 	b.cjsEntry = async && entryFormat(res.Metafile, abs) == "cjs"
 	return b, nil
 }
@@ -300,4 +301,29 @@ func mustAbs(p string) string {
 		return p
 	}
 	return a
+}
+
+// indexedHelperLoops rewrites the loops of esbuild's interop helpers
+// (__export's for-in, __copyProps' for-of) as loops by index over the same
+// own property names, in the same order, line for line (the source map's
+// lines stay). In goja the first for-in or for-of of a runtime builds what
+// it walks (Object.prototype's methods, Array.prototype's symbols, the array
+// iterator's prototype): ~10 KB per VU, before the script has run a line.
+// A script that iterates so itself still pays it; a bundle whose helpers
+// read otherwise (another esbuild) is left as it is.
+func indexedHelperLoops(code string) string {
+	for _, r := range [][2]string{
+		{
+			"  for (var name in all)\n    __defProp(target, name, { get: all[name], enumerable: true });\n",
+			"  for (var __names = Object.keys(all), __i = 0, name; __i < __names.length; __i++)\n    name = __names[__i], __defProp(target, name, { get: all[name], enumerable: true });\n",
+		},
+		{
+			// let: each getter keeps its own key, as with for-of
+			"    for (let key of __getOwnPropNames(from))\n",
+			"    for (let __keys = __getOwnPropNames(from), __i = 0, key = __keys[0]; __i < __keys.length; key = __keys[++__i])\n",
+		},
+	} {
+		code = strings.Replace(code, r[0], r[1], 1)
+	}
+	return code
 }

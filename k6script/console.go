@@ -25,7 +25,7 @@ const consoleBurst = 20
 func newConsole(w Writer) *console { return &console{w: w} }
 
 func (c *console) object(v *vu) *goja.Object {
-	o := v.rt.NewObject()
+	o := newLazyObject(v.rt)
 	for _, level := range []string{"log", "info", "warn", "error", "debug"} {
 		must(o.Set(level, func(call goja.FunctionCall) goja.Value {
 			parts := make([]string, 0, len(call.Arguments))
@@ -36,7 +36,7 @@ func (c *console) object(v *vu) *goja.Object {
 			return goja.Undefined()
 		}))
 	}
-	return o
+	return o.object()
 }
 
 // show is how console prints a value: objects as JSON, as k6 does.

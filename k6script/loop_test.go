@@ -178,3 +178,50 @@ func TestLoopUncaughtRejectionInACallback(t *testing.T) {
 		t.Errorf("err %v; want the late rejection", err)
 	}
 }
+
+// A call's context is made when a module asks for it: it is live during
+// the call, the same at every ask, derived from the call's ctx, and ended
+// once the call ends, however it ended; outside a call it has ended.
+func TestLoopCallContext(t *testing.T) {
+	type key struct{}
+	for _, tc := range []struct {
+		name  string
+		asks  int // how many times the call asks for its context
+		fails bool
+	}{
+		{"asked once", 1, false},
+		{"asked twice", 2, false},
+		{"asked, then the call fails", 1, true},
+		{"never asked", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, _ := testLoop()
+			parent := context.WithValue(context.Background(), key{}, "run")
+			var got []context.Context
+			err := l.call(parent, func() error {
+				for range tc.asks {
+					c := l.context()
+					if c.Err() != nil || c.Value(key{}) != "run" {
+						t.Errorf("during the call: err %v, value %v; want live, derived from the call's ctx", c.Err(), c.Value(key{}))
+					}
+					got = append(got, c)
+				}
+				if tc.fails {
+					return errors.New("boom")
+				}
+				return nil
+			})
+			if (err != nil) != tc.fails {
+				t.Fatalf("call: %v", err)
+			}
+			for i, c := range got {
+				if c != got[0] || c.Err() == nil {
+					t.Errorf("ask %d: %v (the first %v), err %v; want the same context, ended", i, c, got[0], c.Err())
+				}
+			}
+			if l.context().Err() == nil {
+				t.Error("outside the call the context is live; want ended")
+			}
+		})
+	}
+}

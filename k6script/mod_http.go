@@ -28,7 +28,7 @@ const defaultMaxRedirects = 10
 // script's request.Caller on the VU's goroutine.
 func httpModule(v *vu) *goja.Object {
 	rt := v.rt
-	o := rt.NewObject()
+	o := newLazyObject(rt)
 	send := func(method string, u, body, params goja.Value) goja.Value {
 		return v.httpRequest(method, u, body, params)
 	}
@@ -77,7 +77,7 @@ func httpModule(v *vu) *goja.Object {
 		}
 		return v.rt.ToValue(p)
 	}))
-	return o
+	return o.object()
 }
 
 // httpRequest sends one request and returns k6's Response object.

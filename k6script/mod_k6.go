@@ -25,7 +25,7 @@ func tagsArg(val goja.Value) map[string]string {
 // k6Module is "k6": check, sleep, group, fail, randomSeed.
 func k6Module(v *vu) *goja.Object {
 	rt := v.rt
-	o := rt.NewObject()
+	o := newLazyObject(rt)
 	must(o.Set("check", func(call goja.FunctionCall) goja.Value {
 		val := call.Argument(0)
 		sets, ok := call.Argument(1).(*goja.Object)
@@ -111,7 +111,7 @@ func k6Module(v *vu) *goja.Object {
 		r := rand.New(rand.NewPCG(uint64(seed), uint64(seed)))
 		rt.SetRandSource(r.Float64)
 	}))
-	return o
+	return o.object()
 }
 
 // isAsyncFunction tells an async function (its constructor is

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -37,6 +38,9 @@ const (
 	freezeFor = 3 * time.Second
 )
 
+// servedPath answers how many requests the target has served (itself not counted).
+const servedPath = "/served"
+
 // TestFreezeTargetProcess is not a test: re-executed with targetEnv set, it
 // is the target server. It prints its address and serves until its stdin
 // closes (the parent test ended or died).
@@ -48,7 +52,13 @@ func TestFreezeTargetProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	var served atomic.Int64
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == servedPath {
+			fmt.Fprint(w, served.Load())
+			return
+		}
+		served.Add(1)
 		w.Write([]byte("ok"))
 	})}
 	go srv.Serve(ln)
