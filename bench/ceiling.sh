@@ -14,7 +14,7 @@
 #           is to judge it by;
 #   fortio  achieved >= 99.5 % (-uniform -c CONNS), the same.
 # A tool's ceiling is the highest rate held below its first miss; the steps
-# after a miss are not run. CONNS (default 64) connections for the peers;
+# after a miss are not run. CONNS (default 16, as cost.sh) connections for the peers;
 # knee opens what it needs (its default VU bounds).
 #
 # Closed model: REPS (default 3) interleaved runs of knee (constant-vus 64),
@@ -25,7 +25,7 @@ set -u
 D=${DURATION:-10s}
 SECS=${D%s}
 WARM=${WARM:-2s}
-CONNS=${CONNS:-64}
+CONNS=${CONNS:-16}
 REPS=${REPS:-3}
 build
 if [ ! -x "$PEERS/fortio" ]; then
