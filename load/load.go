@@ -12,13 +12,15 @@
 //
 // An Iteration that can run many iterations at once on one goroutine, over
 // non-blocking I/O (LoopIteration: request.Sender for plain http://), runs
-// the open model on the event-loop engine (loopopen.go): one goroutine per
-// scenario starts each due iteration on its Loop and waits on the Loop until
-// the next start or until iterations end; a VU is then an id and its
-// iteration count, not a goroutine. Every other Iteration, and the closed
-// model, run a goroutine per VU. Both engines share the schedule and the
-// rules: same starts, drops, pool growth, retirement and stops (the
-// open-model tests run on both). The VU pool's rules (which VU takes a
+// on the event-loop engine: one goroutine per scenario starts iterations on
+// its Loop and waits on the Loop; a VU is then an id and its iteration
+// count, not a goroutine. In the open model (loopopen.go) it starts each due
+// iteration and waits until the next start or until iterations end; in the
+// closed model (loopclosed.go) a VU's next iteration starts when its last
+// one ends (after its think time), so the Loop returns on every end. Every
+// other Iteration runs a goroutine per VU. Both engines share the schedule
+// and the rules: same starts, drops, pool growth, retirement, ramp-downs and
+// stops (the tests of both models run on both). The VU pool's rules (which VU takes a
 // start, a new VU or a drop, retirement, the parked identities of retired
 // VUs) are one type both engines call (pool.go); an engine adds only how
 // its VUs wait and run.

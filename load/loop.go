@@ -4,8 +4,8 @@ import "time"
 
 // LoopIteration is an Iteration that can also run many iterations at once
 // on one goroutine, as an event loop over non-blocking I/O. For the open
-// model, load then drives a scenario from one goroutine and no VU is a
-// goroutine: a VU is an id, its iteration count and what the Loop keeps
+// model and the closed one, load then drives a scenario from one goroutine
+// and no VU is a goroutine: a VU is an id, its iteration count and what the Loop keeps
 // for it (its connection). A waiting VU costs a few hundred bytes rather
 // than a goroutine, and a start costs no hand-off between goroutines: the
 // goroutine that wakes at the intended time is the one that sends.
@@ -33,6 +33,10 @@ type Loop interface {
 	// for the caller's starts to go first; the next Wait returns them, each
 	// Done when it ended, not when Wait saw it.
 	Wait(until time.Time, ended []Ended) []Ended
+	// WakeOnEnds makes every later Wait return as soon as an iteration
+	// has ended, never sleeping through ends: the closed model starts a
+	// VU's next iteration when its last one ends.
+	WakeOnEnds()
 	// Wake makes a blocked Wait return, or the next one return at once.
 	// Any goroutine may call it.
 	Wake()

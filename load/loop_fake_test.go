@@ -115,6 +115,10 @@ func (l *goLoop) Start(vu, iter uint64) {
 	}()
 }
 
+// WakeOnEnds: a goLoop's Wait always returns on an end (a sleepyLoop's
+// does not: the closed model's tests use goLoop).
+func (l *goLoop) WakeOnEnds() {}
+
 func (l *goLoop) Wait(until time.Time, ended []Ended) []Ended {
 	var timer <-chan time.Time
 	if !until.IsZero() {

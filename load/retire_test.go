@@ -359,19 +359,21 @@ func TestIdleLimit(t *testing.T) {
 }
 
 func TestRampedDownVUsAreReleased(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		// 0 -> 3 VUs over 3 s (ids 1, 2, 3 at 1, 2, 3 s), 3 -> 1 over 2 s: the
-		// newest goes first, id 3 at 4 s, id 2 at 5 s. Id 1 runs to the end
-		// and is left to the Iteration's owner.
-		it := newReleasing(10 * ms)
-		exec := RampingVUs{Stages: []Stage{{Duration: 3 * time.Second, Target: 3}, {Duration: 2 * time.Second, Target: 1},
-			{Duration: time.Second, Target: 1}}, Think: 90 * ms}
-		o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "r", Executor: exec, Iteration: it})
-		if o.err != nil {
-			t.Fatal(o.err)
-		}
-		if got := it.releases(); !slices.Equal(got, []uint64{3, 2}) || it.overlaps != 0 {
-			t.Errorf("released %v (%d during the VU's own Do), want [3 2] and none during", got, it.overlaps)
-		}
+	onEngines(t, func(t *testing.T, wrap func(Iteration) Iteration) {
+		synctest.Test(t, func(t *testing.T) {
+			// 0 -> 3 VUs over 3 s (ids 1, 2, 3 at 1, 2, 3 s), 3 -> 1 over 2 s: the
+			// newest goes first, id 3 at 4 s, id 2 at 5 s. Id 1 runs to the end
+			// and is left to the Iteration's owner.
+			it := newReleasing(10 * ms)
+			exec := RampingVUs{Stages: []Stage{{Duration: 3 * time.Second, Target: 3}, {Duration: 2 * time.Second, Target: 1},
+				{Duration: time.Second, Target: 1}}, Think: 90 * ms}
+			o := runScenarios(t, t.Context(), Options{}, Scenario{Name: "r", Executor: exec, Iteration: wrap(it)})
+			if o.err != nil {
+				t.Fatal(o.err)
+			}
+			if got := it.releases(); !slices.Equal(got, []uint64{3, 2}) || it.overlaps != 0 {
+				t.Errorf("released %v (%d during the VU's own Do), want [3 2] and none during", got, it.overlaps)
+			}
+		})
 	})
 }

@@ -64,8 +64,8 @@ type Options struct {
 	// (the Go runtime keeps pages up to its next GC goal, which the stall
 	// raised).
 	OnShrink func()
-	// GoroutineVUs runs every open-model VU as a goroutine even when the
-	// Iteration offers an event loop (LoopIteration): for comparisons.
+	// GoroutineVUs runs every VU as a goroutine, in both models, even when
+	// the Iteration offers an event loop (LoopIteration): for comparisons.
 	GoroutineVUs bool
 }
 
@@ -290,10 +290,13 @@ func newScenarioRun(r *Generator, name string, sc Scenario) (*scenarioRun, []err
 	if a, ok := drv.(*openGoroutines); ok {
 		s.sched = a.sched
 	}
-	if a, ok := drv.(*openGoroutines); ok && !r.opt.GoroutineVUs {
-		if li, ok := sc.Iteration.(LoopIteration); ok {
-			if _, self := sc.Iteration.(SelfRecording); !self {
+	if li, ok := sc.Iteration.(LoopIteration); ok && !r.opt.GoroutineVUs {
+		if _, self := sc.Iteration.(SelfRecording); !self {
+			switch a := drv.(type) {
+			case *openGoroutines:
 				drv = &openLoop{a: a, it: li}
+			case *closedVUs:
+				drv = &closedLoop{c: a, it: li}
 			}
 		}
 	}

@@ -33,21 +33,21 @@ type v2Encoder struct {
 // the highest recorded value (HdrHistogram's Max: the top of the highest
 // non-empty bucket; 0 when empty).
 func (e *v2Encoder) appendEncoded(dst []byte, h *hdrhistogram.Histogram) ([]byte, int64, error) {
-	s := h.Export()
-	if s.LowestTrackableValue != LowestMicros || s.SignificantFigures != SigFigs {
+	if !ownGeometry(h) {
 		// Not knee's geometry (cannot happen for a Histogram): let the library do it.
 		payload, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		return append(dst, payload...), h.Max(), err
 	}
-	top := len(s.Counts) - 1
-	for top >= 0 && s.Counts[top] == 0 {
+	all := countsOf(h)
+	top := len(all) - 1
+	for top >= 0 && all[top] == 0 {
 		top--
 	}
 	maxValue, limit := int64(0), 1 // an empty histogram encodes one zero count, as Encode does
 	if top >= 0 {
 		maxValue, limit = highestEquivalentAt(top), top+1
 	}
-	ratio := s.IntegerToDoubleConversionRatio
+	ratio := conversionRatioOf(h)
 	if ratio == 0 {
 		ratio = 1
 	}
@@ -56,12 +56,12 @@ func (e *v2Encoder) appendEncoded(dst []byte, h *hdrhistogram.Histogram) ([]byte
 	raw = binary.BigEndian.AppendUint32(raw, uint32(v2EncodingCookie))
 	raw = binary.BigEndian.AppendUint32(raw, 0) // counts length, filled in below
 	raw = binary.BigEndian.AppendUint32(raw, 0) // normalizing index offset
-	raw = binary.BigEndian.AppendUint32(raw, uint32(s.SignificantFigures))
-	raw = binary.BigEndian.AppendUint64(raw, uint64(s.LowestTrackableValue))
-	raw = binary.BigEndian.AppendUint64(raw, uint64(s.HighestTrackableValue))
+	raw = binary.BigEndian.AppendUint32(raw, uint32(SigFigs))
+	raw = binary.BigEndian.AppendUint64(raw, uint64(LowestMicros))
+	raw = binary.BigEndian.AppendUint64(raw, uint64(HighestMicros))
 	raw = binary.BigEndian.AppendUint64(raw, math.Float64bits(ratio))
 	const header = 40
-	counts := s.Counts[:limit]
+	counts := all[:limit]
 	for i := 0; i < len(counts); {
 		if counts[i] != 0 {
 			raw = appendZigZag(raw, counts[i])

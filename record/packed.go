@@ -34,7 +34,7 @@ func (h *Histogram) pack() {
 func packHdr(src *hdrhistogram.Histogram) *packed {
 	var buf []byte
 	var prev int64
-	for i, n := range src.Export().Counts {
+	for i, n := range countsOf(src) {
 		if n == 0 {
 			continue
 		}
@@ -118,7 +118,7 @@ func (h *Histogram) walkBuckets(fn func(low, n int64) bool) {
 	case h.h == nil:
 		h.packed.walk(fn)
 	case ownGeometry(h.h):
-		for i, n := range h.h.Export().Counts {
+		for i, n := range countsOf(h.h) {
 			if n != 0 && !fn(valueAtIndex(i), n) {
 				return
 			}

@@ -41,7 +41,7 @@
 // costs less than half of net/http's CPU per request, and one goroutine per
 // VU instead of three.
 //
-// Event loop (the open model's engine, load.LoopIteration): Sender.NewLoop
+// Event loop (load's engine for both models, load.LoopIteration): Sender.NewLoop
 // returns a Loop that sends the lean client's requests from one goroutine
 // over non-blocking sockets in an epoll set of its own (Linux), with the
 // same rendering, parser, limits, retry, keep-alive (a connection per VU,

@@ -3,6 +3,7 @@ package request
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -198,8 +199,53 @@ func BenchmarkOpenModel(b *testing.B) {
 	}
 }
 
-// lagSink counts samples and sums their send lag.
-type lagSink struct{ n, lag, bad, dropped atomic.Int64 }
+// BenchmarkClosedModel measures the client's CPU per request (cpu-ns/op)
+// and the context switches of its threads (cs/op) in the closed model,
+// VUs with no think time and with 1 ms, through load.Generate: on the
+// Sender's event loop (loop) and with a goroutine per VU (goroutines,
+// load.Options.GoroutineVUs). The run stops after b.N requests.
+func BenchmarkClosedModel(b *testing.B) {
+	url := fixedServerProcess(b)
+	spec := Spec{URL: url + "/api/books/9780441172719"}
+	for _, think := range []time.Duration{0, time.Millisecond} {
+		for _, goroutines := range []bool{false, true} {
+			name := "loop"
+			if goroutines {
+				name = "goroutines"
+			}
+			b.Run(fmt.Sprintf("%s/64VUs/think-%v", name, think), func(b *testing.B) {
+				s := newSender(b, []Spec{spec}, Options{})
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				sink := &lagSink{stopAt: int64(b.N), stop: cancel}
+				exec := load.ConstantVUs{VUs: 64, Duration: time.Hour, Think: think}
+				cs0 := ctxSwitches()
+				cpu0 := processCPU(b)
+				b.ResetTimer()
+				err := load.Generate(ctx, []load.Scenario{{Name: "b", Executor: exec, Iteration: s}}, sink,
+					load.Options{GoroutineVUs: goroutines, GracefulStop: 5 * time.Second})
+				if err != nil && !errors.Is(err, load.ErrInterrupted) {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				n := max(sink.n.Load(), 1)
+				if bad := sink.bad.Load(); bad > 0 {
+					b.Fatalf("%d failed requests", bad)
+				}
+				b.ReportMetric(float64(processCPU(b)-cpu0)/float64(n), "cpu-ns/op")
+				b.ReportMetric(float64(ctxSwitches()-cs0)/float64(n), "cs/op")
+			})
+		}
+	}
+}
+
+// lagSink counts samples and sums their send lag; with stop set, it calls
+// stop once stopAt samples are in.
+type lagSink struct {
+	n, lag, bad, dropped atomic.Int64
+	stopAt               int64
+	stop                 func()
+}
 
 func (s *lagSink) Shard() load.ShardSink { return s }
 func (s *lagSink) Dropped(_ string, n int64) {
@@ -207,7 +253,9 @@ func (s *lagSink) Dropped(_ string, n int64) {
 }
 
 func (s *lagSink) Record(smp load.Sample) {
-	s.n.Add(1)
+	if s.n.Add(1) == s.stopAt && s.stop != nil {
+		s.stop()
+	}
 	s.lag.Add(int64(smp.SendLag))
 	if smp.Err != nil || smp.Status != 200 {
 		s.bad.Add(1)

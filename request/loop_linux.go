@@ -258,6 +258,11 @@ func (l *eventLoop) Wake() {
 	l.mu.Unlock()
 }
 
+// WakeOnEnds makes every later Wait return once an iteration has ended,
+// however near until is (see sleepThrough): the closed model's next start
+// is the end of the VU's last iteration.
+func (l *eventLoop) WakeOnEnds() { l.r.WakeOnEvents() }
+
 // Wait runs the loop until an iteration has ended, until passes, or Wake.
 func (l *eventLoop) Wait(until time.Time, ended []load.Ended) []load.Ended {
 	polled := false

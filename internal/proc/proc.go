@@ -1,9 +1,11 @@
-// Package proc reads /proc through prometheus/procfs, below a root that
-// tests can point at a fake tree: the one reader of processes, CPU times and
+// Package proc reads /proc through prometheus/procfs (and /proc/PID/stat
+// itself, the file a process scan reads for every process), below a root
+// that tests can point at a fake tree: the one reader of processes, CPU times and
 // the load average for the environment note (hostinfo) and the USE probes.
 package proc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +14,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/knee-dev/knee/cgroup"
 	"github.com/prometheus/procfs"
@@ -59,28 +63,85 @@ type Stat struct {
 	Comm  string
 }
 
-func statOf(st procfs.ProcStat) Stat {
-	return Stat{CPU: st.CPUTime(), State: st.State, PPID: st.PPID, Comm: st.Comm}
+// userHZ is the unit of /proc/PID/stat's CPU times: USER_HZ, 100 on every
+// Linux architecture knee runs on (procfs assumes the same).
+const userHZ = 100
+
+// parseStat reads the fields knee uses from a /proc/PID/stat line. comm may
+// hold spaces and parentheses: it ends at the line's last ')'.
+func parseStat(line []byte) (Stat, error) {
+	open, end := bytes.IndexByte(line, '('), bytes.LastIndexByte(line, ')')
+	if open < 0 || end < open {
+		return Stat{}, fmt.Errorf("no (comm) in %q", line)
+	}
+	// After comm: state (field 3), ppid (4), ..., utime (14), stime (15).
+	f := bytes.Fields(line[end+1:])
+	if len(f) < 13 {
+		return Stat{}, fmt.Errorf("%d fields after comm, want at least 13", len(f))
+	}
+	ppid, err := strconv.Atoi(string(f[1]))
+	if err != nil {
+		return Stat{}, fmt.Errorf("ppid: %w", err)
+	}
+	utime, err := strconv.ParseUint(string(f[11]), 10, 64)
+	if err != nil {
+		return Stat{}, fmt.Errorf("utime: %w", err)
+	}
+	stime, err := strconv.ParseUint(string(f[12]), 10, 64)
+	if err != nil {
+		return Stat{}, fmt.Errorf("stime: %w", err)
+	}
+	return Stat{CPU: float64(utime+stime) / userHZ, State: string(f[0]), PPID: ppid, Comm: string(line[open+1 : end])}, nil
+}
+
+// statFile reads and parses one /proc/PID/stat into buf's space: a system
+// call to open, one or two to read and one to close, where os.ReadFile
+// adds a stat and the netpoller's attempt to register the file.
+func (p FS) statFile(pid int, buf []byte) (Stat, []byte, error) {
+	name := filepath.Join(p.dir(), strconv.Itoa(pid), "stat")
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return Stat{}, buf, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd) //nolint:errcheck // read-only
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return Stat{}, buf, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if n == 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+	}
+	st, err := parseStat(buf)
+	if err != nil {
+		return Stat{}, buf, fmt.Errorf("%s: %w", name, err)
+	}
+	return st, buf, nil
 }
 
 // Stat reads /proc/<pid>/stat.
 func (p FS) Stat(pid int) (Stat, error) {
-	fsys, err := p.fs()
-	if err != nil {
-		return Stat{}, err
-	}
-	proc, err := fsys.Proc(pid)
-	if err == nil {
-		var st procfs.ProcStat
-		if st, err = proc.Stat(); err == nil {
-			return statOf(st), nil
-		}
-	}
+	st, _, err := p.statFile(pid, make([]byte, 0, statBuf))
 	if gone(err) {
 		return Stat{}, fmt.Errorf("process %d: %w", pid, ErrGone)
 	}
-	return Stat{}, fmt.Errorf("process %d: %w", pid, err)
+	if err != nil {
+		return Stat{}, fmt.Errorf("process %d: %w", pid, err)
+	}
+	return st, nil
 }
+
+// statBuf holds a stat line whole: ~52 numbers and a comm of up to 64 bytes.
+const statBuf = 1024
 
 // Exists checks that pid is a process knee can read.
 func (p FS) Exists(pid int) error {
@@ -210,15 +271,17 @@ func (p FS) AllStats() (map[int]Stat, error) {
 		return nil, err
 	}
 	out := make(map[int]Stat, len(procs))
+	buf := make([]byte, 0, statBuf)
 	for _, proc := range procs {
-		st, err := proc.Stat()
+		var st Stat
+		st, buf, err = p.statFile(proc.PID, buf)
 		if gone(err) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("process %d: %w", proc.PID, err)
 		}
-		out[proc.PID] = statOf(st)
+		out[proc.PID] = st
 	}
 	return out, nil
 }

@@ -100,6 +100,7 @@ type Reactor struct {
 	unread  bool      // a wait slept through the sockets' events
 	yielded time.Time // the last yield (see loopYield)
 	procs   int       // GOMAXPROCS when made: how to yield (see Reactor)
+	eager   bool      // no wait sleeps through the sockets (WakeOnEvents)
 }
 
 // New returns a Reactor that takes up to events events per wait. timerfd
@@ -209,7 +210,7 @@ func (r *Reactor) Poll(wake, now time.Time) []Event {
 		e syscall.Errno
 	)
 	switch {
-	case r.epwake >= 0 && !wake.IsZero() && wake.Sub(now) <= SleepThrough:
+	case r.epwake >= 0 && !r.eager && !wake.IsZero() && wake.Sub(now) <= SleepThrough:
 		// Only Signal ends this wait early; what the sockets say
 		// meanwhile is taken by PollNow after Unread.
 		ts := unix.NsecToTimespec(int64(wake.Sub(now)))
@@ -234,6 +235,10 @@ func (r *Reactor) Poll(wake, now time.Time) []Event {
 	}
 	return r.sockets(int(n))
 }
+
+// WakeOnEvents makes every later Poll return on the sockets' events,
+// however near its wake time: no wait sleeps through them (SleepThrough).
+func (r *Reactor) WakeOnEvents() { r.eager = true }
 
 // PollNow returns the sockets' events ready now, without waiting: a raw
 // system call, which the runtime need not hear of.
