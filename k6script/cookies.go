@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -13,13 +14,29 @@ import (
 // jarObject is k6's CookieJar: http.cookieJar() (the VU's own, used by
 // every request without a jar param) and new http.CookieJar().
 type jarObject struct {
-	jar *cookiejar.Jar
+	jar *cookieJar
 	obj *goja.Object
 }
 
-func newJar() *cookiejar.Jar {
+// cookieJar is a cookie jar that knows whether anything was ever set in
+// it: the VU's own is emptied at each iteration, and one never set is
+// empty already, so it is kept rather than made again (two allocations
+// per iteration of a script whose target sets no cookies).
+type cookieJar struct {
+	*cookiejar.Jar
+	set atomic.Bool // SetCookies was called with a cookie (http.batch calls it from other goroutines)
+}
+
+func newJar() *cookieJar {
 	j, _ := cookiejar.New(nil) // nil options never fail
-	return j
+	return &cookieJar{Jar: j}
+}
+
+func (j *cookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
+	if len(cookies) > 0 {
+		j.set.Store(true)
+	}
+	j.Jar.SetCookies(u, cookies)
 }
 
 // jarFor wraps j in its JavaScript object (once per jar).

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -234,5 +235,50 @@ export default function () { http.get(__ENV.BASE.replace('http://', 'http://u:p@
 	}
 	if reqs := rc.all(); len(reqs) != 0 {
 		t.Errorf("server got %d requests, want none", len(reqs))
+	}
+}
+
+// k6 empties the VU's cookie jar at each iteration (unless
+// noCookiesReset): a cookie the server set, or the script set, in one
+// iteration is not sent in the next; with noCookiesReset it stays. The
+// server answers with the cookies it got, sorted.
+func TestCookieJarEmptiedEachIteration(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/set" {
+			http.SetCookie(w, &http.Cookie{Name: "s", Value: "1"})
+		}
+		var got []string
+		for _, c := range r.Cookies() {
+			got = append(got, c.Name+"="+c.Value)
+		}
+		slices.Sort(got)
+		w.Write([]byte(strings.Join(got, "; ")))
+	}))
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		options string
+		want    []string // what the first request of iterations 0 to 3 carries
+	}{
+		{"{}", []string{"", "", "", ""}},
+		{"{ noCookiesReset: true }", []string{"", "s=1", "s=1", "j=2; s=1"}},
+	} {
+		t.Run(c.options, func(t *testing.T) {
+			s := loadScript(t, `import http from 'k6/http';
+export const options = `+c.options+`;
+export default function () {
+  const got = http.get(__ENV.BASE + '/').body;
+  if (got !== __ENV['WANT' + __ITER]) throw new Error('iteration ' + __ITER + ': the server got "' + got + '"');
+  if (__ITER === 0) http.get(__ENV.BASE + '/set');
+  if (__ITER === 2) http.cookieJar().set(__ENV.BASE + '/', 'j', '2');
+}`, map[string]string{"BASE": srv.URL, "WANT0": c.want[0], "WANT1": c.want[1], "WANT2": c.want[2], "WANT3": c.want[3]})
+			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+			for i := range uint64(4) {
+				var got samples
+				it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Iter: i, Called: time.Now()}, &got)
+			}
+			if n, first := s.IterationErrors(); n != 0 {
+				t.Fatalf("%d iteration errors, the first: %s", n, first)
+			}
+		})
 	}
 }

@@ -487,6 +487,11 @@ func (s *Script) executorOf(scenario string) string { return s.executors[scenari
 
 // iterationCounter counts a scenario's iterations across its VUs.
 func (s *Script) iterationCounter(scenario string) *atomic.Int64 {
+	// Load first: LoadOrStore would allocate a counter (and box the key)
+	// at every iteration to find the one already there.
+	if c, ok := s.iterInTest.Load(scenario); ok {
+		return c.(*atomic.Int64)
+	}
 	c, _ := s.iterInTest.LoadOrStore(scenario, &atomic.Int64{})
 	return c.(*atomic.Int64)
 }

@@ -245,7 +245,7 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	v.aborting = false
 	must(v.rt.Set("__ITER", st.Iter))
 	v.iterInTest = v.s.iterationCounter(st.Scenario).Add(1) - 1
-	if v.jar != nil && !v.s.Options.NoCookiesReset {
+	if v.jar != nil && !v.s.Options.NoCookiesReset && v.jar.jar.set.Load() {
 		v.jar.jar = newJar() // k6 empties the VU's jar at each iteration; its JavaScript object stays
 	}
 	v.s.exec.active.Add(1)

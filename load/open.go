@@ -69,6 +69,7 @@ type openGoroutines struct {
 	woke  time.Time // the scheduler's last wake-up, for the alarm's gap
 	done  bool      // no iteration starts any more; jobs are closed
 	wakes int       // the scheduler's wake-ups, for tests
+	sets  int       // the alarm's settings (a system call each on a kernel timer), for tests
 }
 
 // openVU is one VU of the open model on goroutines. A retired VU leaves its
@@ -202,7 +203,7 @@ func (a *openGoroutines) after(s *scenarioRun, v *openVU) (job, bool) {
 			break
 		}
 		a.pacer = v
-		a.arm() // cancels the alarm: v makes this start
+		a.arm() // moves the alarm to the start after: v makes this one
 		pace := a.pace
 		a.mu.Unlock()
 		pace.wait(due, s.stop) // woken early or stopped: the loop looks again
@@ -230,8 +231,12 @@ func (a *openGoroutines) take(due time.Time) job {
 	return j
 }
 
-// arm sets the scheduler's alarm for the next start (or the schedule's end)
-// unless a pacer makes it; then it cancels the alarm. A start due sooner
+// arm sets the scheduler's alarm for the next start no VU is asleep for:
+// next's, or the one after it while a pacer makes next's (or the
+// schedule's end when there is none). So the alarm is set once per start
+// that a VU makes itself, when it becomes the pacer: the start it then
+// takes leaves the alarm where it is, already on the following start, for
+// the case that the iteration is still running then. A start due sooner
 // than the alarm's gap after the scheduler's last wake-up waits for the
 // gap; one already due rings at once. mu held.
 func (a *openGoroutines) arm() {
@@ -244,20 +249,21 @@ func (a *openGoroutines) arm() {
 		// has looked (and finds a pacer, if one came meanwhile).
 		return
 	}
-	var at time.Time
-	if a.pacer == nil {
-		due, _, ok := a.nextStart()
-		if !ok {
-			due = a.start.Add(a.sched.Duration())
-		}
-		at = due
-		if earliest := a.woke.Add(a.alarm.gap()); at.Before(earliest) && at.After(now) {
-			at = earliest
-		}
+	i := a.next
+	if a.pacer != nil {
+		i++
+	}
+	at := a.start.Add(a.sched.Duration())
+	if off, ok := a.sched.Offset(i); ok {
+		at = a.start.Add(off)
+	}
+	if earliest := a.woke.Add(a.alarm.gap()); at.Before(earliest) && at.After(now) {
+		at = earliest
 	}
 	if !at.Equal(a.armed) {
 		a.armed = at
 		a.alarm.set(at)
+		a.sets++
 	}
 }
 

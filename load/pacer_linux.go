@@ -23,6 +23,9 @@ type fdPacer struct {
 	stopped func() bool // stops the AfterFunc that closes f when stop ends
 	at      time.Time   // the current wait's end, for due
 	due     func(uintptr) bool
+	arm     func(uintptr) // sets the timer to spec, its error in serr
+	spec    unix.ItimerSpec
+	serr    error
 	slack   time.Duration // least time between wake-ups
 }
 
@@ -40,6 +43,8 @@ func newKernelPacer(stop context.Context, slack time.Duration) pacer {
 		return nil
 	}
 	p.due = func(uintptr) bool { return !time.Now().Before(p.at) }
+	// Made once: a closure made per wait would be an allocation per start.
+	p.arm = func(fd uintptr) { p.serr = settime(fd, &p.spec) }
 	// Closing f wakes a blocked wait at once: that is how stop reaches a
 	// sleeping VU.
 	p.stopped = context.AfterFunc(stop, func() { p.f.Close() })
@@ -54,9 +59,8 @@ func (p *fdPacer) wait(at time.Time, stop context.Context) bool {
 	if d <= 0 {
 		return true
 	}
-	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-	var serr error
-	if err := p.rc.Control(func(fd uintptr) { serr = settime(fd, &spec) }); err != nil || serr != nil {
+	p.spec = unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	if err := p.rc.Control(p.arm); err != nil || p.serr != nil {
 		return stop.Err() == nil && fallbackWait(at, stop)
 	}
 	// RawConn.Read forgets readiness seen before it, then calls due before
@@ -94,6 +98,8 @@ type fdAlarm struct {
 	rc      syscall.RawConn
 	stopped func() bool
 	rang    func(uintptr) bool
+	arm     func(uintptr) // sets the timer to spec
+	spec    unix.ItimerSpec
 	slack   time.Duration
 }
 
@@ -112,19 +118,20 @@ func newKernelAlarm(stop context.Context, slack time.Duration) alarm {
 		_, err := unix.Read(int(fd), buf[:])
 		return err != unix.EAGAIN
 	}
+	// An error here means the fd is closed (stop): the scheduler is ending.
+	a.arm = func(fd uintptr) { _ = settime(fd, &a.spec) }
 	// Closing f wakes a blocked wait: that is how stop reaches the scheduler.
 	a.stopped = context.AfterFunc(stop, func() { a.f.Close() })
 	return a
 }
 
 func (a *fdAlarm) set(at time.Time) {
-	var spec unix.ItimerSpec
+	a.spec = unix.ItimerSpec{}
 	if !at.IsZero() {
 		// A zero it_value disarms: ask for 1 ns to ring at once.
-		spec.Value = unix.NsecToTimespec(max(int64(time.Until(at)), 1))
+		a.spec.Value = unix.NsecToTimespec(max(int64(time.Until(at)), 1))
 	}
-	// An error here means the fd is closed (stop): the scheduler is ending.
-	_ = a.rc.Control(func(fd uintptr) { _ = settime(fd, &spec) })
+	_ = a.rc.Control(a.arm)
 }
 
 func (a *fdAlarm) wait(stop context.Context) bool {

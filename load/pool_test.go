@@ -58,22 +58,31 @@ func TestVUPoolGrowsOnlyAsTheScheduleDemands(t *testing.T) {
 
 // A VU free before the next start makes it itself: the scheduler wakes
 // only for starts that find every VU busy (and for the schedule's end).
+// The alarm is set once per start: for the next one when the scheduler
+// has handed starts out, or, when a VU becomes the pacer, moved to the
+// start after the pacer's, where the start the pacer then takes leaves it.
 func TestFreeVUsMakeTheStartsThemselves(t *testing.T) {
 	tests := []struct {
 		name      string
 		service   time.Duration
 		wantWakes int
+		wantSets  int
 	}{
 		// 10/s for 2 s: the first start (the VU is idle, waiting for work)
 		// and the end; the one VU makes the 19 starts after the first.
-		{"service shorter than the interval", 10 * ms, 2},
+		// Sets: t0 at the run's start, 100 ms after the first start, then
+		// one as the VU becomes the pacer of each of starts 1 to 19 (for
+		// the start after it; for the 19th, the schedule's end).
+		{"service shorter than the interval", 10 * ms, 2, 2 + 19},
 		// 150 ms: the start at 100 ms finds the only VU busy, and the
 		// scheduler starts a second one. From then on each start finds the
 		// VU of the start before busy and the one before that free since
-		// 50 ms, waiting for it as the pacer.
-		{"service of 1.5 intervals", 150 * ms, 3},
-		// Never answers: the scheduler starts or drops all 20 itself.
-		{"every VU busy", time.Hour, 20 + 1},
+		// 50 ms, waiting for it as the pacer. Sets: t0, 100 ms and 200 ms
+		// by the scheduler, then one per pacer of starts 2 to 19.
+		{"service of 1.5 intervals", 150 * ms, 3, 3 + 18},
+		// Never answers: the scheduler starts or drops all 20 itself,
+		// setting the alarm for the next each time (the last: the end).
+		{"every VU busy", time.Hour, 20 + 1, 1 + 20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,10 +95,13 @@ func TestFreeVUsMakeTheStartsThemselves(t *testing.T) {
 				}
 				a := o.runr.scenarios[0].drv.(*openGoroutines)
 				a.mu.Lock()
-				wakes := a.wakes
+				wakes, sets := a.wakes, a.sets
 				a.mu.Unlock()
 				if wakes != tt.wantWakes {
 					t.Errorf("the scheduler woke %d times, want %d", wakes, tt.wantWakes)
+				}
+				if sets != tt.wantSets {
+					t.Errorf("the alarm was set %d times, want %d", sets, tt.wantSets)
 				}
 				if n := len(o.rec.all()) + int(o.rec.dropped["s"]); n != 20 {
 					t.Errorf("%d samples and drops, want 20", n)

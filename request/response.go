@@ -59,7 +59,32 @@ type kept struct {
 
 // scratch is a connection's space for lines longer than its read buffer
 // and for folded header fields.
-type scratch struct{ line, fold []byte }
+type scratch struct {
+	line, fold []byte
+	// keys maps header names as they came to their canonical form, so that
+	// a connection's responses, which repeat the same names, allocate a
+	// name once (up to maxKeys names) rather than once per field.
+	keys map[string]string
+}
+
+// maxKeys bounds scratch.keys: a server that sends ever new names gets
+// them canonicalised per field, as without the map.
+const maxKeys = 64
+
+// key is name's canonical form (net/textproto's).
+func (s *scratch) key(name []byte) string {
+	if k, ok := s.keys[string(name)]; ok {
+		return k
+	}
+	k := textproto.CanonicalMIMEHeaderKey(string(name))
+	if len(s.keys) < maxKeys {
+		if s.keys == nil {
+			s.keys = map[string]string{}
+		}
+		s.keys[string(name)] = k
+	}
+	return k
+}
 
 // trim drops buffers grown past keepScratch.
 func (s *scratch) trim() {
@@ -274,6 +299,7 @@ func readFields(br *bufio.Reader, s *scratch, budget *int, info *headerInfo, h h
 	if b, err := br.Peek(1); err == nil && isOWS(b[0]) {
 		return fmt.Errorf("%w: header block starts with a space", errMalformed)
 	}
+	var vals []string // the first value of each name, sliced for h (one allocation for several)
 	for {
 		line, err := readLine(br, &s.line, budget)
 		if err != nil {
@@ -320,8 +346,18 @@ func readFields(br *bufio.Reader, s *scratch, budget *int, info *headerInfo, h h
 			}
 		}
 		if h != nil {
-			key := textproto.CanonicalMIMEHeaderKey(string(name))
-			h[key] = append(h[key], string(value))
+			key := s.key(name)
+			if vs, ok := h[key]; ok {
+				h[key] = append(vs, string(value))
+				continue
+			}
+			if len(vals) == cap(vals) {
+				vals = make([]string, 0, 4)
+			}
+			vals = append(vals, string(value))
+			// Capacity 1: a second value of the name, or an Add by the
+			// caller, copies rather than overwrite the next name's.
+			h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
 		}
 	}
 }

@@ -178,6 +178,8 @@ func TestReadResponseKept(t *testing.T) {
 		{name: "repeated fields in order", in: "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nContent-Length: 0\r\n\r\n",
 			proto: "HTTP/1.1", hdr: "Content-Length: 0\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n", body: ""},
 		{name: "HTTP/2.0 line", in: "HTTP/2.0 204 No Content\r\n\r\n", proto: "HTTP/2.0", hdr: "", body: ""},
+		{name: "a name repeated after nine others", in: "HTTP/1.1 200 OK\r\nx-a: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\nF: 6\r\nG: 7\r\nH: 8\r\nI: 9\r\nJ: 10\r\nX-A: 11\r\nContent-Length: 0\r\n\r\n",
+			proto: "HTTP/1.1", hdr: "B: 2\r\nC: 3\r\nContent-Length: 0\r\nD: 4\r\nE: 5\r\nF: 6\r\nG: 7\r\nH: 8\r\nI: 9\r\nJ: 10\r\nX-A: 1\r\nX-A: 11\r\n", body: ""},
 	} {
 		for _, oneByte := range []bool{false, true} {
 			var r io.Reader = strings.NewReader(c.in)
@@ -194,6 +196,24 @@ func TestReadResponseKept(t *testing.T) {
 			if got := headerText(k.header); k.proto != c.proto || got != c.hdr || string(k.body) != c.body {
 				t.Errorf("%s (one byte at a time %v): %s %q %q, want %s %q %q", c.name, oneByte, k.proto, got, k.body, c.proto, c.hdr, c.body)
 			}
+		}
+	}
+}
+
+// The kept fields' values share one allocation, yet each name's are its
+// own: a value added to one name changes no other; and the names a
+// connection has seen before come out canonical as the first time.
+func TestReadResponseKeptFieldsAreTheirOwn(t *testing.T) {
+	var s scratch
+	for round := range 2 {
+		k := kept{}
+		in := "HTTP/1.1 200 OK\r\nx-a: 1\r\nx-b: 2\r\nContent-Length: 0\r\n\r\n"
+		if _, err := readResponse(bufio.NewReaderSize(strings.NewReader(in), leanReadBuffer), false, &s, &k); err != nil {
+			t.Fatal(err)
+		}
+		k.header.Add("X-A", "added")
+		if got, want := headerText(k.header), "Content-Length: 0\r\nX-A: 1\r\nX-A: added\r\nX-B: 2\r\n"; got != want {
+			t.Errorf("round %d: %q, want %q", round, got, want)
 		}
 	}
 }
