@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/knee-dev/knee/record"
@@ -19,6 +20,64 @@ const DefaultSendLagLimit = time.Millisecond
 // ignore warnings. 3× the floor's p99 leaves the floor's own run-to-run
 // spread (bench/floor.sh: p99 257-369 µs on one machine) well inside.
 const FloorFactor = 3.0
+
+// floorOf is the floor of record for the send lag of scenario ("" for the
+// whole run). An open scenario's is the floor measured beside it, at its own
+// gap between starts, or the floor before the run when none was (its starts
+// came often) or none of its waits fitted in the run (then unmeasured is the
+// floor beside it, whose Period says the gap). Several scenarios' send lag,
+// merged, is compared with the highest of their floors (by p99): each
+// scenario's own block is judged on its own floor, and the run is not blamed
+// on knee for what its slowest scenario's long waits cost any thread.
+func floorOf(r *rundir.Dir, scenario string) (floor, unmeasured *rundir.WakeFloor) {
+	before := r.Meta.Env.WakeFloor
+	var short *rundir.WakeFloor
+	for _, sc := range r.Meta.Scenarios {
+		if scenario != "" && sc.Name != scenario || sc.Model != "open" {
+			continue
+		}
+		f := before
+		if b := sc.WakeFloor; b != nil && b.Waits > 0 {
+			f = b
+		} else if b != nil {
+			short = b
+		}
+		if floor == nil || f != nil && f.P99MS > floor.P99MS {
+			floor = f
+		}
+	}
+	if floor == nil {
+		return before, nil
+	}
+	if floor == before {
+		return floor, short
+	}
+	return floor, nil
+}
+
+// FloorWaits says what waits a floor was measured with, and when: "1 ms
+// before the run", "1 s beside the run", "10 ms to 1 s beside the run" (a
+// ramp's gaps).
+func FloorWaits(f rundir.WakeFloor) string {
+	length := periodText(f.Period)
+	if f.PeriodMax > 0 && periodText(f.PeriodMax) != length {
+		length += " to " + periodText(f.PeriodMax)
+	}
+	if f.Beside {
+		return length + " beside the run"
+	}
+	return length + " before the run"
+}
+
+// periodText is a wait's length as humanDuration prints it, without
+// trailing zeros: "1 s", "1 ms", "333.3 ms".
+func periodText(d time.Duration) string {
+	num, unit, _ := strings.Cut(humanDuration(d), " ")
+	if strings.Contains(num, ".") {
+		num = strings.TrimRight(strings.TrimRight(num, "0"), ".")
+	}
+	return num + " " + unit
+}
 
 // floorDuration is a floor figure in milliseconds as a Duration.
 func floorDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
@@ -123,8 +182,9 @@ func Summarize(r *rundir.Dir, opt SummaryOptions) rundir.Summary {
 		l := lag.Latencies()
 		s.SendLagMS = &l
 	}
-	s.WakeFloor = r.Meta.Env.WakeFloor
-	s.Warnings = append(summaryWarnings(s, lag, lat, opt), r.Torn...)
+	var unmeasured *rundir.WakeFloor
+	s.WakeFloor, unmeasured = floorOf(r, sel.Scenario)
+	s.Warnings = append(summaryWarnings(s, lag, lat, unmeasured, opt), r.Torn...)
 	if m := r.Meta; m.Source == "knee" && !m.Finished && !m.Interrupted && m.Ended.IsZero() {
 		// run.json still says what rundir.Create wrote: knee never reached
 		// the run's end (kill -9, a crash, the machine stopped).
@@ -159,7 +219,9 @@ func NoResponse(s rundir.Summary) bool {
 }
 
 // summaryWarnings lists what makes s less trustworthy than it looks.
-func summaryWarnings(s rundir.Summary, lag, lat *record.Histogram, opt SummaryOptions) []string {
+// unmeasured is the floor beside the run that fitted no wait, when the
+// floor before the run stands in for it.
+func summaryWarnings(s rundir.Summary, lag, lat *record.Histogram, unmeasured *rundir.WakeFloor, opt SummaryOptions) []string {
 	var w []string
 	limit := opt.SendLagLimit
 	if limit <= 0 {
@@ -175,10 +237,16 @@ func summaryWarnings(s rundir.Summary, lag, lat *record.Histogram, opt SummaryOp
 				"so latencies include its own delay (give it more CPU or fewer requests per core)",
 				humanDuration(p99), humanDuration(limit)))
 		case float64(p99) > FloorFactor*floor.P99MS*float64(time.Millisecond):
+			short := ""
+			if unmeasured != nil {
+				short = fmt.Sprintf("; the run was too short for one wait of its own gap between starts (%s) beside it, "+
+					"and on some machines a longer wait wakes later", periodText(unmeasured.Period))
+			}
 			w = append(w, fmt.Sprintf("generator-limited: send-lag p99 %s > %s and over %g× this machine's own wake-up floor "+
-				"(p99 %s, a bare thread's timed waits before the run): knee started requests late, so latencies include "+
+				"(p99 %s, a bare thread's timed waits of %s%s): knee started requests late, so latencies include "+
 				"its own delay (give it more CPU or fewer requests per core)",
-				humanDuration(p99), humanDuration(limit), FloorFactor, humanDuration(floorDuration(floor.P99MS))))
+				humanDuration(p99), humanDuration(limit), FloorFactor, humanDuration(floorDuration(floor.P99MS)),
+				FloorWaits(*floor), short))
 		}
 	}
 	if s.Requests == 0 {

@@ -9,21 +9,56 @@ import (
 )
 
 func (c ConstantArrivalRate) newDriver() (driver, error) {
-	whole, err := schedule.NewConstant(c.Rate, c.TimeUnit, c.Duration)
+	sched, err := c.starts()
 	if err != nil {
 		return nil, err
 	}
-	sched := schedule.Segmented(whole, c.Share)
 	return &openGoroutines{sched: sched, vuPool: vuPool[*openVU]{pre: c.PreAllocatedVUs, max: c.PeakVUs()}}, nil
 }
 
 func (c RampingArrivalRate) newDriver() (driver, error) {
+	sched, err := c.starts()
+	if err != nil {
+		return nil, err
+	}
+	return &openGoroutines{sched: sched, vuPool: vuPool[*openVU]{pre: c.PreAllocatedVUs, max: c.PeakVUs()}}, nil
+}
+
+// starts is the schedule c's driver follows: this runner's share of it.
+func (c ConstantArrivalRate) starts() (schedule.Schedule, error) {
+	whole, err := schedule.NewConstant(c.Rate, c.TimeUnit, c.Duration)
+	if err != nil {
+		return nil, err
+	}
+	return schedule.Segmented(whole, c.Share), nil
+}
+
+// starts is the schedule c's driver follows: this runner's share of it.
+func (c RampingArrivalRate) starts() (schedule.Schedule, error) {
 	whole, err := schedule.NewRamping(c.StartRate, c.TimeUnit, c.Stages)
 	if err != nil {
 		return nil, err
 	}
-	sched := schedule.Segmented(whole, c.Share)
-	return &openGoroutines{sched: sched, vuPool: vuPool[*openVU]{pre: c.PreAllocatedVUs, max: c.PeakVUs()}}, nil
+	return schedule.Segmented(whole, c.Share), nil
+}
+
+// OpenStarts is the schedule of an open-model executor's starts as this
+// runner makes them (its share of a split test, Segment) and their peak
+// rate per second; ok is false for a closed-model executor.
+func OpenStarts(e Executor) (sched schedule.Schedule, peak float64, ok bool, err error) {
+	var share schedule.Share
+	switch c := e.(type) {
+	case ConstantArrivalRate:
+		sched, err = c.starts()
+		peak, share = c.PeakRate(), c.Share
+	case RampingArrivalRate:
+		sched, err = c.starts()
+		peak, share = c.PeakRate(), c.Share
+	default:
+		return nil, 0, false, nil
+	}
+	frac, _ := share.Segment().Length().Float64()
+	return sched, peak * frac, true, err
 }
 
 // openGoroutines drives the open model on goroutines: iteration i starts at start+Offset(i)

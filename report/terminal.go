@@ -91,8 +91,8 @@ func summaryBlock(p *printer, s rundir.Summary) {
 	if s.SendLagMS != nil {
 		p.f("  send lag            %s\n", Latencies(*s.SendLagMS))
 		if f := s.WakeFloor; f != nil {
-			p.f("  machine's floor     p50=%s p99=%s (%d timed waits before the run)\n",
-				Ms(f.P50MS), Ms(f.P99MS), f.Waits)
+			p.f("  machine's floor     p50=%s p99=%s (%d timed waits of %s)\n",
+				Ms(f.P50MS), Ms(f.P99MS), f.Waits, analyze.FloorWaits(*f))
 		}
 	}
 }

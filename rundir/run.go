@@ -85,6 +85,10 @@ type Scenario struct {
 	VUs        int               `json:"vus,omitempty"`
 	TargetRate float64           `json:"target_rate,omitempty"` // req/s, constant arrival rate
 	Tags       map[string]string `json:"tags,omitempty"`
+	// WakeFloor is the machine's floor measured beside this scenario, at
+	// its own gap between starts (hostinfo.FloorBeside), for an open
+	// scenario whose starts were far apart; nil when it was not measured.
+	WakeFloor *WakeFloor `json:"wake_floor,omitempty"`
 }
 
 // Fault is one fault that was applied during the run.
@@ -115,13 +119,20 @@ type Environment struct {
 	WakeFloor    *WakeFloor        `json:"wake_floor,omitempty"` // measured before the run; nil when not
 }
 
-// WakeFloor is how late the machine woke a bare thread from a timed wait,
-// measured before the run (hostinfo.WakeFloor): the floor under send lag.
+// WakeFloor is how late the machine woke a bare thread from a timed wait:
+// the floor under send lag. Measured before the run (hostinfo.WakeFloor,
+// in Environment) or beside one scenario of it, at the scenario's own gap
+// between starts (hostinfo.FloorBeside, in Scenario): on some machines a
+// thread wakes later from a longer wait.
 type WakeFloor struct {
-	Waits  int           `json:"waits"`
-	Period time.Duration `json:"period_ns"`
-	P50MS  float64       `json:"p50_ms"`
-	P99MS  float64       `json:"p99_ms"`
+	Waits int `json:"waits"` // 0 beside a run too short for one whole wait: no figures
+	// Period is the length of each wait; beside a scenario whose gaps
+	// varied (a ramp), the shortest, and PeriodMax the longest.
+	Period    time.Duration `json:"period_ns"`
+	PeriodMax time.Duration `json:"period_max_ns,omitempty"`
+	Beside    bool          `json:"beside_run,omitempty"` // measured beside the run, not before it
+	P50MS     float64       `json:"p50_ms"`
+	P99MS     float64       `json:"p99_ms"`
 }
 
 // Process is one other CPU consumer on the machine.

@@ -101,9 +101,11 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 			stopResources = e.startResources(t0)
 		}
 	}()
+	stopFloors := e.startFloors(ctx, scs, started, loadDone)
 	runErr := lr.Run(ctx)
 	stopFaults() // thaws whatever is still frozen
 	close(loadDone)
+	stopFloors()
 	wg.Wait()
 	<-resourcesStarted
 	e.resources = stopResources()

@@ -28,6 +28,15 @@ const (
 // intended start rather than once more per response (see its eventLoop).
 const SleepThrough = 5 * time.Millisecond
 
+// TimerFrom: a wait this long or longer is timed by the timerfd, not by
+// epoll_pwait2's timeout, to which the kernel gives a slack of 0.1 % of
+// its length whatever the thread's own (select_estimate_accuracy, up to
+// 100 ms): a 1 s wait returned 1.1-1.2 ms late, a timerfd's 0.15-0.27 ms,
+// on this project's machine, and at 1 request/s that was knee's send lag.
+// Below it the slack is under 10 µs, and arming the timerfd is one more
+// system call per wait, which rates over 100/s would pay.
+const TimerFrom = 10 * time.Millisecond
+
 // loopYield is how often the reactor's goroutine yields to the scheduler,
 // well within the monitor thread's 10 ms (see Reactor).
 const loopYield = 5 * time.Millisecond
@@ -92,7 +101,7 @@ type Reactor struct {
 	epfd    int
 	epwake  int // an epoll set of evfd alone, for the waits that sleep through sockets (see SleepThrough); -1 without epoll_pwait2
 	evfd    int
-	tfd     int // the timeout's timerfd where the kernel lacks epoll_pwait2 (before 5.11); else -1
+	tfd     int // the timerfd in epfd that times waits of TimerFrom or more, and every wait where the kernel lacks epoll_pwait2 (before 5.11)
 	gen     uint32
 	raw     []unix.EpollEvent
 	events  []Event
@@ -132,14 +141,13 @@ func New(events int, timerfd bool) (_ *Reactor, err error) {
 		if err = epollAdd(r.epwake, r.evfd, unix.EPOLLIN, 0); err != nil {
 			return nil, err
 		}
-	} else {
-		// A timerfd in the set bounds epoll_pwait's wait to the nanosecond.
-		if r.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
-			return nil, os.NewSyscallError("timerfd_create", err)
-		}
-		if err = epollAdd(r.epfd, r.tfd, unix.EPOLLIN, 0); err != nil {
-			return nil, err
-		}
+	}
+	// A timerfd in the set bounds epoll_pwait's wait to the nanosecond.
+	if r.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
+		return nil, os.NewSyscallError("timerfd_create", err)
+	}
+	if err = epollAdd(r.epfd, r.tfd, unix.EPOLLIN, 0); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -217,7 +225,12 @@ func (r *Reactor) Poll(wake, now time.Time) []Event {
 		unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(r.epwake), uintptr(unsafe.Pointer(&r.wakeEv[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0) //nolint:errcheck // EINTR: early, like a Signal
 		r.unread = true
 		return nil
-	case r.epwake < 0: // no epoll_pwait2: the timerfd times the wait
+	case r.epwake < 0 || !wake.IsZero() && wake.Sub(now) >= TimerFrom:
+		// The timerfd times the wait: there is no epoll_pwait2, or the
+		// wait is long enough for its timeout's slack to show (TimerFrom).
+		// Left armed when sockets end the wait early, it is armed anew by
+		// the next long wait; a short one it might wake returns no events,
+		// and the caller waits again.
 		var spec unix.ItimerSpec // zero disarms it
 		if !wake.IsZero() {
 			spec.Value = unix.NsecToTimespec(int64(wake.Sub(now)))

@@ -30,7 +30,7 @@ func newReactor(t *testing.T, timerfd bool) *Reactor {
 }
 
 // Both ways of timing a wait (epoll_pwait2, or the timerfd of older
-// kernels) report a socket's readiness with its generation, return no
+// kernels and of long waits) report a socket's readiness with its generation, return no
 // earlier than the wake time without events, and end early on Signal.
 func TestReactorPolls(t *testing.T) {
 	for _, timerfd := range []bool{false, true} {
@@ -52,9 +52,13 @@ func TestReactorPolls(t *testing.T) {
 		if len(evs) != 1 || evs[0].Events&In == 0 || evs[0].Events&End != 0 {
 			t.Fatalf("timerfd %v: %+v; want fd %d readable, not ended", timerfd, evs, a)
 		}
-		wake := time.Now().Add(20 * time.Millisecond) // beyond SleepThrough: sockets would wake it
-		if evs := r.Poll(wake, time.Now()); len(evs) != 0 || time.Now().Before(wake) {
-			t.Errorf("timerfd %v: a wait with nothing ready returned %+v before its wake time", timerfd, evs)
+		// Beyond SleepThrough (sockets would wake them): one timed by
+		// epoll_pwait2 where the kernel has it, one by the timerfd.
+		for _, d := range []time.Duration{(SleepThrough + TimerFrom) / 2, TimerFrom * 2} {
+			wake := time.Now().Add(d)
+			if evs := r.Poll(wake, time.Now()); len(evs) != 0 || time.Now().Before(wake) {
+				t.Errorf("timerfd %v: a %v wait with nothing ready returned %+v before its wake time", timerfd, d, evs)
+			}
 		}
 		time.AfterFunc(10*time.Millisecond, r.Signal)
 		if evs := r.Poll(time.Time{}, time.Now()); len(evs) != 0 {
