@@ -110,6 +110,7 @@ type Reactor struct {
 	yielded time.Time // the last yield (see loopYield)
 	procs   int       // GOMAXPROCS when made: how to yield (see Reactor)
 	eager   bool      // no wait sleeps through the sockets (WakeOnEvents)
+	armed   time.Time // the wake the timerfd is set for; zero when disarmed or rung
 }
 
 // New returns a Reactor that takes up to events events per wait. timerfd
@@ -231,11 +232,16 @@ func (r *Reactor) Poll(wake, now time.Time) []Event {
 		// Left armed when sockets end the wait early, it is armed anew by
 		// the next long wait; a short one it might wake returns no events,
 		// and the caller waits again.
-		var spec unix.ItimerSpec // zero disarms it
-		if !wake.IsZero() {
-			spec.Value = unix.NsecToTimespec(int64(wake.Sub(now)))
+		// A timer already set for this wake is left as it is: the closed
+		// model waits for the span's end again after every reply.
+		if !wake.Equal(r.armed) {
+			var spec unix.ItimerSpec // zero disarms it
+			if !wake.IsZero() {
+				spec.Value = unix.NsecToTimespec(int64(wake.Sub(now)))
+			}
+			unix.TimerfdSettime(r.tfd, 0, &spec, nil) //nolint:errcheck // cannot fail with a valid spec
+			r.armed = wake
 		}
-		unix.TimerfdSettime(r.tfd, 0, &spec, nil) //nolint:errcheck // cannot fail with a valid spec
 		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(r.epfd), uintptr(unsafe.Pointer(&r.raw[0])), uintptr(len(r.raw)), ^uintptr(0), 0, 0)
 	case wake.IsZero():
 		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(r.epfd), uintptr(unsafe.Pointer(&r.raw[0])), uintptr(len(r.raw)), 0, 0, 0)
@@ -273,6 +279,9 @@ func (r *Reactor) sockets(n int) []Event {
 		case r.evfd, r.tfd:
 			var b [8]byte
 			unix.Read(fd, b[:]) //nolint:errcheck // EAGAIN: already read; a deadline is checked on the clock
+			if fd == r.tfd {
+				r.armed = time.Time{} // rung: the next long wait sets it again
+			}
 		default:
 			evs = append(evs, Event{FD: fd, Gen: uint32(ev.Pad), Events: ev.Events})
 		}

@@ -94,3 +94,62 @@ func TestReactorSleepsThrough(t *testing.T) {
 		t.Errorf("%+v, unread %v: want fd %d readable, and nothing unread", evs, r.Unread(), a)
 	}
 }
+
+// After WakeOnEvents a wait within SleepThrough returns on a socket's
+// readiness, before its wake time.
+func TestReactorWakesOnEvents(t *testing.T) {
+	r := newReactor(t, false)
+	r.WakeOnEvents()
+	a, b := socketPair(t)
+	if _, err := r.Add(a); err != nil {
+		t.Fatal(err)
+	}
+	r.PollNow() // the first writable edge
+	if _, err := unix.Write(b, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []time.Duration{SleepThrough / 2, time.Hour} {
+		evs := r.Poll(time.Now().Add(d), time.Now())
+		if len(evs) != 1 || evs[0].FD != a || evs[0].Events&In == 0 || r.Unread() {
+			t.Errorf("a %v wait: %+v, unread %v; want fd %d readable at once", d, evs, r.Unread(), a)
+		}
+		if _, err := unix.Read(a, make([]byte, 8)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := unix.Write(b, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A long wait that a socket ends early leaves its timer set; the next wait
+// for the same wake keeps it, and still ends at that wake; once it has
+// rung, a wait for the same instant again (now past) and a new one ring too.
+func TestReactorLongWaitsKeepTheirTimer(t *testing.T) {
+	for _, timerfd := range []bool{false, true} {
+		r := newReactor(t, timerfd)
+		r.WakeOnEvents()
+		wake := time.Now().Add(TimerFrom + 20*time.Millisecond)
+		r.Signal() // ends the first wait early, as a socket would
+		if evs := r.Poll(wake, time.Now()); len(evs) != 0 {
+			t.Errorf("timerfd %v: a signalled wait returned %+v; want no socket's event", timerfd, evs)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for time.Now().Before(wake) {
+				r.Poll(wake, time.Now())
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			r.Signal()
+			t.Fatalf("timerfd %v: the second wait for the same wake never ended", timerfd)
+		}
+		next := time.Now().Add(TimerFrom + 5*time.Millisecond)
+		if r.Poll(next, time.Now()); time.Now().Before(next) {
+			t.Errorf("timerfd %v: a new long wait after the timer rang returned before its wake", timerfd)
+		}
+	}
+}
