@@ -37,6 +37,14 @@ const SleepThrough = 5 * time.Millisecond
 // system call per wait, which rates over 100/s would pay.
 const TimerFrom = 10 * time.Millisecond
 
+// EarlyWake: a wait of TimerFrom or more ends this long before its wake,
+// and the rest is waited as a short wait. Go's monitor thread gives the
+// processor of a goroutine 10 ms into a system call to other work, and
+// the goroutine must then get one back when the call returns; after a
+// short wait it still has its own. At 1 request/s knee's send lag was
+// p50 629 µs against a bare thread's 186 µs from the same 1 s waits.
+const EarlyWake = 2 * time.Millisecond
+
 // loopYield is how often the reactor's goroutine yields to the scheduler,
 // well within the monitor thread's 10 ms (see Reactor).
 const loopYield = 5 * time.Millisecond
@@ -193,7 +201,9 @@ func (r *Reactor) Unread() bool { return r.unread }
 // Poll waits until wake (no limit when zero) for events, now being the
 // time now, and returns the sockets' (valid until the next Poll or
 // PollNow). A wait that ends within SleepThrough ends only at wake or on
-// Signal, returning none and leaving the sockets' events Unread.
+// Signal, returning none and leaving the sockets' events Unread. A wait of
+// TimerFrom or more may return none up to EarlyWake before wake: the
+// caller looks at the clock and waits again, as after EINTR.
 func (r *Reactor) Poll(wake, now time.Time) []Event {
 	if !wake.IsZero() && !now.Before(wake) {
 		return r.PollNow()
@@ -232,15 +242,21 @@ func (r *Reactor) Poll(wake, now time.Time) []Event {
 		// Left armed when sockets end the wait early, it is armed anew by
 		// the next long wait; a short one it might wake returns no events,
 		// and the caller waits again.
-		// A timer already set for this wake is left as it is: the closed
-		// model waits for the span's end again after every reply.
-		if !wake.Equal(r.armed) {
+		// A long wait ends EarlyWake before its wake, and the caller's
+		// next Poll waits the rest as a short one (see EarlyWake).
+		at := wake
+		if r.epwake >= 0 {
+			at = wake.Add(-EarlyWake)
+		}
+		// A timer already set for this instant is left as it is: the
+		// closed model waits for the span's end again after every reply.
+		if !at.Equal(r.armed) {
 			var spec unix.ItimerSpec // zero disarms it
-			if !wake.IsZero() {
-				spec.Value = unix.NsecToTimespec(int64(wake.Sub(now)))
+			if !at.IsZero() {
+				spec.Value = unix.NsecToTimespec(int64(at.Sub(now)))
 			}
 			unix.TimerfdSettime(r.tfd, 0, &spec, nil) //nolint:errcheck // cannot fail with a valid spec
-			r.armed = wake
+			r.armed = at
 		}
 		n, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(r.epfd), uintptr(unsafe.Pointer(&r.raw[0])), uintptr(len(r.raw)), ^uintptr(0), 0, 0)
 	case wake.IsZero():
