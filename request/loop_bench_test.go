@@ -178,20 +178,8 @@ func BenchmarkOpenModel(b *testing.B) {
 				s := newSender(b, []Spec{spec}, Options{})
 				sink := &lagSink{}
 				exec := load.ConstantArrivalRate{Rate: float64(rate), Duration: time.Duration(b.N) * interval, PreAllocatedVUs: 16, MaxVUs: 10000}
-				cs0 := ctxSwitches()
-				cpu0 := processCPU(b)
-				b.ResetTimer()
-				err := load.Generate(context.Background(), []load.Scenario{{Name: "b", Executor: exec, Iteration: s}}, sink, load.Options{GoroutineVUs: goroutines})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				n := max(sink.n.Load(), 1)
-				if bad := sink.bad.Load(); bad > 0 {
-					b.Fatalf("%d failed requests", bad)
-				}
-				b.ReportMetric(float64(processCPU(b)-cpu0)/float64(n), "cpu-ns/op")
-				b.ReportMetric(float64(ctxSwitches()-cs0)/float64(n), "cs/op")
+				n := generateCost(b, context.Background(), load.Scenario{Name: "b", Executor: exec, Iteration: s}, sink,
+					load.Options{GoroutineVUs: goroutines})
 				b.ReportMetric(float64(sink.lag.Load())/float64(n), "lag-ns")
 				b.ReportMetric(float64(sink.dropped.Load()), "dropped")
 			})
@@ -219,24 +207,33 @@ func BenchmarkClosedModel(b *testing.B) {
 				defer cancel()
 				sink := &lagSink{stopAt: int64(b.N), stop: cancel}
 				exec := load.ConstantVUs{VUs: 64, Duration: time.Hour, Think: think}
-				cs0 := ctxSwitches()
-				cpu0 := processCPU(b)
-				b.ResetTimer()
-				err := load.Generate(ctx, []load.Scenario{{Name: "b", Executor: exec, Iteration: s}}, sink,
+				generateCost(b, ctx, load.Scenario{Name: "b", Executor: exec, Iteration: s}, sink,
 					load.Options{GoroutineVUs: goroutines, GracefulStop: 5 * time.Second})
-				if err != nil && !errors.Is(err, load.ErrInterrupted) {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				n := max(sink.n.Load(), 1)
-				if bad := sink.bad.Load(); bad > 0 {
-					b.Fatalf("%d failed requests", bad)
-				}
-				b.ReportMetric(float64(processCPU(b)-cpu0)/float64(n), "cpu-ns/op")
-				b.ReportMetric(float64(ctxSwitches()-cs0)/float64(n), "cs/op")
 			})
 		}
 	}
+}
+
+// generateCost runs sc through load.Generate as the benchmark's timed part
+// and reports the process's CPU and its threads' context switches per
+// request; it returns the requests (at least 1). A run stopped by ctx
+// (the sink's stopAt) is not a failure; a failed request is.
+func generateCost(b *testing.B, ctx context.Context, sc load.Scenario, sink *lagSink, opt load.Options) int64 {
+	cs0 := ctxSwitches()
+	cpu0 := processCPU(b)
+	b.ResetTimer()
+	err := load.Generate(ctx, []load.Scenario{sc}, sink, opt)
+	if err != nil && !errors.Is(err, load.ErrInterrupted) {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	n := max(sink.n.Load(), 1)
+	if bad := sink.bad.Load(); bad > 0 {
+		b.Fatalf("%d failed requests", bad)
+	}
+	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(ctxSwitches()-cs0)/float64(n), "cs/op")
+	return n
 }
 
 // lagSink counts samples and sums their send lag; with stop set, it calls
