@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"slices"
 
 	"github.com/knee-dev/knee/hostinfo"
 	"github.com/knee-dev/knee/load"
@@ -41,12 +42,20 @@ func (e *engine) startFloors(ctx context.Context, scs []load.Scenario, started, 
 		for name, p := range <-probes {
 			floors[name] = p.Stop()
 		}
+		if len(floors) == 0 {
+			return
+		}
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		for i, sc := range e.meta.Scenarios {
+		// A new slice: the copies of meta handed out at each interval
+		// (OnInterval: the dashboard) share the old one and read it
+		// on goroutines of their own.
+		scs := slices.Clone(e.meta.Scenarios)
+		for i, sc := range scs {
 			if f := floors[sc.Name]; f != nil {
-				e.meta.Scenarios[i].WakeFloor = f
+				scs[i].WakeFloor = f
 			}
 		}
+		e.meta.Scenarios = scs
 	}
 }
