@@ -173,11 +173,14 @@ func (l slowHandshake) Accept() (net.Conn, error) {
 
 // http_req_duration is sending + waiting + receiving, as k6's: never the
 // TLS handshake, which is http_req_tls_handshaking (and part of
-// http_req_blocked). Every handshake here lasts at least 1 s (the server
-// sleeps before it); the requests themselves are answered at once. Before
-// the fix the threshold max<1000 was judged on knee's latency, handshake
-// included, and failed. The k6 series equal what the script saw in
-// res.timings, value for value.
+// http_req_blocked). The server sleeps 1 s after accepting a connection,
+// before its handshake; the requests themselves are answered at once. The
+// client times the handshake from its hello, which on a busy machine can
+// leave some milliseconds after the server's sleep began (988 ms once in
+// a CI rehearsal), so the thresholds split at 500 ms, far from both.
+// Before the fix the threshold on duration was judged on knee's latency,
+// handshake included, and failed. The k6 series equal what the script saw
+// in res.timings, value for value.
 func TestScriptK6DurationExcludesHandshake(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	srv.Listener = slowHandshake{Listener: srv.Listener, d: time.Second}
@@ -190,8 +193,8 @@ import { Trend } from 'k6/metrics';
 const seen = new Trend('seen_duration', true);
 const seenTLS = new Trend('seen_tls', true);
 export const options = { vus: 2, iterations: 6, insecureSkipTLSVerify: true, thresholds: {
-  http_req_duration: ['max<1000'],
-  http_req_tls_handshaking: ['max>=1000'],
+  http_req_duration: ['max<500'],
+  http_req_tls_handshaking: ['max>=500'],
 } };
 export default function () {
   const r = http.get(__ENV.BASE + '/');
@@ -230,7 +233,7 @@ export default function () {
 			t.Errorf("%s %+v; want the values res.timings gave (%s %+v)", k6name, k, mine, c)
 		}
 	}
-	if tlsMax := ms["http_req_tls_handshaking"].Max; tlsMax < 1000 {
+	if tlsMax := ms["http_req_tls_handshaking"].Max; tlsMax < 500 {
 		t.Errorf("http_req_tls_handshaking max %g ms; the server delayed every handshake 1 s", tlsMax)
 	}
 }
