@@ -84,18 +84,9 @@ func (l *closedLoop) run(s *scenarioRun, start time.Time) {
 		}
 		l.collect(s, wake, endAt)
 	}
-	// The iterations in flight end within the grace period, then are
-	// cancelled: the two deadlines closedVUs' finish keeps.
-	deadline := s.graceDeadline(endAt)
-	for l.busy > 0 && s.grace > 0 && s.hard.Err() == nil && time.Now().Before(deadline) {
-		l.collect(s, deadline, time.Time{})
-	}
-	if l.busy > 0 {
-		loop.Cancel()
-	}
-	for l.busy > 0 {
-		l.collect(s, time.Time{}, time.Time{})
-	}
+	// No VU starts again from here (collect's endAt is zero).
+	drainLoop(s, loop, s.graceDeadline(endAt), func() int { return l.busy },
+		func(until time.Time) { l.collect(s, until, time.Time{}) })
 	s.live.vus.Add(-int64(len(l.vus)))
 }
 

@@ -102,7 +102,8 @@ func (l *openLoop) run(s *scenarioRun, start time.Time) {
 		}
 		l.collect(s, loop, due)
 	}
-	l.drain(s, loop, s.graceDeadline(end))
+	drainLoop(s, loop, s.graceDeadline(end), func() int { return len(l.busy) },
+		func(until time.Time) { l.collect(s, loop, until) })
 	// The VUs alive at the end are not released one by one: Close lets go
 	// of everything.
 	s.live.vus.Add(-int64(l.alive))
@@ -208,17 +209,20 @@ func (l *openLoop) retired(s *scenarioRun, loop Loop, gone []*loopVU) {
 	}
 }
 
-// drain lets the iterations in flight end within the grace period, then
-// cancels the rest and waits for them: the same two deadlines as finish.
-func (l *openLoop) drain(s *scenarioRun, loop Loop, deadline time.Time) {
-	for len(l.busy) > 0 && s.grace > 0 && s.hard.Err() == nil && time.Now().Before(deadline) {
-		l.collect(s, loop, deadline)
+// drainLoop lets the iterations in flight on loop end within the grace
+// period, until deadline, then cancels the rest and waits for them: the
+// same two deadlines as finish, for both models' loop engines. busy is how
+// many are in flight; collect waits on loop until its until (zero: no
+// limit) and records what has ended.
+func drainLoop(s *scenarioRun, loop Loop, deadline time.Time, busy func() int, collect func(until time.Time)) {
+	for busy() > 0 && s.grace > 0 && s.hard.Err() == nil && time.Now().Before(deadline) {
+		collect(deadline)
 	}
-	if len(l.busy) > 0 {
+	if busy() > 0 {
 		loop.Cancel()
 	}
-	for len(l.busy) > 0 {
-		l.collect(s, loop, time.Time{})
+	for busy() > 0 {
+		collect(time.Time{})
 	}
 }
 
