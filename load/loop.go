@@ -4,9 +4,9 @@ import "time"
 
 // LoopIteration is an Iteration that can also run many iterations at once
 // on one goroutine, as an event loop over non-blocking I/O. For the open
-// model and the closed one, load then drives a scenario from one goroutine
-// and no VU is a goroutine: a VU is an id, its iteration count and what the Loop keeps
-// for it (its connection). A waiting VU costs a few hundred bytes rather
+// model and the closed one, load then drives a scenario from one
+// goroutine and no VU is a goroutine: a VU is an id, its iteration count
+// and what the Loop keeps for it (its connection). A waiting VU costs a few hundred bytes rather
 // than a goroutine, and a start costs no hand-off between goroutines: the
 // goroutine that wakes at the intended time is the one that sends.
 //

@@ -239,17 +239,16 @@ func (r *Reactor) Poll(wake, now time.Time) []Event {
 	case r.epwake < 0 || !wake.IsZero() && wake.Sub(now) >= TimerFrom:
 		// The timerfd times the wait: there is no epoll_pwait2, or the
 		// wait is long enough for its timeout's slack to show (TimerFrom).
-		// Left armed when sockets end the wait early, it is armed anew by
-		// the next long wait; a short one it might wake returns no events,
-		// and the caller waits again.
-		// A long wait ends EarlyWake before its wake, and the caller's
-		// next Poll waits the rest as a short one (see EarlyWake).
+		// A long wait rings EarlyWake before its wake, and the caller's
+		// next Poll waits the rest as a short one. Left armed when sockets
+		// end the wait early, the timer is kept by a wait for the same
+		// instant (the closed model waits for the span's end again after
+		// every reply) and set anew by any other; a short wait it wakes
+		// returns no events, and the caller waits again.
 		at := wake
 		if r.epwake >= 0 {
 			at = wake.Add(-EarlyWake)
 		}
-		// A timer already set for this instant is left as it is: the
-		// closed model waits for the span's end again after every reply.
 		if !at.Equal(r.armed) {
 			var spec unix.ItimerSpec // zero disarms it
 			if !at.IsZero() {

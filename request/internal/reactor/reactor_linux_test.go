@@ -87,14 +87,7 @@ func TestReactorSleepsThrough(t *testing.T) {
 	if !r.SleepsThrough() {
 		t.Skip("SKIP: no epoll_pwait2 on this kernel: every wait wakes for the sockets")
 	}
-	a, b := socketPair(t)
-	if _, err := r.Add(a); err != nil {
-		t.Fatal(err)
-	}
-	r.PollNow() // the first writable edge
-	if _, err := unix.Write(b, []byte("x")); err != nil {
-		t.Fatal(err)
-	}
+	a, _ := readableSocket(t, r)
 	wake := time.Now().Add(SleepThrough / 2)
 	if evs := r.Poll(wake, time.Now()); len(evs) != 0 || time.Now().Before(wake) || !r.Unread() {
 		t.Fatalf("%+v, unread %v: want none before the wake time, and unread", evs, r.Unread())
@@ -104,12 +97,11 @@ func TestReactorSleepsThrough(t *testing.T) {
 	}
 }
 
-// After WakeOnEvents a wait within SleepThrough returns on a socket's
-// readiness, before its wake time.
-func TestReactorWakesOnEvents(t *testing.T) {
-	r := newReactor(t, false)
-	r.WakeOnEvents()
-	a, b := socketPair(t)
+// readableSocket adds to r one end of a socket pair, takes its first
+// writable edge and writes a byte from the other end: a is readable.
+func readableSocket(t *testing.T, r *Reactor) (a, b int) {
+	t.Helper()
+	a, b = socketPair(t)
 	if _, err := r.Add(a); err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +109,15 @@ func TestReactorWakesOnEvents(t *testing.T) {
 	if _, err := unix.Write(b, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
+	return a, b
+}
+
+// After WakeOnEvents a wait within SleepThrough returns on a socket's
+// readiness, before its wake time.
+func TestReactorWakesOnEvents(t *testing.T) {
+	r := newReactor(t, false)
+	r.WakeOnEvents()
+	a, b := readableSocket(t, r)
 	for _, d := range []time.Duration{SleepThrough / 2, time.Hour} {
 		evs := r.Poll(time.Now().Add(d), time.Now())
 		if len(evs) != 1 || evs[0].FD != a || evs[0].Events&In == 0 || r.Unread() {
