@@ -9,16 +9,20 @@
 # is held when:
 #   knee    0 dropped iterations, achieved >= 99.5 % of the rate, send-lag
 #           p99 < 1 ms (knee's own --summary-export);
-#   wrk2    achieved >= 99.5 % (-t2 -c CONNS): wrk2 sends late rather than
-#           drop and reports no send lag, so its achieved rate is all there
-#           is to judge it by;
-#   fortio  achieved >= 99.5 % (-uniform -c CONNS), the same.
-# A tool's ceiling is the highest rate held below its first miss. knee is
-# also judged by the peers' rule (0 dropped, achieved >= 99.5 %, send lag
-# not looked at), the figure comparable with theirs, and steps on until it
-# misses that too; a peer's steps end at its first miss. CONNS (default
-# 16, as cost.sh) connections for the peers; knee opens what it needs (its
-# default VU bounds).
+#   wrk2    achieved >= 99.5 % (-t2 -c CONNS), and its lateness under 1 ms:
+#           wrk2 sends late rather than drop and reports no send lag, but
+#           with -L -U it prints its latency from the intended start
+#           ("corrected") and from the actual send ("uncorrected"); their
+#           p99s more than 1 ms apart mean it sent late;
+#   fortio  achieved >= 99.5 % (-uniform -c CONNS): fortio reports neither
+#           send lag nor latency from the intended start, so its achieved
+#           rate is all there is to judge it by.
+# The same lateness figure is printed for knee (latency p99 minus service
+# p99) beside its send lag. A tool's ceiling is the highest rate held below
+# its first miss. Every tool is also judged by the achieved rate alone (the
+# peers' rule: 0 dropped for knee, lateness not looked at) and steps on
+# until it misses that too. CONNS (default 16, as cost.sh) connections for
+# the peers; knee opens what it needs (its default VU bounds).
 #
 # Closed model: REPS (default 3) interleaved runs of knee (constant-vus 64),
 # wrk (-c64 -t2) and fortio (-qps 0 -c 64); the table gives the median
@@ -61,13 +65,31 @@ open_step() {
 		timed "$name" "$BIN/knee" run --executor constant-arrival-rate --rate "$2" --duration "$D" \
 			--url "$TARGET_URL" --quiet --out "$OUT/runs" --summary-export "$OUT/$name.json" ||
 			die "knee failed: $(tail -3 "$OUT/$name.err")"
-		jq -r --argjson r "$2" '[.rate, .dropped_iterations, (.send_lag_ms.p99 // 99)] |
-			"\(.[0]) \(if .[1] == 0 and .[0] >= 0.995 * $r and .[2] < 1 then "held" else "missed" end) \(if .[1] == 0 and .[0] >= 0.995 * $r then "held" else "missed" end) dropped=\(.[1]),lag-p99=\(.[2])ms"' \
+		jq -r --argjson r "$2" '[.rate, .dropped_iterations, (.send_lag_ms.p99 // 99), ((.latency_ms.p99 // 99) - (.service_ms.p99 // 0))] |
+			"\(.[0]) \(if .[1] == 0 and .[0] >= 0.995 * $r and .[2] < 1 then "held" else "missed" end) \(if .[1] == 0 and .[0] >= 0.995 * $r then "held" else "missed" end) dropped=\(.[1]),lag-p99=\(.[2])ms,late-p99=\(.[3] * 1000 | round / 1000)ms"' \
 			"$OUT/$name.json"
 		;;
 	wrk2)
-		timed "$name" "$PEERS/wrk2" -t2 -c"$CONNS" -d"$D" -R"$2" "$TARGET_URL" || die "wrk2 failed: $(tail -3 "$OUT/$name.err")"
-		awk -v r="$2" '/^Requests\/sec:/ { h = ($2 >= 0.995 * r ? "held" : "missed"); printf "%s %s %s -\n", $2, h, h }' "$OUT/$name.out"
+		timed "$name" "$PEERS/wrk2" -t2 -c"$CONNS" -d"$D" -R"$2" -L -U "$TARGET_URL" ||
+			die "wrk2 failed: $(tail -3 "$OUT/$name.err")"
+		# The first " 99.000%" line is the corrected distribution, the
+		# second the uncorrected one; values carry their unit.
+		awk -v r="$2" '
+		function ms(v) {
+			if (v ~ /us$/) return v * 0.001
+			if (v ~ /ms$/) return v + 0
+			if (v ~ /m$/) return v * 60000
+			if (v ~ /s$/) return v * 1000
+			return v + 0
+		}
+		/^ *99\.000%/ { p99[++n] = ms($2) }
+		/^Requests\/sec:/ { ach = $2 }
+		END {
+			late = (n == 2 ? p99[1] - p99[2] : 99)
+			loose = (ach >= 0.995 * r ? "held" : "missed")
+			held = (loose == "held" && late < 1 ? "held" : "missed")
+			printf "%s %s %s corrected-p99=%.3fms,uncorrected-p99=%.3fms,late-p99=%.3fms\n", ach, held, loose, p99[1], p99[2], late
+		}' "$OUT/$name.out"
 		;;
 	fortio)
 		timed "$name" "$PEERS/fortio" load -qps "$2" -c "$CONNS" -uniform -t "$D" -json "$OUT/$name.json" "$TARGET_URL" ||
@@ -90,8 +112,8 @@ for T in $TOOLS; do
 		echo "| $T | $R | $(printf '%.0f' "$ach") | $(us_per "$(cpu_of "ceil-$T-$R")" "$(awk -v a="$ach" -v s="$SECS" 'BEGIN { printf "%d", a * s }')") | $held | $loose | $detail |"
 		[ "$held" = held ] || strict=
 		[ -n "$strict" ] && CEIL[$T]=$R
-		# knee steps on while it holds by the peers' rule too, for that
-		# figure beside theirs; a miss by both ends the steps.
+		# Every tool steps on while it holds by the peers' rule, for that
+		# figure beside the others'; a miss by both rules ends the steps.
 		[ "$loose" = held ] || break
 		LOOSE[$T]=$R
 	done
