@@ -58,7 +58,9 @@ type Writer struct {
 	dir      string
 	hlogFile *os.File
 	hlogBuf  *LineFile
-	hlog     *record.LogWriter
+	hlog     *record.LogWriter // nil until Begin writes the header
+	started  time.Time         // the header's start when Begin was never called
+	comment  string            // the header's comment
 	cntFile  *os.File
 	cntBuf   *LineFile
 	closed   bool
@@ -91,18 +93,31 @@ func Create(dir string, meta Meta) (*Writer, error) {
 		w.closeFiles()
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-	comment := fmt.Sprintf("[Logged with knee %s, run %s; values in microseconds, tags metric|scenario|name]", meta.KneeVersion, meta.ID)
+	w.started = meta.Started
+	w.comment = fmt.Sprintf("[Logged with knee %s, run %s; values in microseconds, tags metric|scenario|name]", meta.KneeVersion, meta.ID)
+	return w, nil
+}
+
+// Begin writes latency.hlog's header with t0, the instant its intervals'
+// start times count from, as StartTime and BaseTime, so that HdrHistogram's
+// own tools place each interval where it was. A later call does nothing;
+// without one, the first interval or Close writes it with the run's
+// Started, for runs (imports) that have no other t0.
+func (w *Writer) Begin(t0 time.Time) error {
+	if w.hlog != nil || w.closed {
+		return nil
+	}
 	// The LogWriter would flush after every line; give it the buffer as a
 	// plain io.Writer so that WriteInterval writes each interval at once.
-	if w.hlog, err = record.NewLogWriter(struct{ io.Writer }{w.hlogBuf}, meta.Started, comment); err != nil {
-		w.closeFiles()
-		return nil, fmt.Errorf("%s: %w", LatencyFile, err)
+	hlog, err := record.NewLogWriter(struct{ io.Writer }{w.hlogBuf}, t0, w.comment)
+	if err != nil {
+		return fmt.Errorf("%s: %w", LatencyFile, err)
 	}
+	w.hlog = hlog
 	if err := w.hlogBuf.Flush(); err != nil {
-		w.closeFiles()
-		return nil, fmt.Errorf("write %s: %w", LatencyFile, err)
+		return fmt.Errorf("write %s: %w", LatencyFile, err)
 	}
-	return w, nil
+	return nil
 }
 
 // WriteInterval appends one interval to latency.hlog and counters.jsonl and flushes both.
@@ -111,6 +126,9 @@ func Create(dir string, meta Meta) (*Writer, error) {
 func (w *Writer) WriteInterval(snap record.IntervalSnapshot, extra map[string]IntervalCounters) error {
 	if w.closed {
 		return errors.New("run writer: WriteInterval after Close")
+	}
+	if err := w.Begin(w.started); err != nil {
+		return err
 	}
 	keys := slices.SortedFunc(maps.Keys(snap.Histograms), func(a, b record.Key) int {
 		return cmp.Compare(a.Tag(), b.Tag())
@@ -189,8 +207,10 @@ func (w *Writer) closeFiles() error {
 // only rewrites meta.
 func (w *Writer) Close(meta Meta) error {
 	if !w.closed {
+		// A run that never started still leaves a valid, empty log.
+		herr := w.Begin(w.started)
 		w.closed = true
-		ferr := errors.Join(w.hlogBuf.Flush(), w.cntBuf.Flush(), w.hlogFile.Sync(), w.cntFile.Sync())
+		ferr := errors.Join(herr, w.hlogBuf.Flush(), w.cntBuf.Flush(), w.hlogFile.Sync(), w.cntFile.Sync())
 		if err := errors.Join(ferr, w.closeFiles()); err != nil {
 			return fmt.Errorf("close run directory %s: %w", w.dir, err)
 		}

@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -225,5 +226,70 @@ func TestNewIntervalAsReadBack(t *testing.T) {
 	want := IntervalCounters{Scenario: "s", Start: 0, End: 1, Counters: record.Counters{Requests: 1}, TargetRate: 50, BusyVUs: 2, VUs: 8}
 	if !reflect.DeepEqual(got.Counters["s"], want) || len(got.Counters) != 3 || got.Histograms[getLat] != h {
 		t.Errorf("NewInterval = %+v; want s = %+v, three scenarios, the snapshot's own histogram", got, want)
+	}
+}
+
+// latency.hlog's StartTime and BaseTime: t0 once Begin has given it, else
+// the run's Started, also for a run closed before any interval, whose log
+// must still read as a log.
+func TestLogHeaderStart(t *testing.T) {
+	started := time.UnixMilli(1700000000123).UTC()
+	t0 := time.UnixMilli(1700000002456).UTC()
+	for _, tc := range []struct {
+		name      string
+		begin     bool
+		intervals int
+		want      time.Time
+	}{
+		{"begun", true, 2, t0},
+		{"begun, no interval", true, 0, t0},
+		{"never begun", false, 2, started},
+		{"closed at once", false, 0, started},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			meta := Meta{KneeVersion: "test", ID: "r1", Source: "knee", Started: started}
+			w, err := Create(dir, meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.begin {
+				if err := w.Begin(t0); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Begin(started); err != nil { // a second call changes nothing
+					t.Fatal(err)
+				}
+			}
+			for i := range tc.intervals {
+				if err := w.WriteInterval(snapshot(i), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(meta); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(filepath.Join(dir, LatencyFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			lr := record.NewLogReader(f, LatencyFile, 1000)
+			n := 0
+			for ; ; n++ {
+				if _, err := lr.Next(); err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatal(err)
+				}
+			}
+			h := lr.Header()
+			if !h.StartTime.Equal(tc.want) || !h.BaseTime.Equal(tc.want) || h.Version != record.LogFormatVersion {
+				t.Errorf("StartTime %v, BaseTime %v, version %q; want %v, %v, %q", h.StartTime, h.BaseTime, h.Version, tc.want, tc.want, record.LogFormatVersion)
+			}
+			if want := 3 * tc.intervals; n != want { // three histograms per snapshot
+				t.Errorf("%d intervals read, want %d", n, want)
+			}
+		})
 	}
 }

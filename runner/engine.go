@@ -123,6 +123,9 @@ func (e *engine) rotateLoop(started, done <-chan struct{}) {
 	if !ok {
 		return
 	}
+	e.mu.Lock()
+	e.beginLog(t0)
+	e.mu.Unlock()
 	timer := time.NewTimer(e.opt.Interval)
 	defer timer.Stop()
 	for n := 1; ; n++ {
@@ -191,7 +194,22 @@ func (e *engine) writeInterval(now time.Time) {
 	if e.werr != nil {
 		return // the files stopped at the failure; a later line would leave a gap
 	}
-	if err := e.w.WriteInterval(snap, extra); err != nil {
+	if !e.t0.IsZero() {
+		e.beginLog(e.t0) // the rotation may not have: a load that ended at once
+	}
+	if e.werr == nil {
+		if err := e.w.WriteInterval(snap, extra); err != nil {
+			e.werr = err
+		}
+	}
+}
+
+// beginLog writes latency.hlog's header with t0, once; with e.mu held.
+func (e *engine) beginLog(t0 time.Time) {
+	if e.werr != nil {
+		return
+	}
+	if err := e.w.Begin(t0); err != nil {
 		e.werr = err
 	}
 }
