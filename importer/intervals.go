@@ -218,9 +218,12 @@ func (b *builder) flushOldest() error {
 }
 
 // flush writes one interval, creating the run directory first if needed.
-// An interval no row fell in is not written: the run directory is sparse.
+// An interval no row fell in is written only after the first one with rows:
+// a quiet spell inside the open window is time the test ran without
+// replies, which the rate and the stall signal must see. A longer silence
+// is jumped over (see at), so the directory stays sparse there.
 func (b *builder) flush(bk *bucket) error {
-	if bk.empty() {
+	if bk.empty() && !b.flushed {
 		return nil
 	}
 	if !b.flushed {

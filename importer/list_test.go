@@ -2,6 +2,7 @@ package importer
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +118,38 @@ func TestOptionErrors(t *testing.T) {
 		if _, err := o.withDefaults(); !errors.Is(err, ErrOption) {
 			t.Errorf("%+v: err %v, want ErrOption", o, err)
 		}
+	}
+}
+
+// TestListQuietSpells: seconds without rows between rows are written as
+// intervals of 0 requests while the gap fits the window (10 intervals), so
+// a closed-model stall is time the rate and the stall signal see; a longer
+// gap is jumped over. By hand, from the rows' seconds: rows in seconds 0, 1,
+// 5, 6 give 7 intervals [1 1 0 0 0 1 1]; rows in seconds 0 and 10 (9 quiet
+// ones, index 10 opened 10 past the last) give 11; rows in seconds 0 and 11
+// (a jump of 11 > 10) give 2.
+func TestListQuietSpells(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   string
+		want []int64 // requests per written interval
+	}{
+		{"a 3 s quiet spell", "5,0.5\n5,1.5\n5,5.5\n5,6.5\n", []int64{1, 1, 0, 0, 0, 1, 1}},
+		{"9 quiet seconds: inside the window", "5,0.5\n5,10.5\n", []int64{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}},
+		{"10 quiet seconds: jumped over", "5,0.5\n5,11.5\n", []int64{1, 1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, sink, err := importString(t, "q.list", tt.in, Options{Scenario: "s"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, s := range sink.snaps {
+				got = append(got, s.Counters["s"].Requests)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("requests per interval %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

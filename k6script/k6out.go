@@ -147,9 +147,11 @@ type hopRow struct {
 func (o *Output) request(h *hopRow) {
 	ts := o.timestamp(h.done)
 	status := strconv.Itoa(h.status)
-	failed, expected := "0", "true"
+	// k6 writes every value with %f (csv.SampleToRow): a Rate's 0 or 1 and
+	// a Counter's 1 as 0.000000 and 1.000000.
+	failed, expected := "0.000000", "true"
 	if !h.expected {
-		failed, expected = "1", "false"
+		failed, expected = "1.000000", "false"
 	}
 	if !h.judged {
 		expected = ""
@@ -170,7 +172,7 @@ func (o *Output) request(h *hopRow) {
 		return
 	}
 	for _, r := range [][]string{
-		row(k6metric.HTTPReqs, "1"),
+		row(k6metric.HTTPReqs, "1.000000"),
 		row(k6metric.HTTPReqDuration, msString(h.t.Duration)),
 		row(k6metric.HTTPReqBlocked, msString(h.t.Blocked)),
 		row(k6metric.HTTPReqConnecting, msString(h.t.Connecting)),

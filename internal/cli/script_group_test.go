@@ -180,7 +180,7 @@ export default function () {
 	failed := 0
 	for _, line := range strings.Split(string(data), "\n") {
 		// metric_name,timestamp,metric_value,check,error,error_code,expected_response,...
-		if f := strings.Split(line, ","); f[0] == "http_req_failed" && f[2] == "1" && f[6] == "false" {
+		if f := strings.Split(line, ","); f[0] == "http_req_failed" && f[2] == "1.000000" && f[6] == "false" { // k6 writes %f
 			failed++
 		}
 	}
