@@ -142,18 +142,28 @@ func nominalInterval(r *rundir.Dir) time.Duration {
 	return time.Duration(medianOf(lengths))
 }
 
-// referenceRates is, for each interval, the median rate per VU of the
-// intervals within coNeighbourSpan on either side (itself included) times
-// its own VUs, so a spell of up to coNeighbourSpan quiet intervals cannot
-// drag its own reference down. These are per-second request counts, not
-// latencies.
+// referenceRates is, for each interval, the median rate per VU of itself
+// and of the coNeighbourSpan nearest intervals on either side that had
+// requests, times its own VUs: a spell of up to coNeighbourSpan slow
+// intervals cannot drag its own reference down, and a spell without a
+// single request cannot however long it is (a 15 s stall had a reference of
+// 0 and went unseen). These are per-second request counts, not latencies.
 func referenceRates(rates []intervalRate) []float64 {
 	ref := make([]float64, len(rates))
 	buf := make([]float64, 0, 2*coNeighbourSpan+1)
 	for i := range rates {
-		buf = buf[:0]
-		for j := max(0, i-coNeighbourSpan); j <= min(len(rates)-1, i+coNeighbourSpan); j++ {
-			buf = append(buf, rates[j].rate/rates[j].vus)
+		buf = append(buf[:0], rates[i].rate/rates[i].vus)
+		for n, j := 0, i-1; n < coNeighbourSpan && j >= 0; j-- {
+			if rates[j].requests > 0 {
+				buf = append(buf, rates[j].rate/rates[j].vus)
+				n++
+			}
+		}
+		for n, j := 0, i+1; n < coNeighbourSpan && j < len(rates); j++ {
+			if rates[j].requests > 0 {
+				buf = append(buf, rates[j].rate/rates[j].vus)
+				n++
+			}
 		}
 		ref[i] = medianOf(buf) * rates[i].vus
 	}

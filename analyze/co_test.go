@@ -437,3 +437,28 @@ func TestDetectCOOpenModelShowsTheTargetsStall(t *testing.T) {
 		t.Errorf("signals %+v, scenarios %+v; want the stall alone and %q", got.Signals, got.Scenarios, analyze.VerdictOpenModel)
 	}
 }
+
+// A closed-model stall longer than the neighbourhood the reference rate is
+// taken from (coNeighbourSpan, 10 intervals each side): 20 VUs, 100 ms
+// think, 1 ms responses, ~198 requests a second, and the target frozen
+// for 15 s from 30 s: nothing finishes in 30..44 and the 20 waiting
+// requests finish at 45 s. The reference of every quiet second is the
+// median of the seconds with requests around it, 198, not the silence:
+// by hand, 15·198 = 2,970 missing, second 45 brings 218, 20 above 198, so
+// 2,950 were never sent.
+func TestDetectCOClosedLongStall(t *testing.T) {
+	f := newFakeRun("closed", 75, rundir.Scenario{Name: "closed", Executor: "constant-vus", Model: "closed",
+		VUs: 20, Think: 100 * time.Millisecond})
+	for sec := range 75 {
+		if sec < 30 || sec >= 45 {
+			f.add(sec, key(record.Latency, "closed"), time.Millisecond, 198)
+		}
+	}
+	f.add(45, key(record.Latency, "closed"), 15*time.Second, 20)
+	got := analyze.DetectCO(f.r, analyze.COOptions{})
+	st := signal(t, got, analyze.SignalStall)
+	want := analyze.Stall{StartS: 30, EndS: 45, Requests: 0, ReferenceRate: 198, Missing: 2970, MadeUp: 20}
+	if !st.Fired || len(st.Stalls) != 1 || st.Stalls[0] != want || st.Observed != 2950 || st.Expected != 2970 {
+		t.Errorf("stall %+v; want fired, one stall %+v, 2,950 of 2,970 never sent", st, want)
+	}
+}

@@ -14,6 +14,11 @@ import (
 // a pause in the test rather than a corrupt timestamp.
 const maxJump = 6 * time.Hour
 
+// maxQuiet is the longest gap between rows written as intervals without
+// requests (a stall the analysis must see); a longer one is taken as a
+// pause between tests and jumped over.
+const maxQuiet = time.Hour
+
 // otherName is the name series beyond Options.MaxSeries are folded into.
 const otherName = record.OtherName
 
@@ -90,10 +95,19 @@ func (b *builder) at(t int64) (bk *bucket, ok bool, err error) {
 			return nil, false, nil
 		}
 		if idx-last > int64(b.opt.Window) {
-			// A gap longer than the window: flush what is open and jump, so
-			// that time without rows costs nothing.
+			// A gap longer than the window: flush what is open, then the
+			// quiet intervals of the gap, which no late row can fill: a
+			// stall is time the rate and the stall signal must see. A gap
+			// past maxQuiet is a pause between tests: jumped over, so that
+			// it costs nothing.
 			for len(b.open) > 0 {
 				if err := b.flushOldest(); err != nil {
+					return nil, true, err
+				}
+			}
+			quiet := b.flushed && time.Duration(idx-b.first)*b.opt.Interval <= maxQuiet
+			for ; quiet && b.first < idx; b.first++ {
+				if err := b.flush(b.newBucket(b.first)); err != nil {
 					return nil, true, err
 				}
 			}
@@ -219,9 +233,8 @@ func (b *builder) flushOldest() error {
 
 // flush writes one interval, creating the run directory first if needed.
 // An interval no row fell in is written only after the first one with rows:
-// a quiet spell inside the open window is time the test ran without
-// replies, which the rate and the stall signal must see. A longer silence
-// is jumped over (see at), so the directory stays sparse there.
+// a quiet spell between rows is time the test ran without replies, which
+// the rate and the stall signal must see (see at for a longer one).
 func (b *builder) flush(bk *bucket) error {
 	if bk.empty() && !b.flushed {
 		return nil

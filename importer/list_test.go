@@ -122,12 +122,13 @@ func TestOptionErrors(t *testing.T) {
 }
 
 // TestListQuietSpells: seconds without rows between rows are written as
-// intervals of 0 requests while the gap fits the window (10 intervals), so
-// a closed-model stall is time the rate and the stall signal see; a longer
-// gap is jumped over. By hand, from the rows' seconds: rows in seconds 0, 1,
-// 5, 6 give 7 intervals [1 1 0 0 0 1 1]; rows in seconds 0 and 10 (9 quiet
-// ones, index 10 opened 10 past the last) give 11; rows in seconds 0 and 11
-// (a jump of 11 > 10) give 2.
+// intervals of 0 requests, so a closed-model stall is time the rate and the
+// stall signal see, inside the window of late rows (10 intervals) or past
+// it. By hand, from the rows' seconds: rows in seconds 0, 1, 5, 6 give 7
+// intervals [1 1 0 0 0 1 1]; rows in seconds 0 and 10 give 11; rows in
+// seconds 0 and 11 (a jump past the window) give 12; rows in seconds 0 and
+// 40 give 41, 39 of them empty; rows two hours apart (past maxQuiet, a
+// pause) give 2.
 func TestListQuietSpells(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -136,7 +137,9 @@ func TestListQuietSpells(t *testing.T) {
 	}{
 		{"a 3 s quiet spell", "5,0.5\n5,1.5\n5,5.5\n5,6.5\n", []int64{1, 1, 0, 0, 0, 1, 1}},
 		{"9 quiet seconds: inside the window", "5,0.5\n5,10.5\n", []int64{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}},
-		{"10 quiet seconds: jumped over", "5,0.5\n5,11.5\n", []int64{1, 1}},
+		{"10 quiet seconds: past the window", "5,0.5\n5,11.5\n", []int64{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}},
+		{"39 quiet seconds", "5,0.5\n5,40.5\n", append(append([]int64{1}, make([]int64, 39)...), 1)},
+		{"two hours apart: a pause between tests", "5,0.5\n5,7200.5\n", []int64{1, 1}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, sink, err := importString(t, "q.list", tt.in, Options{Scenario: "s"})
