@@ -115,8 +115,11 @@ func newKernelAlarm(stop context.Context, slack time.Duration) alarm {
 	}
 	var buf [8]byte
 	a.rang = func(fd uintptr) bool {
-		_, err := unix.Read(int(fd), buf[:])
-		return err != unix.EAGAIN
+		// Raw, as settime: a read of a non-blocking timerfd never blocks,
+		// and the scheduler reads it at every wake-up, when the process
+		// was idle and a runtime syscall entry would wake its monitor too.
+		_, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+		return errno != unix.EAGAIN
 	}
 	// An error here means the fd is closed (stop): the scheduler is ending.
 	a.arm = func(fd uintptr) { _ = settime(fd, &a.spec) }

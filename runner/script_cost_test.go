@@ -21,9 +21,10 @@ import (
 //
 // The open model's floor at this rate: the declarative run's event loop
 // wakes once per request (at each start; it reads the replies then, timed
-// by the kernel), a script's VU twice (its reply, on which its iteration
-// goes on, and the next start), and a wake-up from idle is most of the
-// cost here. request's BenchmarkOpenModel shows it without a script: the
+// by the kernel), a script's VU 1.5 times (the next start, and its reply,
+// on which its iteration goes on, in the 56 % of requests whose reply is
+// not in when it reads; 2026-12-07), and a wake-up from idle is most of
+// the cost here, with the script's work run cold after each (docs/k6.md). request's BenchmarkOpenModel shows it without a script: the
 // same requests on goroutine VUs cost 1.6-2.0x the loop at 2,000/s (2.1
 // context switches per request against 1.2; 2026-12-07).
 func TestScriptCostPerRequest(t *testing.T) {
