@@ -101,7 +101,7 @@ func (lw *LogWriter) WriteInterval(tag string, start, length time.Duration, h *H
 	b = append(b, ',')
 	b = strconv.AppendFloat(b, length.Seconds(), 'f', 3, 64)
 	b = append(b, ',')
-	payload, maxUS, err := lw.enc.appendEncoded(lw.payload[:0], h.view())
+	payload, maxUS, err := lw.enc.appendHistogram(lw.payload[:0], h)
 	if err != nil {
 		return fmt.Errorf("encode interval histogram: %w", err)
 	}

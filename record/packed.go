@@ -2,7 +2,9 @@ package record
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -46,6 +48,36 @@ func packHdr(src *hdrhistogram.Histogram) *packed {
 	return &packed{buckets: slices.Clip(buf), count: src.TotalCount()}
 }
 
+// packValues is the packed Histogram of vals, as recording them into a new
+// Histogram and packing it gives, without the ~190 KB full one between:
+// a series' few values (see fewValues) each interval.
+func packValues(vals []time.Duration) *Histogram {
+	out := &Histogram{}
+	lows := make([]int64, len(vals))
+	for i, d := range vals {
+		us, clamped := micros(d)
+		if clamped {
+			out.clamped++
+		}
+		lows[i] = valueAtIndex(indexAt(us))
+	}
+	slices.Sort(lows)
+	var buf []byte
+	var prev int64
+	for i := 0; i < len(lows); {
+		n := 1
+		for i+n < len(lows) && lows[i+n] == lows[i] {
+			n++
+		}
+		buf = binary.AppendUvarint(buf, uint64(lows[i]-prev))
+		buf = binary.AppendUvarint(buf, uint64(n))
+		prev = lows[i]
+		i += n
+	}
+	out.packed = &packed{buckets: slices.Clip(buf), count: int64(len(vals))}
+	return out
+}
+
 // ownGeometry reports whether h has knee's range and precision, so its
 // counts array is indexed as knee's.
 func ownGeometry(h *hdrhistogram.Histogram) bool {
@@ -65,6 +97,17 @@ func valueAtIndex(i int) int64 {
 		return int64(i)
 	}
 	return sub << bucket
+}
+
+// indexAt is the counts index of value v (1 .. HighestMicros) in knee's
+// geometry: valueAtIndex's inverse for a bucket's lowest value.
+func indexAt(v int64) int {
+	if v < 1<<subBucketBits {
+		return int(v)
+	}
+	const half = 1 << (subBucketBits - 1)
+	bucket := bits.Len64(uint64(v)) - subBucketBits
+	return (bucket+1)*half + int(v>>bucket) - half
 }
 
 // unpack returns a full Histogram with p's counts.

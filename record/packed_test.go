@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -115,6 +116,15 @@ func TestValueAtIndex(t *testing.T) {
 		if got := valueAtIndex(i); got != b.From {
 			t.Fatalf("valueAtIndex(%d) = %d, HdrHistogram's bucket starts at %d", i, got, b.From)
 		}
+		// Every value of the bucket, its first, last and middle, is at i.
+		for _, v := range []int64{b.From, b.To, (b.From + b.To) / 2} {
+			if v < LowestMicros || v > HighestMicros {
+				continue
+			}
+			if got := indexAt(v); got != i {
+				t.Fatalf("indexAt(%d) = %d, HdrHistogram counts it in bucket %d (%d..%d)", v, got, i, b.From, b.To)
+			}
+		}
 	}
 }
 
@@ -181,5 +191,41 @@ func TestPackedCopy(t *testing.T) {
 	}
 	if pp := p.Packed(); pp.Count() != 1000 || pp.Max() != p.Max() {
 		t.Errorf("Packed of a packed histogram: %d values, max %v", pp.Count(), pp.Max())
+	}
+}
+
+// packValues packs what recording the values into a new Histogram and
+// packing it gives: the same buckets, count and clamped count, for values
+// in and out of range, repeated and on bucket edges.
+func TestPackValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	random := make([]time.Duration, 200)
+	for i := range random {
+		random[i] = time.Duration(rng.Int64N(int64(2 * time.Hour)))
+	}
+	for _, tc := range []struct {
+		name string
+		vals []time.Duration
+	}{
+		{"none", nil},
+		{"one", []time.Duration{3 * time.Millisecond}},
+		{"repeated", []time.Duration{5 * time.Microsecond, 5 * time.Microsecond, 5*time.Microsecond + 999}},
+		{"bucket edges", []time.Duration{2047 * time.Microsecond, 2048 * time.Microsecond, 2049 * time.Microsecond, 4095 * time.Microsecond}},
+		{"under 1 µs", []time.Duration{0, 999}},
+		{"clamped", []time.Duration{-time.Second, 2 * time.Hour, time.Hour}},
+		{"random", random},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := NewHistogram()
+			for _, v := range tc.vals {
+				want.Record(v)
+			}
+			wp := want.Packed()
+			got := packValues(tc.vals)
+			if !bytes.Equal(got.packed.buckets, wp.packed.buckets) || got.Count() != wp.Count() || got.Clamped() != wp.Clamped() {
+				t.Errorf("packValues: %d values, %d clamped, buckets %x; recorded and packed: %d, %d, %x",
+					got.Count(), got.Clamped(), got.packed.buckets, wp.Count(), wp.Clamped(), wp.packed.buckets)
+			}
+		})
 	}
 }
