@@ -1,6 +1,7 @@
 package record
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -48,10 +49,11 @@ func packHdr(src *hdrhistogram.Histogram) *packed {
 	return &packed{buckets: slices.Clip(buf), count: src.TotalCount()}
 }
 
-// packValues is the packed Histogram of vals, as recording them into a new
-// Histogram and packing it gives, without the ~190 KB full one between:
-// a series' few values (see fewValues) each interval.
-func packValues(vals []time.Duration) *Histogram {
+// HistogramOf is the Histogram of vals, packed: what recording them into a
+// new Histogram and packing it gives, without the ~190 KB full one between
+// (a series' few values each interval, see fewValues; a probe's few
+// hundred timings).
+func HistogramOf(vals []time.Duration) *Histogram {
 	out := &Histogram{}
 	lows := make([]int64, len(vals))
 	for i, d := range vals {
@@ -75,6 +77,64 @@ func packValues(vals []time.Duration) *Histogram {
 		i += n
 	}
 	out.packed = &packed{buckets: slices.Clip(buf), count: int64(len(vals))}
+	return out
+}
+
+// maxPackedSum is the most bytes of packed buckets, over all its sources,
+// that a merge keeps packed (SumPacked): ~4,000 buckets, whose sort costs
+// less than a full Histogram's ~190 KB to allocate, clear and walk.
+const maxPackedSum = 16 << 10
+
+// SumPacked returns the merge of hs, packed, when every one of them is
+// packed and they are small (maxPackedSum); false otherwise, when merging
+// into a full Histogram is the way. It reads as that merge would: the same
+// buckets, counts and clamped count.
+func SumPacked(hs []*Histogram) (*Histogram, bool) {
+	size := 0
+	for _, h := range hs {
+		if h.h != nil {
+			return nil, false
+		}
+		size += len(h.packed.buckets)
+	}
+	if size > maxPackedSum {
+		return nil, false
+	}
+	type bucket struct{ low, n int64 }
+	all := make([]bucket, 0, size/2)
+	out := &Histogram{}
+	var count int64
+	for _, h := range hs {
+		out.clamped += h.clamped
+		count += h.packed.count
+		h.packed.each(func(low, n int64) { all = append(all, bucket{low, n}) })
+	}
+	slices.SortFunc(all, func(a, b bucket) int { return cmp.Compare(a.low, b.low) })
+	var buf []byte
+	var prev int64
+	for i := 0; i < len(all); {
+		low, n := all[i].low, all[i].n
+		for i++; i < len(all) && all[i].low == low; i++ {
+			n += all[i].n
+		}
+		buf = binary.AppendUvarint(buf, uint64(low-prev))
+		buf = binary.AppendUvarint(buf, uint64(n))
+		prev = low
+	}
+	out.packed = &packed{buckets: slices.Clip(buf), count: count}
+	return out, true
+}
+
+// Sum returns the merge of hs: packed when SumPacked can make it, else
+// merged into a new Histogram.
+func Sum(hs []*Histogram) *Histogram {
+	if out, ok := SumPacked(hs); ok {
+		return out
+	}
+	out := NewHistogram()
+	for _, h := range hs {
+		out.Merge(h)
+	}
 	return out
 }
 

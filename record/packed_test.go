@@ -194,10 +194,10 @@ func TestPackedCopy(t *testing.T) {
 	}
 }
 
-// packValues packs what recording the values into a new Histogram and
+// HistogramOf packs what recording the values into a new Histogram and
 // packing it gives: the same buckets, count and clamped count, for values
 // in and out of range, repeated and on bucket edges.
-func TestPackValues(t *testing.T) {
+func TestHistogramOf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	random := make([]time.Duration, 200)
 	for i := range random {
@@ -221,10 +221,67 @@ func TestPackValues(t *testing.T) {
 				want.Record(v)
 			}
 			wp := want.Packed()
-			got := packValues(tc.vals)
+			got := HistogramOf(tc.vals)
 			if !bytes.Equal(got.packed.buckets, wp.packed.buckets) || got.Count() != wp.Count() || got.Clamped() != wp.Clamped() {
-				t.Errorf("packValues: %d values, %d clamped, buckets %x; recorded and packed: %d, %d, %x",
+				t.Errorf("HistogramOf: %d values, %d clamped, buckets %x; recorded and packed: %d, %d, %x",
 					got.Count(), got.Clamped(), got.packed.buckets, wp.Count(), wp.Clamped(), wp.packed.buckets)
+			}
+		})
+	}
+}
+
+// SumPacked merges packed histograms into the buckets, count and clamped
+// count that merging them into a new full Histogram gives, and declines
+// (Sum then merging into a full one) when a source is full or the sources
+// are too large.
+func TestSumPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	spread := func(n int, upTo time.Duration) *Histogram {
+		vals := make([]time.Duration, n)
+		for i := range vals {
+			vals[i] = time.Duration(rng.Int64N(int64(upTo)))
+		}
+		return HistogramOf(vals)
+	}
+	full := NewHistogram()
+	full.Record(3 * time.Millisecond)
+	clamped := HistogramOf([]time.Duration{-time.Second, 2 * time.Hour, 5 * time.Microsecond})
+	big := make([]*Histogram, 40)
+	for i := range big {
+		big[i] = spread(2000, time.Hour) // ~2,000 distinct buckets each: past maxPackedSum together
+	}
+	for _, tc := range []struct {
+		name   string
+		hs     []*Histogram
+		packed bool
+	}{
+		{"none", nil, true},
+		{"one", []*Histogram{spread(10, time.Second)}, true},
+		{"overlapping", []*Histogram{spread(60, 10*time.Millisecond), spread(60, 10*time.Millisecond), spread(5, time.Minute)}, true},
+		{"clamped", []*Histogram{clamped, clamped}, true},
+		{"a full source", []*Histogram{spread(10, time.Second), full}, false},
+		{"too large", big, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := NewHistogram()
+			for _, h := range tc.hs {
+				want.Merge(h)
+			}
+			wp := want.Packed()
+			got, ok := SumPacked(tc.hs)
+			if ok != tc.packed {
+				t.Fatalf("SumPacked made a packed merge: %v, want %v", ok, tc.packed)
+			}
+			sum := Sum(tc.hs)
+			for _, g := range []*Histogram{got, sum} {
+				if g == nil {
+					continue
+				}
+				gp := g.Packed()
+				if !bytes.Equal(gp.packed.buckets, wp.packed.buckets) || g.Count() != want.Count() || g.Clamped() != want.Clamped() {
+					t.Errorf("merge: %d values, %d clamped, %d bucket bytes; merged into a full one: %d, %d, %d",
+						g.Count(), g.Clamped(), len(gp.packed.buckets), want.Count(), want.Clamped(), len(wp.packed.buckets))
+				}
 			}
 		})
 	}

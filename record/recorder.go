@@ -592,7 +592,7 @@ func (r *Recorder) addFew(snap *IntervalSnapshot, few map[Key][]time.Duration) {
 			}
 			continue
 		}
-		snap.Histograms[k] = packValues(vals)
+		snap.Histograms[k] = HistogramOf(vals)
 	}
 }
 
