@@ -6,7 +6,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -61,11 +60,11 @@ func (p *FloorProbe) Stop() *rundir.WakeFloor {
 func (p *FloorProbe) run(start time.Time, starts Starts) {
 	defer close(p.done)
 	defer bareThread()()
-	late := record.NewHistogram()
+	var late lateness
 	floor := &rundir.WakeFloor{Beside: true}
 	defer func() {
 		if floor.Waits > 0 {
-			f := floorOf(late, floor.Waits, floor.Period)
+			f := floorOf(late.histogram(), floor.Waits, floor.Period)
 			floor.P50MS, floor.P99MS = f.P50MS, f.P99MS
 		}
 		if floor.PeriodMax == floor.Period {
@@ -104,7 +103,7 @@ func (p *FloorProbe) run(start time.Time, starts Starts) {
 			}
 			floor.Period, floor.PeriodMax = min(floor.Period, waited), max(floor.PeriodMax, waited)
 			floor.Waits++
-			late.Record(l)
+			late.add(l)
 		}
 		prev = due.at
 	}

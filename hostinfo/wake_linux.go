@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -29,7 +28,7 @@ func WakeFloor(ctx context.Context, waits int, period time.Duration) *rundir.Wak
 	}
 	defer s.close()
 	defer context.AfterFunc(ctx, s.cancel)()
-	late := record.NewHistogram()
+	late := lateness{few: make([]time.Duration, 0, min(max(waits, 0), fewLate))}
 	var yielded int64 // the last yield (see probeYield)
 	for range waits {
 		now, ok := monotonic()
@@ -47,9 +46,9 @@ func WakeFloor(ctx context.Context, waits int, period time.Duration) *rundir.Wak
 		if !ok {
 			return nil
 		}
-		late.Record(l)
+		late.add(l)
 	}
-	return floorOf(late, waits, period)
+	return floorOf(late.histogram(), waits, period)
 }
 
 // bareThread locks the calling goroutine to its OS thread and gives the
@@ -74,7 +73,7 @@ func bareThread() func() {
 // every system call (a hand-off per wait, and the monitor back at its
 // fastest pace, 20 µs: ~5 ms of CPU over the 200 waits before a run). The
 // event loop yields for the same reason (request/internal/reactor).
-const probeYield = 5 * time.Millisecond
+const probeYield = 8 * time.Millisecond
 
 // monotonic is the time of CLOCK_MONOTONIC in nanoseconds.
 func monotonic() (int64, bool) {
