@@ -72,10 +72,7 @@ func (p *FloorProbe) run(start time.Time, starts Starts) {
 		}
 		p.floor = floor
 	}()
-	now, ok := monotonic()
-	if !ok {
-		return
-	}
+	now := monotonic()
 	// start on CLOCK_MONOTONIC: a time.Time's monotonic reading is that
 	// clock (Go's runtime reads it), so one pair of reads converts.
 	base := now + int64(time.Until(start))
@@ -84,11 +81,7 @@ func (p *FloorProbe) run(start time.Time, starts Starts) {
 		if floor.Period == 0 {
 			floor.Period = due.gap // said even when no wait is counted
 		}
-		now, ok := monotonic()
-		if !ok {
-			return
-		}
-		if due.at <= now {
+		if due.at <= monotonic() {
 			prev = 0 // held up past it: the next wait is not a whole one
 			continue
 		}
