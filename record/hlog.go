@@ -161,6 +161,7 @@ type LogReader struct {
 	// unterminated: the line read last ended at the end of input, without a
 	// newline; torn: that line did not parse and was dropped.
 	unterminated, torn bool
+	inflate            inflater // every line's payload, one after another
 }
 
 // NewLogReader reads the header lazily. unitNanos is the size of one raw
@@ -344,7 +345,7 @@ func (lr *LogReader) intervalLine(line string) (LogInterval, error) {
 	}
 	iv.Start = start
 	if lr.perMicro == 1 {
-		if p, ok := decodeOwnPacked(fields[3]); ok {
+		if p, ok := decodeOwnPacked(fields[3], &lr.inflate); ok {
 			iv.Histogram = &Histogram{packed: p}
 			return iv, nil
 		}
