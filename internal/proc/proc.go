@@ -379,6 +379,13 @@ func (p FS) scan(hold int) (*Scan, map[int]Stat, error) {
 	out := make(map[int]Stat, len(procs))
 	for _, proc := range procs {
 		fd, err := p.openStat(dir, proc.PID)
+		if errors.Is(err, syscall.EMFILE) && len(sc.files) > 0 {
+			// Out of descriptors (a run's connections hold them): keep
+			// none, the second reading opens each file again.
+			sc.Close()
+			hold = 0
+			fd, err = p.openStat(dir, proc.PID)
+		}
 		if gone(err) {
 			continue
 		}

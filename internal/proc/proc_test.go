@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/prometheus/procfs"
@@ -224,4 +225,52 @@ func BenchmarkScanPair(b *testing.B) {
 			sc.Close()
 		}
 	})
+}
+
+// Out of file descriptors, a Scan keeps none and still reads every
+// process, twice: the second reading opens each file again.
+func TestScanOutOfDescriptors(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here:", err)
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	// Leave a few descriptors above those open now: fewer than the processes.
+	open := 0
+	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
+		open = len(fds)
+	}
+	low := lim
+	low.Cur = uint64(open + 8)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Skip("cannot lower RLIMIT_NOFILE:", err)
+	}
+	defer syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim) //nolint:errcheck // restores the test's limit
+	all, err := FS{}.AllStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 10 {
+		t.Skipf("only %d processes: too few to run out of descriptors", len(all))
+	}
+	sc, first, err := FS{}.StartScan()
+	if err != nil {
+		t.Fatalf("StartScan with %d descriptors free: %v", 8, err)
+	}
+	defer sc.Close()
+	if len(sc.files) != 0 {
+		t.Errorf("%d files kept, out of descriptors", len(sc.files))
+	}
+	second, err := sc.Again()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first[os.Getpid()]; !ok {
+		t.Error("the first reading lacks this process")
+	}
+	if _, ok := second[os.Getpid()]; !ok {
+		t.Error("the second reading lacks this process")
+	}
 }
