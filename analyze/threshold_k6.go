@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/knee-dev/knee/k6metric"
@@ -26,7 +27,9 @@ type K6Expr struct {
 	Value  float64
 }
 
-var k6ExprRe = regexp.MustCompile(`^\s*(avg|min|max|med|count|rate|value|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|===|==|!==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$`)
+var k6ExprRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(avg|min|max|med|count|rate|value|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|===|==|!==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$`)
+})
 
 // ParseK6Key reads a threshold's key as k6's metrics.ParseMetricName and
 // Metric.AddSubmetric do: metric{key:value,...}, the first ':' splitting
@@ -65,7 +68,7 @@ func ParseK6Expr(key, expr string) (K6Expr, error) {
 	if err != nil {
 		return K6Expr{}, &ThresholdError{Expr: full, Msg: err.Error(), Fix: "e.g. http_req_duration{status:200}"}
 	}
-	m := k6ExprRe.FindStringSubmatch(expr)
+	m := k6ExprRe().FindStringSubmatch(expr)
 	if m == nil {
 		return K6Expr{}, &ThresholdError{Expr: full, Msg: "not AGGREGATE OP NUMBER", Fix: "e.g. p(95)<200, rate<0.01, count>100"}
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -121,8 +122,10 @@ func (o Options) withDefaults() Options {
 // libpq's keyword/value form ("host=db user=knee dbname=knee"), which a
 // SQLite file path does not begin with.
 func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") || pgKeywordValue.MatchString(dsn)
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") || pgKeywordValue().MatchString(dsn)
 }
 
 // pgKeywordValue matches the start of a libpq keyword/value DSN.
-var pgKeywordValue = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name)\s*=`)
+var pgKeywordValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name)\s*=`)
+})

@@ -6,7 +6,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/rundir"
 )
 
@@ -61,11 +60,11 @@ func (p *FloorProbe) Stop() *rundir.WakeFloor {
 func (p *FloorProbe) run(start time.Time, starts Starts) {
 	defer close(p.done)
 	defer bareThread()()
-	late := record.NewHistogram()
+	var late lateness
 	floor := &rundir.WakeFloor{Beside: true}
 	defer func() {
 		if floor.Waits > 0 {
-			f := floorOf(late, floor.Waits, floor.Period)
+			f := floorOf(late.histogram(), floor.Waits, floor.Period)
 			floor.P50MS, floor.P99MS = f.P50MS, f.P99MS
 		}
 		if floor.PeriodMax == floor.Period {
@@ -73,10 +72,7 @@ func (p *FloorProbe) run(start time.Time, starts Starts) {
 		}
 		p.floor = floor
 	}()
-	now, ok := monotonic()
-	if !ok {
-		return
-	}
+	now := monotonic()
 	// start on CLOCK_MONOTONIC: a time.Time's monotonic reading is that
 	// clock (Go's runtime reads it), so one pair of reads converts.
 	base := now + int64(time.Until(start))
@@ -85,11 +81,7 @@ func (p *FloorProbe) run(start time.Time, starts Starts) {
 		if floor.Period == 0 {
 			floor.Period = due.gap // said even when no wait is counted
 		}
-		now, ok := monotonic()
-		if !ok {
-			return
-		}
-		if due.at <= now {
+		if due.at <= monotonic() {
 			prev = 0 // held up past it: the next wait is not a whole one
 			continue
 		}
@@ -104,7 +96,7 @@ func (p *FloorProbe) run(start time.Time, starts Starts) {
 			}
 			floor.Period, floor.PeriodMax = min(floor.Period, waited), max(floor.PeriodMax, waited)
 			floor.Waits++
-			late.Record(l)
+			late.add(l)
 		}
 		prev = due.at
 	}

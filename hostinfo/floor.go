@@ -28,6 +28,38 @@ type Starts interface {
 	Duration() time.Duration
 }
 
+// fewLate is how many lateness values a probe keeps as they are before it
+// moves them into a full histogram (~190 KB): the 200 waits before a run
+// never need one, nor a run's of up to 34 minutes at 1 start/s.
+const fewLate = 2048
+
+// lateness is a probe's record of how late it woke: its values while they
+// are few, a full histogram past fewLate of them.
+type lateness struct {
+	few  []time.Duration
+	full *record.Histogram
+}
+
+func (l *lateness) add(d time.Duration) {
+	if l.full == nil && len(l.few) < fewLate {
+		l.few = append(l.few, d)
+		return
+	}
+	if l.full == nil {
+		l.full = record.HistogramOf(l.few)
+		l.few = nil
+	}
+	l.full.Record(d)
+}
+
+// histogram holds every value added.
+func (l *lateness) histogram() *record.Histogram {
+	if l.full != nil {
+		return l.full
+	}
+	return record.HistogramOf(l.few)
+}
+
 // floorOf is the floor a histogram of lateness holds.
 func floorOf(late *record.Histogram, waits int, period time.Duration) *rundir.WakeFloor {
 	return &rundir.WakeFloor{Waits: waits, Period: period,

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/knee-dev/knee/record"
 )
 
 // starts is a schedule given by hand: its offsets and its end.
@@ -55,6 +57,29 @@ func TestDues(t *testing.T) {
 	for _, tc := range tests {
 		if got := slices.Collect(dues(tc.starts, base)); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: dues %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A probe's lateness holds what a histogram recording every value holds,
+// whether its values stayed few or moved into a full histogram past fewLate.
+func TestLateness(t *testing.T) {
+	for _, n := range []int{0, 1, 200, fewLate, fewLate + 1, fewLate + 300} {
+		var late lateness
+		want := record.NewHistogram()
+		for i := range n {
+			d := time.Duration(i%997)*7*time.Microsecond + 40*time.Microsecond
+			late.add(d)
+			want.Record(d)
+		}
+		got := late.histogram()
+		if got.Count() != int64(n) {
+			t.Errorf("%d values: count %d", n, got.Count())
+		}
+		for _, pct := range []float64{0, 50, 99, 100} {
+			if g, w := got.Percentile(pct), want.Percentile(pct); g != w {
+				t.Errorf("%d values: p%v = %v, recorded one by one %v", n, pct, g, w)
+			}
 		}
 	}
 }

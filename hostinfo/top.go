@@ -24,10 +24,14 @@ func Top(ctx context.Context, opts Options) ([]rundir.Process, error) {
 	if opts.TopN < 0 {
 		return nil, nil
 	}
-	before, err := snapshot(opts.Root)
+	// The second sample reads the first one's processes again through the
+	// files it kept open: a process started between the two is not ranked
+	// anyway.
+	sc, first, err := proc.FS{Root: opts.Root}.StartScan()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("top processes: %w", err)
 	}
+	defer sc.Close()
 	start := time.Now()
 	timer := time.NewTimer(opts.Sample)
 	defer timer.Stop()
@@ -36,24 +40,20 @@ func Top(ctx context.Context, opts Options) ([]rundir.Process, error) {
 		return nil, fmt.Errorf("top processes: %w", ctx.Err())
 	case <-timer.C:
 	}
-	after, err := snapshot(opts.Root)
-	if err != nil {
-		return nil, err
-	}
-	return rank(before, after, time.Since(start), opts.Self, opts.TopN), nil
-}
-
-// snapshot reads every process's CPU time below root.
-func snapshot(root string) (map[int]procTimes, error) {
-	stats, err := proc.FS{Root: root}.AllStats()
+	second, err := sc.Again()
 	if err != nil {
 		return nil, fmt.Errorf("top processes: %w", err)
 	}
+	return rank(times(first), times(second), time.Since(start), opts.Self, opts.TopN), nil
+}
+
+// times is every process's CPU time of a sample.
+func times(stats map[int]proc.Stat) map[int]procTimes {
 	out := make(map[int]procTimes, len(stats))
 	for pid, st := range stats {
 		out[pid] = procTimes{comm: st.Comm, cpu: st.CPU}
 	}
-	return out, nil
+	return out
 }
 
 // rank turns two samples elapsed apart into the n busiest processes other

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The floor is a distribution of real waits: as many as asked, p50 at most
@@ -20,5 +22,25 @@ func TestWakeFloor(t *testing.T) {
 	cancel()
 	if f := WakeFloor(ctx, 20, time.Millisecond); f != nil {
 		t.Errorf("an ended context measured %+v", f)
+	}
+}
+
+// monotonic reads CLOCK_MONOTONIC itself (the dues are on that clock): a
+// reading lies between two of the system call's, round after round.
+func TestMonotonicIsClockMonotonic(t *testing.T) {
+	read := func() int64 {
+		var ts unix.Timespec
+		if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+			t.Fatal(err)
+		}
+		return unix.TimespecToNsec(ts)
+	}
+	for range 100 {
+		before := read()
+		m := monotonic()
+		after := read()
+		if m < before || m > after {
+			t.Fatalf("monotonic() = %d, outside CLOCK_MONOTONIC's %d .. %d", m, before, after)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // lackedAPI is a k6 API knee does not have, found in the script's text
@@ -21,22 +22,25 @@ type lackedAPI struct {
 	in *regexp.Regexp
 }
 
-var lackedAPIs = []lackedAPI{
-	// k6/execution's VU tags and metadata (vu.tags, vu.metrics.tags,
-	// vu.metrics.metadata) change the tags of every later sample of the VU:
-	// not built.
-	{re: regexp.MustCompile(`\bvu\s*\.\s*(tags|metrics)\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
-		why: "exec.vu.tags and exec.vu.metrics (k6/execution) are not supported by knee; tag requests with params.tags, or set options.tags or a scenario's tags"},
-	// k6/execution's scenario.progress (each executor's own progress
-	// function) and test.options (k6's consolidated options, every default
-	// filled in): not built.
-	{re: regexp.MustCompile(`\bscenario\s*\.\s*progress\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
-		why: "exec.scenario.progress (k6/execution) is not supported by knee; count with exec.scenario.iterationInTest, or time with exec.instance.currentTestRunDuration"},
-	{re: regexp.MustCompile(`\btest\s*\.\s*options\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
-		why: "exec.test.options (k6/execution) is not supported by knee; read the script's own exported options object"},
-	{re: regexp.MustCompile(`\.stream\s*\(\s*\)`), in: regexp.MustCompile(`['"]k6/(experimental/)?websockets['"]`),
-		why: "Blob.stream() (k6/websockets) is not supported by knee (it has no ReadableStream); use await blob.arrayBuffer() or blob.text()"},
-}
+// lackedAPIs are compiled at their first use, not at every start of knee.
+var lackedAPIs = sync.OnceValue(func() []lackedAPI {
+	return []lackedAPI{
+		// k6/execution's VU tags and metadata (vu.tags, vu.metrics.tags,
+		// vu.metrics.metadata) change the tags of every later sample of the VU:
+		// not built.
+		{re: regexp.MustCompile(`\bvu\s*\.\s*(tags|metrics)\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
+			why: "exec.vu.tags and exec.vu.metrics (k6/execution) are not supported by knee; tag requests with params.tags, or set options.tags or a scenario's tags"},
+		// k6/execution's scenario.progress (each executor's own progress
+		// function) and test.options (k6's consolidated options, every default
+		// filled in): not built.
+		{re: regexp.MustCompile(`\bscenario\s*\.\s*progress\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
+			why: "exec.scenario.progress (k6/execution) is not supported by knee; count with exec.scenario.iterationInTest, or time with exec.instance.currentTestRunDuration"},
+		{re: regexp.MustCompile(`\btest\s*\.\s*options\b`), in: regexp.MustCompile(`['"]k6/execution['"]`),
+			why: "exec.test.options (k6/execution) is not supported by knee; read the script's own exported options object"},
+		{re: regexp.MustCompile(`\.stream\s*\(\s*\)`), in: regexp.MustCompile(`['"]k6/(experimental/)?websockets['"]`),
+			why: "Blob.stream() (k6/websockets) is not supported by knee (it has no ReadableStream); use await blob.arrayBuffer() or blob.text()"},
+	}
+})
 
 // refuseLacked scans the script's own files (the bundle's sources, read
 // from its source map) and the remote modules it imports (remote, by
@@ -68,7 +72,7 @@ func refuseLacked(entry string, sourceMap []byte, remote map[string][]byte) erro
 			name = relTo(entry, p)
 		}
 		code := maskComments(string(b))
-		for _, api := range lackedAPIs {
+		for _, api := range lackedAPIs() {
 			if api.in != nil && !api.in.Match(b) {
 				continue
 			}

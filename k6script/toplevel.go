@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/dop251/goja"
 )
@@ -69,7 +70,9 @@ func initSettled(res goja.Value) error {
 }
 
 // stackFrame is a frame of goja's Error stack: "at [name (]file:line:col(pc)".
-var stackFrame = regexp.MustCompile(`(?m)^\s*at (?:.*? \()?(.+):(\d+):(\d+)\(\d+\)\)?$`)
+var stackFrame = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*at (?:.*? \()?(.+):(\d+):(\d+)\(\d+\)\)?$`)
+})
 
 // rejection is a rejected Promise's reason as an exception's message:
 // an Error names the place it was made, as jsError does for exceptions.
@@ -86,7 +89,7 @@ func rejection(reason goja.Value) string {
 	if stack == nil || goja.IsUndefined(stack) {
 		return msg
 	}
-	m := stackFrame.FindStringSubmatch(stack.String())
+	m := stackFrame().FindStringSubmatch(stack.String())
 	if m == nil {
 		return msg
 	}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -70,7 +71,7 @@ func ReadTest(stream []byte) (Test, error) {
 	return t, nil
 }
 
-var forwarding = regexp.MustCompile(`^Forwarding from 127\.0\.0\.1:([0-9]+) -> `)
+var forwarding = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Forwarding from 127\.0\.0\.1:([0-9]+) -> `) })
 
 // PortForward runs kubectl port-forward to the test's coordinator on a
 // free local port and returns its URL, and a channel closed when kubectl
@@ -97,7 +98,7 @@ func PortForward(ctx context.Context, kubectl string, t Test) (string, <-chan st
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if m := forwarding.FindStringSubmatch(sc.Text()); m != nil {
+			if m := forwarding().FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case port <- m[1]:
 				default:

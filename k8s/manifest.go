@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -100,12 +101,16 @@ type Options struct {
 	Thresholds   []string // evaluated on the merge
 }
 
+// The patterns are compiled at their first use, not at every start of knee
+// (a run never needs them).
 var (
-	dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$`)
-	idLabel  = regexp.MustCompile(`^[a-z0-9]{1,12}$`)
-	quantity = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$`)
-	qualName = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
-	effects  = []string{"", "NoSchedule", "PreferNoSchedule", "NoExecute"}
+	dnsLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$`) })
+	idLabel  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]{1,12}$`) })
+	quantity = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$`) })
+	qualName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	})
+	effects = []string{"", "NoSchedule", "PreferNoSchedule", "NoExecute"}
 )
 
 // NewID is a random suffix that makes a test's object names its own: a
@@ -139,10 +144,10 @@ func (o Options) port() int {
 // Check reports what is wrong with o, each with how to fix it.
 func (o Options) Check() error {
 	var errs []error
-	if !dnsLabel.MatchString(o.Name) {
+	if !dnsLabel().MatchString(o.Name) {
 		errs = append(errs, fmt.Errorf("--name %q: use lower-case letters, digits and '-', at most 30 characters", o.Name))
 	}
-	if !idLabel.MatchString(o.ID) {
+	if !idLabel().MatchString(o.ID) {
 		errs = append(errs, fmt.Errorf("test id %q: want 1 to 12 lower-case letters and digits", o.ID))
 	}
 	if o.Runners < 1 || o.Runners > 1000 {
@@ -164,7 +169,7 @@ func (o Options) Check() error {
 		flag string
 		v    string
 	}{{"--cpu", o.Runner.CPU}, {"--memory", o.Runner.Memory}, {"--coordinator-cpu", o.Coordinator.CPU}, {"--coordinator-memory", o.Coordinator.Memory}} {
-		if r.v != "" && !quantity.MatchString(r.v) {
+		if r.v != "" && !quantity().MatchString(r.v) {
 			errs = append(errs, fmt.Errorf("%s %q: not a Kubernetes quantity such as 500m, 2, 512Mi, 1Gi", r.flag, r.v))
 		}
 	}
@@ -181,7 +186,7 @@ func (o Options) Check() error {
 	}
 	for _, m := range []map[string]string{o.NodeSelector, o.Labels, o.Annotations} {
 		for k := range m {
-			if !qualName.MatchString(k) {
+			if !qualName().MatchString(k) {
 				errs = append(errs, fmt.Errorf("key %q: not a Kubernetes label or annotation key such as example.com/team", k))
 			}
 		}

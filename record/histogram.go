@@ -435,9 +435,21 @@ func (s Series) Add(o Series) {
 }
 
 // Merged returns the merge of every histogram whose key passes keep (all
-// when keep is nil). It is empty, never nil, when nothing matches.
+// when keep is nil), packed when Sum can keep it so. It is empty, never
+// nil, when nothing matches.
 func (s Series) Merged(keep func(Key) bool) *Histogram {
-	return s.MergeInto(NewHistogram(), keep)
+	return Sum(s.Of(keep))
+}
+
+// Of is the histograms whose key passes keep (all when keep is nil).
+func (s Series) Of(keep func(Key) bool) []*Histogram {
+	var hs []*Histogram
+	for k, h := range s {
+		if keep == nil || keep(k) {
+			hs = append(hs, h)
+		}
+	}
+	return hs
 }
 
 // MergeInto merges into out every histogram whose key passes keep (all

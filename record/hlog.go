@@ -101,7 +101,7 @@ func (lw *LogWriter) WriteInterval(tag string, start, length time.Duration, h *H
 	b = append(b, ',')
 	b = strconv.AppendFloat(b, length.Seconds(), 'f', 3, 64)
 	b = append(b, ',')
-	payload, maxUS, err := lw.enc.appendEncoded(lw.payload[:0], h.view())
+	payload, maxUS, err := lw.enc.appendHistogram(lw.payload[:0], h)
 	if err != nil {
 		return fmt.Errorf("encode interval histogram: %w", err)
 	}
@@ -161,6 +161,7 @@ type LogReader struct {
 	// unterminated: the line read last ended at the end of input, without a
 	// newline; torn: that line did not parse and was dropped.
 	unterminated, torn bool
+	inflate            inflater // every line's payload, one after another
 }
 
 // NewLogReader reads the header lazily. unitNanos is the size of one raw
@@ -344,7 +345,7 @@ func (lr *LogReader) intervalLine(line string) (LogInterval, error) {
 	}
 	iv.Start = start
 	if lr.perMicro == 1 {
-		if p, ok := decodeOwnPacked(fields[3]); ok {
+		if p, ok := decodeOwnPacked(fields[3], &lr.inflate); ok {
 			iv.Histogram = &Histogram{packed: p}
 			return iv, nil
 		}

@@ -63,6 +63,17 @@ func TestV2EncoderMatchesLibrary(t *testing.T) {
 			if maxValue != h.Max() {
 				t.Errorf("max %d, want %d", maxValue, h.Max())
 			}
+			// The packed form, encoded from its buckets, writes the same.
+			got, maxValue, err = enc.appendHistogram(nil, &Histogram{packed: packHdr(h)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("packed payload\n got %s\nwant %s", got, want)
+			}
+			if maxValue != h.Max() {
+				t.Errorf("packed max %d, want %d", maxValue, h.Max())
+			}
 		})
 	}
 }

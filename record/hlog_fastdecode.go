@@ -11,14 +11,48 @@ import (
 	"strings"
 )
 
+// inflater inflates V2 payloads one after another with one zlib reader and
+// one buffer: a new reader is ~120 KB of decompressor and window to
+// allocate, per interval of a log. The zero value is ready; not safe for
+// concurrent use.
+type inflater struct {
+	src bytes.Reader
+	zr  io.ReadCloser // a zlib reader, reset for each payload (zlib.Resetter); nil before the first
+	out bytes.Buffer
+}
+
+// inflate returns the inflated raw, valid until the next call; false when
+// raw is not a zlib stream or inflates to more than maxInflated bytes.
+func (f *inflater) inflate(raw []byte) ([]byte, bool) {
+	f.src.Reset(raw)
+	if f.zr == nil {
+		zr, err := zlib.NewReader(&f.src)
+		if err != nil {
+			return nil, false
+		}
+		f.zr = zr
+	} else if err := f.zr.(zlib.Resetter).Reset(&f.src, nil); err != nil {
+		return nil, false
+	}
+	f.out.Reset()
+	_, err := f.out.ReadFrom(io.LimitReader(f.zr, maxInflated+1))
+	if cerr := f.zr.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || f.out.Len() > maxInflated {
+		return nil, false
+	}
+	return f.out.Bytes(), true
+}
+
 // decodeOwnPacked decodes a V2 compressed payload of knee's own geometry
 // straight into its packed form, never building the ~190 KB full
 // HdrHistogram that decodePayload and packHdr would each allocate or copy:
 // reading a long log costs what its non-empty buckets do. ok is false for
 // anything else (another geometry, another encoding, a count of 2^56 or
 // more, a malformed payload): the caller then takes the general path,
-// which also says what is wrong.
-func decodeOwnPacked(s string) (p *packed, ok bool) {
+// which also says what is wrong. f inflates it (nil: a new inflater).
+func decodeOwnPacked(s string, f *inflater) (p *packed, ok bool) {
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
 	if err != nil || len(raw) < 8 || cookieBase(binary.BigEndian.Uint32(raw)) != cookieV2Compressed {
 		return nil, false
@@ -27,13 +61,11 @@ func decodeOwnPacked(s string) (p *packed, ok bool) {
 	if n > int64(len(raw)-8) {
 		return nil, false
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(raw[8 : 8+n]))
-	if err != nil {
-		return nil, false
+	if f == nil {
+		f = &inflater{}
 	}
-	defer zr.Close()
-	inner, err := io.ReadAll(io.LimitReader(zr, maxInflated+1))
-	if err != nil || len(inner) > maxInflated || len(inner) < 40 {
+	inner, ok := f.inflate(raw[8 : 8+n])
+	if !ok || len(inner) < 40 {
 		return nil, false
 	}
 	// The V2 header: cookie, payload length, normalizing index offset,

@@ -1,8 +1,11 @@
 package record
 
 import (
+	"cmp"
 	"encoding/binary"
+	"math/bits"
 	"slices"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -46,6 +49,95 @@ func packHdr(src *hdrhistogram.Histogram) *packed {
 	return &packed{buckets: slices.Clip(buf), count: src.TotalCount()}
 }
 
+// HistogramOf is the Histogram of vals, packed: what recording them into a
+// new Histogram and packing it gives, without the ~190 KB full one between
+// (a series' few values each interval, see fewValues; a probe's few
+// hundred timings).
+func HistogramOf(vals []time.Duration) *Histogram {
+	out := &Histogram{}
+	lows := make([]int64, len(vals))
+	for i, d := range vals {
+		us, clamped := micros(d)
+		if clamped {
+			out.clamped++
+		}
+		lows[i] = valueAtIndex(indexAt(us))
+	}
+	slices.Sort(lows)
+	var buf []byte
+	var prev int64
+	for i := 0; i < len(lows); {
+		n := 1
+		for i+n < len(lows) && lows[i+n] == lows[i] {
+			n++
+		}
+		buf = binary.AppendUvarint(buf, uint64(lows[i]-prev))
+		buf = binary.AppendUvarint(buf, uint64(n))
+		prev = lows[i]
+		i += n
+	}
+	out.packed = &packed{buckets: slices.Clip(buf), count: int64(len(vals))}
+	return out
+}
+
+// maxPackedSum is the most bytes of packed buckets, over all its sources,
+// that a merge keeps packed (SumPacked): ~4,000 buckets, whose sort costs
+// less than a full Histogram's ~190 KB to allocate, clear and walk.
+const maxPackedSum = 16 << 10
+
+// SumPacked returns the merge of hs, packed, when every one of them is
+// packed and they are small (maxPackedSum); false otherwise, when merging
+// into a full Histogram is the way. It reads as that merge would: the same
+// buckets, counts and clamped count.
+func SumPacked(hs []*Histogram) (*Histogram, bool) {
+	size := 0
+	for _, h := range hs {
+		if h.h != nil {
+			return nil, false
+		}
+		size += len(h.packed.buckets)
+	}
+	if size > maxPackedSum {
+		return nil, false
+	}
+	type bucket struct{ low, n int64 }
+	all := make([]bucket, 0, size/2)
+	out := &Histogram{}
+	var count int64
+	for _, h := range hs {
+		out.clamped += h.clamped
+		count += h.packed.count
+		h.packed.each(func(low, n int64) { all = append(all, bucket{low, n}) })
+	}
+	slices.SortFunc(all, func(a, b bucket) int { return cmp.Compare(a.low, b.low) })
+	var buf []byte
+	var prev int64
+	for i := 0; i < len(all); {
+		low, n := all[i].low, all[i].n
+		for i++; i < len(all) && all[i].low == low; i++ {
+			n += all[i].n
+		}
+		buf = binary.AppendUvarint(buf, uint64(low-prev))
+		buf = binary.AppendUvarint(buf, uint64(n))
+		prev = low
+	}
+	out.packed = &packed{buckets: slices.Clip(buf), count: count}
+	return out, true
+}
+
+// Sum returns the merge of hs: packed when SumPacked can make it, else
+// merged into a new Histogram.
+func Sum(hs []*Histogram) *Histogram {
+	if out, ok := SumPacked(hs); ok {
+		return out
+	}
+	out := NewHistogram()
+	for _, h := range hs {
+		out.Merge(h)
+	}
+	return out
+}
+
 // ownGeometry reports whether h has knee's range and precision, so its
 // counts array is indexed as knee's.
 func ownGeometry(h *hdrhistogram.Histogram) bool {
@@ -65,6 +157,17 @@ func valueAtIndex(i int) int64 {
 		return int64(i)
 	}
 	return sub << bucket
+}
+
+// indexAt is the counts index of value v (1 .. HighestMicros) in knee's
+// geometry: valueAtIndex's inverse for a bucket's lowest value.
+func indexAt(v int64) int {
+	if v < 1<<subBucketBits {
+		return int(v)
+	}
+	const half = 1 << (subBucketBits - 1)
+	bucket := bits.Len64(uint64(v)) - subBucketBits
+	return (bucket+1)*half + int(v>>bucket) - half
 }
 
 // unpack returns a full Histogram with p's counts.

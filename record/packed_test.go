@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -115,6 +116,15 @@ func TestValueAtIndex(t *testing.T) {
 		if got := valueAtIndex(i); got != b.From {
 			t.Fatalf("valueAtIndex(%d) = %d, HdrHistogram's bucket starts at %d", i, got, b.From)
 		}
+		// Every value of the bucket, its first, last and middle, is at i.
+		for _, v := range []int64{b.From, b.To, (b.From + b.To) / 2} {
+			if v < LowestMicros || v > HighestMicros {
+				continue
+			}
+			if got := indexAt(v); got != i {
+				t.Fatalf("indexAt(%d) = %d, HdrHistogram counts it in bucket %d (%d..%d)", v, got, i, b.From, b.To)
+			}
+		}
 	}
 }
 
@@ -181,5 +191,98 @@ func TestPackedCopy(t *testing.T) {
 	}
 	if pp := p.Packed(); pp.Count() != 1000 || pp.Max() != p.Max() {
 		t.Errorf("Packed of a packed histogram: %d values, max %v", pp.Count(), pp.Max())
+	}
+}
+
+// HistogramOf packs what recording the values into a new Histogram and
+// packing it gives: the same buckets, count and clamped count, for values
+// in and out of range, repeated and on bucket edges.
+func TestHistogramOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	random := make([]time.Duration, 200)
+	for i := range random {
+		random[i] = time.Duration(rng.Int64N(int64(2 * time.Hour)))
+	}
+	for _, tc := range []struct {
+		name string
+		vals []time.Duration
+	}{
+		{"none", nil},
+		{"one", []time.Duration{3 * time.Millisecond}},
+		{"repeated", []time.Duration{5 * time.Microsecond, 5 * time.Microsecond, 5*time.Microsecond + 999}},
+		{"bucket edges", []time.Duration{2047 * time.Microsecond, 2048 * time.Microsecond, 2049 * time.Microsecond, 4095 * time.Microsecond}},
+		{"under 1 µs", []time.Duration{0, 999}},
+		{"clamped", []time.Duration{-time.Second, 2 * time.Hour, time.Hour}},
+		{"random", random},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := NewHistogram()
+			for _, v := range tc.vals {
+				want.Record(v)
+			}
+			wp := want.Packed()
+			got := HistogramOf(tc.vals)
+			if !bytes.Equal(got.packed.buckets, wp.packed.buckets) || got.Count() != wp.Count() || got.Clamped() != wp.Clamped() {
+				t.Errorf("HistogramOf: %d values, %d clamped, buckets %x; recorded and packed: %d, %d, %x",
+					got.Count(), got.Clamped(), got.packed.buckets, wp.Count(), wp.Clamped(), wp.packed.buckets)
+			}
+		})
+	}
+}
+
+// SumPacked merges packed histograms into the buckets, count and clamped
+// count that merging them into a new full Histogram gives, and declines
+// (Sum then merging into a full one) when a source is full or the sources
+// are too large.
+func TestSumPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	spread := func(n int, upTo time.Duration) *Histogram {
+		vals := make([]time.Duration, n)
+		for i := range vals {
+			vals[i] = time.Duration(rng.Int64N(int64(upTo)))
+		}
+		return HistogramOf(vals)
+	}
+	full := NewHistogram()
+	full.Record(3 * time.Millisecond)
+	clamped := HistogramOf([]time.Duration{-time.Second, 2 * time.Hour, 5 * time.Microsecond})
+	big := make([]*Histogram, 40)
+	for i := range big {
+		big[i] = spread(2000, time.Hour) // ~2,000 distinct buckets each: past maxPackedSum together
+	}
+	for _, tc := range []struct {
+		name   string
+		hs     []*Histogram
+		packed bool
+	}{
+		{"none", nil, true},
+		{"one", []*Histogram{spread(10, time.Second)}, true},
+		{"overlapping", []*Histogram{spread(60, 10*time.Millisecond), spread(60, 10*time.Millisecond), spread(5, time.Minute)}, true},
+		{"clamped", []*Histogram{clamped, clamped}, true},
+		{"a full source", []*Histogram{spread(10, time.Second), full}, false},
+		{"too large", big, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := NewHistogram()
+			for _, h := range tc.hs {
+				want.Merge(h)
+			}
+			wp := want.Packed()
+			got, ok := SumPacked(tc.hs)
+			if ok != tc.packed {
+				t.Fatalf("SumPacked made a packed merge: %v, want %v", ok, tc.packed)
+			}
+			sum := Sum(tc.hs)
+			for _, g := range []*Histogram{got, sum} {
+				if g == nil {
+					continue
+				}
+				gp := g.Packed()
+				if !bytes.Equal(gp.packed.buckets, wp.packed.buckets) || g.Count() != want.Count() || g.Clamped() != want.Clamped() {
+					t.Errorf("merge: %d values, %d clamped, %d bucket bytes; merged into a full one: %d, %d, %d",
+						g.Count(), g.Clamped(), len(gp.packed.buckets), want.Count(), want.Clamped(), len(wp.packed.buckets))
+				}
+			}
+		})
 	}
 }

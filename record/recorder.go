@@ -585,7 +585,6 @@ func (r *Recorder) copyOf(h *Histogram) *Histogram {
 // own (a few hundred bytes: a snapshot of thousands of names seen once each
 // holds no full histogram for them). rotateMu held.
 func (r *Recorder) addFew(snap *IntervalSnapshot, few map[Key][]time.Duration) {
-	var scratch *Histogram
 	for k, vals := range few {
 		if h, ok := snap.Histograms[k]; ok {
 			for _, v := range vals {
@@ -593,14 +592,7 @@ func (r *Recorder) addFew(snap *IntervalSnapshot, few map[Key][]time.Duration) {
 			}
 			continue
 		}
-		if scratch == nil {
-			scratch = NewHistogram()
-		}
-		scratch.Reset()
-		for _, v := range vals {
-			scratch.Record(v)
-		}
-		snap.Histograms[k] = scratch.Packed()
+		snap.Histograms[k] = HistogramOf(vals)
 	}
 }
 

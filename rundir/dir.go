@@ -226,20 +226,16 @@ func inRange(start, from, to time.Duration) bool {
 
 // Merged returns the merge of every histogram whose key passes keep, over the
 // intervals that start in [from, to). to <= 0 means the end of the run.
-// keep == nil keeps every key. The result is never nil.
+// keep == nil keeps every key. The result is never nil; it is packed when
+// record.Sum can keep it so (a short run's: no full copy to allocate).
 func (r *Dir) Merged(keep func(record.Key) bool, from, to time.Duration) *record.Histogram {
-	out := record.NewHistogram()
+	var hs []*record.Histogram
 	for _, iv := range r.Intervals {
-		if !inRange(iv.Start, from, to) {
-			continue
-		}
-		for k, h := range iv.Histograms {
-			if keep == nil || keep(k) {
-				out.Merge(h)
-			}
+		if inRange(iv.Start, from, to) {
+			hs = append(hs, record.Series(iv.Histograms).Of(keep)...)
 		}
 	}
-	return out
+	return record.Sum(hs)
 }
 
 // Counters sums the counters of every scenario over intervals starting in [from, to).

@@ -418,15 +418,24 @@ type lastInterval struct {
 	sendLagRecorded bool
 }
 
-// summarize computes snap's lastInterval, merging in e.scratch (one
-// histogram reused from interval to interval, made on first use).
+// summarize computes snap's lastInterval: each metric's histograms merged
+// packed when they are (record.SumPacked: a slow run's few values), else
+// in e.scratch (one histogram reused from interval to interval, made on
+// first use).
 func (e *engine) summarize(snap record.IntervalSnapshot) lastInterval {
-	if e.scratch == nil {
-		e.scratch = record.NewHistogram()
-	}
 	merged := func(m record.Metric) *record.Histogram {
+		hs := record.Series(snap.Histograms).Of(func(k record.Key) bool { return k.Metric == m })
+		if h, ok := record.SumPacked(hs); ok {
+			return h
+		}
+		if e.scratch == nil {
+			e.scratch = record.NewHistogram()
+		}
 		e.scratch.Reset()
-		return record.Series(snap.Histograms).MergeInto(e.scratch, func(k record.Key) bool { return k.Metric == m })
+		for _, h := range hs {
+			e.scratch.Merge(h)
+		}
+		return e.scratch
 	}
 	li := lastInterval{secs: (snap.End - snap.Start).Seconds()}
 	for _, c := range snap.Counters {

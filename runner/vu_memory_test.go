@@ -81,8 +81,10 @@ export default function () {
 	} {
 		lo := idleMemory(t, addr, c.what, few, c.run)
 		hi := idleMemory(t, addr, c.what, many, c.run)
-		objects := float64(hi.objects-lo.objects) / (many - few) / 1024
-		stacks := float64(hi.stacks-lo.stacks) / (many - few) / 1024
+		// Signed: the event loop's VUs hold no stack, and the difference
+		// of two readings of ~0 can be below zero (as uint64, 2e13 KB).
+		objects := float64(int64(hi.objects)-int64(lo.objects)) / (many - few) / 1024
+		stacks := float64(int64(hi.stacks)-int64(lo.stacks)) / (many - few) / 1024
 		t.Logf("%-11s per idle VU: %.1f KB heap objects + %.1f KB goroutine stacks = %.1f KB (%d VUs: %.1f MB, %d VUs: %.1f MB)",
 			c.what, objects, stacks, objects+stacks, few, float64(lo.objects+lo.stacks)/(1<<20), many, float64(hi.objects+hi.stacks)/(1<<20))
 		if objects+stacks > c.bound {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -68,69 +69,137 @@ type Stat struct {
 const userHZ = 100
 
 // parseStat reads the fields knee uses from a /proc/PID/stat line. comm may
-// hold spaces and parentheses: it ends at the line's last ')'.
+// hold spaces and parentheses: it ends at the line's last ')'. The fields
+// after it are walked in place (a scan reads every process's line, four
+// times a run: bytes.Fields and strconv on copies were a third of its CPU).
 func parseStat(line []byte) (Stat, error) {
 	open, end := bytes.IndexByte(line, '('), bytes.LastIndexByte(line, ')')
 	if open < 0 || end < open {
 		return Stat{}, fmt.Errorf("no (comm) in %q", line)
 	}
 	// After comm: state (field 3), ppid (4), ..., utime (14), stime (15).
-	f := bytes.Fields(line[end+1:])
-	if len(f) < 13 {
-		return Stat{}, fmt.Errorf("%d fields after comm, want at least 13", len(f))
+	var f [13][]byte
+	n := 0
+	for rest := line[end+1:]; n < len(f); n++ {
+		rest = bytes.TrimLeft(rest, " \t\n")
+		if len(rest) == 0 {
+			break
+		}
+		i := bytes.IndexAny(rest, " \t\n")
+		if i < 0 {
+			i = len(rest)
+		}
+		f[n], rest = rest[:i], rest[i:]
 	}
-	ppid, err := strconv.Atoi(string(f[1]))
-	if err != nil {
-		return Stat{}, fmt.Errorf("ppid: %w", err)
+	if n < len(f) {
+		return Stat{}, fmt.Errorf("%d fields after comm, want at least 13", n)
 	}
-	utime, err := strconv.ParseUint(string(f[11]), 10, 64)
+	ppid, err := decimal(f[1])
+	if err != nil || ppid > math.MaxInt32 {
+		return Stat{}, fmt.Errorf("ppid: %q is not a process id", f[1])
+	}
+	utime, err := decimal(f[11])
 	if err != nil {
 		return Stat{}, fmt.Errorf("utime: %w", err)
 	}
-	stime, err := strconv.ParseUint(string(f[12]), 10, 64)
+	stime, err := decimal(f[12])
 	if err != nil {
 		return Stat{}, fmt.Errorf("stime: %w", err)
 	}
-	return Stat{CPU: float64(utime+stime) / userHZ, State: string(f[0]), PPID: ppid, Comm: string(line[open+1 : end])}, nil
+	return Stat{CPU: float64(utime+stime) / userHZ, State: string(f[0]), PPID: int(ppid), Comm: string(line[open+1 : end])}, nil
+}
+
+// decimal parses an unsigned decimal number of 64 bits, as
+// strconv.ParseUint(s, 10, 64) does, without a string copy.
+func decimal(b []byte) (uint64, error) {
+	if len(b) == 0 {
+		return 0, errors.New("empty number")
+	}
+	var v uint64
+	for _, c := range b {
+		d := uint64(c - '0')
+		if d > 9 {
+			return 0, fmt.Errorf("%q is not a decimal number", b)
+		}
+		if v > (math.MaxUint64-d)/10 {
+			return 0, fmt.Errorf("%q is out of range", b)
+		}
+		v = v*10 + d
+	}
+	return v, nil
 }
 
 // statFile reads and parses one /proc/PID/stat into buf's space: a system
-// call to open, one or two to read and one to close, where os.ReadFile
-// adds a stat and the netpoller's attempt to register the file.
-func (p FS) statFile(pid int, buf []byte) (Stat, []byte, error) {
-	name := filepath.Join(p.dir(), strconv.Itoa(pid), "stat")
-	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+// call to open, one to read (see readStat) and one to close, where
+// os.ReadFile adds a stat and the netpoller's attempt to register the file.
+// dir is an open descriptor of the proc directory, or -1 to open by the
+// whole path.
+func (p FS) statFile(dir, pid int, buf []byte) (Stat, []byte, error) {
+	fd, err := p.openStat(dir, pid)
 	if err != nil {
-		return Stat{}, buf, &fs.PathError{Op: "open", Path: name, Err: err}
+		return Stat{}, buf, err
 	}
 	defer unix.Close(fd) //nolint:errcheck // read-only
+	return p.readStat(fd, pid, buf)
+}
+
+// statName is pid's stat file, for errors.
+func (p FS) statName(pid int) string { return filepath.Join(p.dir(), strconv.Itoa(pid), "stat") }
+
+// openStat opens pid's stat file, relative to dir (an open descriptor of
+// the proc directory) or by the whole path when dir is -1.
+func (p FS) openStat(dir, pid int) (int, error) {
+	var fd int
+	var err error
+	if dir >= 0 {
+		fd, err = unix.Openat(dir, strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	} else {
+		fd, err = unix.Open(p.statName(pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: p.statName(pid), Err: err}
+	}
+	return fd, nil
+}
+
+// readStat reads and parses the stat line of fd, pid's open stat file,
+// from its start, into buf's space: one system call (a second only when
+// the line did not fit or came without its newline). The kernel makes the
+// line again at each read from the start, so a file kept open reads the
+// process as it is now.
+func (p FS) readStat(fd, pid int, buf []byte) (Stat, []byte, error) {
 	buf = buf[:0]
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		n, err := unix.Pread(fd, buf[len(buf):cap(buf)], int64(len(buf)))
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return Stat{}, buf, &fs.PathError{Op: "read", Path: name, Err: err}
+			return Stat{}, buf, &fs.PathError{Op: "read", Path: p.statName(pid), Err: err}
 		}
 		if n == 0 {
 			break
 		}
 		buf = buf[:len(buf)+n]
+		// The kernel makes the whole line at the first read of a
+		// buffer it fits in: a line ending in its newline is all.
+		if len(buf) < cap(buf) && buf[len(buf)-1] == '\n' {
+			break
+		}
 	}
 	st, err := parseStat(buf)
 	if err != nil {
-		return Stat{}, buf, fmt.Errorf("%s: %w", name, err)
+		return Stat{}, buf, fmt.Errorf("%s: %w", p.statName(pid), err)
 	}
 	return st, buf, nil
 }
 
 // Stat reads /proc/<pid>/stat.
 func (p FS) Stat(pid int) (Stat, error) {
-	st, _, err := p.statFile(pid, make([]byte, 0, statBuf))
+	st, _, err := p.statFile(-1, pid, make([]byte, 0, statBuf))
 	if gone(err) {
 		return Stat{}, fmt.Errorf("process %d: %w", pid, ErrGone)
 	}
@@ -262,28 +331,119 @@ func (p FS) LoadAvg() ([3]float64, error) {
 // AllStats reads every process's /proc/PID/stat. Processes that exit while
 // it reads are skipped.
 func (p FS) AllStats() (map[int]Stat, error) {
-	fsys, err := p.fs()
+	sc, stats, err := p.scan(0)
 	if err != nil {
 		return nil, err
+	}
+	sc.Close()
+	return stats, nil
+}
+
+// heldScanFiles is how many stat files a Scan keeps open for its second
+// reading; past them, a process's file is opened again by its name.
+const heldScanFiles = 256
+
+// Scan is a reading of every process's stat that can be made again for
+// the same processes (Again) through the files it keeps open: no listing
+// of /proc and no open or close per process the second time, the half of
+// a scan's system calls. Close it after.
+type Scan struct {
+	p     FS
+	pids  []int       // the processes of the first reading
+	files map[int]int // pid -> its stat file, kept open (up to heldScanFiles)
+	buf   []byte
+}
+
+// StartScan reads every process's stat, as AllStats does, and keeps the
+// files open for Again.
+func (p FS) StartScan() (*Scan, map[int]Stat, error) { return p.scan(heldScanFiles) }
+
+// scan reads every process's stat, keeping up to hold files open.
+func (p FS) scan(hold int) (*Scan, map[int]Stat, error) {
+	fsys, err := p.fs()
+	if err != nil {
+		return nil, nil, err
 	}
 	procs, err := fsys.AllProcs()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	// Each stat file is opened relative to the proc directory: a path
+	// walk of two names instead of four.
+	dir, err := unix.Open(p.dir(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, &fs.PathError{Op: "open", Path: p.dir(), Err: err}
+	}
+	defer unix.Close(dir) //nolint:errcheck // read-only
+	sc := &Scan{p: p, files: map[int]int{}, buf: make([]byte, 0, statBuf)}
 	out := make(map[int]Stat, len(procs))
-	buf := make([]byte, 0, statBuf)
 	for _, proc := range procs {
-		var st Stat
-		st, buf, err = p.statFile(proc.PID, buf)
+		fd, err := p.openStat(dir, proc.PID)
+		if errors.Is(err, syscall.EMFILE) && len(sc.files) > 0 {
+			// Out of descriptors (a run's connections hold them): keep
+			// none, the second reading opens each file again.
+			sc.Close()
+			hold = 0
+			fd, err = p.openStat(dir, proc.PID)
+		}
 		if gone(err) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("process %d: %w", proc.PID, err)
+			sc.Close()
+			return nil, nil, fmt.Errorf("process %d: %w", proc.PID, err)
+		}
+		var st Stat
+		st, sc.buf, err = p.readStat(fd, proc.PID, sc.buf)
+		if err != nil || len(sc.files) >= hold {
+			unix.Close(fd) //nolint:errcheck // read-only
+		} else {
+			sc.files[proc.PID] = fd
+		}
+		if gone(err) {
+			continue
+		}
+		if err != nil {
+			sc.Close()
+			return nil, nil, fmt.Errorf("process %d: %w", proc.PID, err)
 		}
 		out[proc.PID] = st
+		sc.pids = append(sc.pids, proc.PID)
+	}
+	return sc, out, nil
+}
+
+// Again reads the first reading's processes again, through their open
+// files (or by name past heldScanFiles). Those gone meanwhile are left
+// out, as is one whose PID now names another process (its kept file reads
+// as gone); processes started since are not read.
+func (sc *Scan) Again() (map[int]Stat, error) {
+	out := make(map[int]Stat, len(sc.pids))
+	for _, pid := range sc.pids {
+		var st Stat
+		var err error
+		if fd, ok := sc.files[pid]; ok {
+			st, sc.buf, err = sc.p.readStat(fd, pid, sc.buf)
+		} else {
+			st, sc.buf, err = sc.p.statFile(-1, pid, sc.buf)
+		}
+		if gone(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("process %d: %w", pid, err)
+		}
+		out[pid] = st
 	}
 	return out, nil
+}
+
+// Close closes the files the scan kept open.
+func (sc *Scan) Close() {
+	for _, fd := range sc.files {
+		unix.Close(fd) //nolint:errcheck // read-only
+	}
+	clear(sc.files)
 }
 
 // CgroupDir finds the directory of pid's CPU cgroup. It returns "" for the
