@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/load"
 )
 
 // A Trend's summary values are k6's columns (metrics.GetResolversForTrendColumns):
@@ -203,5 +204,48 @@ func TestSummaryDataThresholds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// data.metrics' contains is k6's for each metric (metrics/builtin.go,
+// k6/metrics): data for the bytes of data_sent and data_received, time
+// for durations and for a Trend declared with isTime, default otherwise,
+// as jslib's textSummary formats each (1.6 kB, 2.1ms, 4).
+func TestSummaryDataContains(t *testing.T) {
+	srv := okServer(t)
+	s := loadScript(t, `import http from 'k6/http';
+import { Counter, Trend } from 'k6/metrics';
+const waits = new Trend('waits', true);
+const sizes = new Trend('sizes');
+const orders = new Counter('orders');
+export default function () {
+  http.get(__ENV.BASE + '/');
+  waits.add(5);
+  sizes.add(7);
+  orders.add(1);
+}`, map[string]string{"BASE": srv.URL})
+	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &samples{})
+	metrics := s.SummaryData(SummaryInput{Duration: time.Second})["metrics"].(map[string]any)
+	for _, tt := range []struct{ metric, want string }{
+		{"data_sent", "data"},
+		{"data_received", "data"},
+		{"http_req_duration", "time"},
+		{"iteration_duration", "time"},
+		{"http_reqs", "default"},
+		{"iterations", "default"},
+		{"http_req_failed", "default"},
+		{"waits", "time"},
+		{"sizes", "default"},
+		{"orders", "default"},
+	} {
+		m, ok := metrics[tt.metric].(map[string]any)
+		if !ok {
+			t.Errorf("no %s in data.metrics", tt.metric)
+			continue
+		}
+		if m["contains"] != tt.want {
+			t.Errorf("%s contains %v; want %q", tt.metric, m["contains"], tt.want)
+		}
 	}
 }
