@@ -37,7 +37,7 @@ func executionModule(v *vu) *goja.Object {
 	must(o.Set("instance", rt.NewDynamicObject(&execObject{v: v, get: func(key string) goja.Value {
 		switch key {
 		case "vusInitialized":
-			return rt.ToValue(v.s.vuInits.Load())
+			return rt.ToValue(v.s.initialisedVUs())
 		case "iterationsCompleted":
 			return rt.ToValue(v.s.iterations.Load())
 		case "iterationsInterrupted":

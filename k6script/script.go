@@ -86,8 +86,10 @@ type Script struct {
 	taken     chan struct{}
 	runtimes  atomic.Int64 // runtimes made for load's VUs: prepared, spare and fresh
 	scenarios sync.Map     // scenario name -> *iteration, for VUsTaken
-	vuInits   atomic.Int64
-	setupRaw  string // JSON of setup()'s result; "" when none
+	// vusInitialised is k6's initialised VUs (CountVUsInitialised); nil
+	// when no runner counts them.
+	vusInitialised atomic.Pointer[func() int64]
+	setupRaw       string // JSON of setup()'s result; "" when none
 }
 
 // Load bundles, compiles and initialises the script once (as VU 0) to read
@@ -396,8 +398,20 @@ func (s *Script) Iterations() int64 { return s.iterations.Load() }
 // percentiles (interpolated between the sorted values).
 func (s *Script) K6Builtins() []K6Stat { return s.k6.Builtins() }
 
-// VUsInitialised counts the VU runtimes made (the init code's runs).
-func (s *Script) VUsInitialised() int64 { return s.vuInits.Load() }
+// CountVUsInitialised sets how exec.instance.vusInitialized is counted:
+// k6's initialised VUs, which the runner knows from the plan and the
+// open model's growth (k6 lib/execution.go GetInitializedVUsCount: not the
+// VUs that read the options or run setup() and teardown()).
+func (s *Script) CountVUsInitialised(count func() int64) { s.vusInitialised.Store(&count) }
+
+// initialisedVUs is exec.instance.vusInitialized: the runner's count, or,
+// without one, the runtimes made for load's VUs.
+func (s *Script) initialisedVUs() int64 {
+	if f := s.vusInitialised.Load(); f != nil {
+		return (*f)()
+	}
+	return s.runtimes.Load()
+}
 
 // Close releases the connections, every VU's own too, and says what
 // console output was dropped. No iteration may be running.

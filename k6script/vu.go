@@ -79,7 +79,6 @@ var errStopped = errors.New("the run stopped")
 // newVU makes a runtime and runs the init code in it; ctx's end interrupts
 // the init code (a script looping at its top level stops on Ctrl-C).
 func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
-	s.vuInits.Add(1)
 	rt := goja.New()
 	v := &vu{s: s, id: id, rt: rt, fns: map[string]goja.Callable{}, ctx: context.Background(), init: true, conns: request.NewConns(), jars: map[*goja.Object]*jarObject{}}
 	g := rt.GlobalObject()

@@ -19,6 +19,9 @@ const vusEvery = time.Second
 type vusCounter interface {
 	RecordVUs(active, initialised int64)
 	VUsTaken(scenario string) int64
+	// CountVUsInitialised gives the script k6's initialised VUs, for
+	// exec.instance.vusInitialized.
+	CountVUsInitialised(count func() int64)
 }
 
 // vusSampler samples k6's vus and vus_max of a script's run. Before the
@@ -36,10 +39,7 @@ func (v *vusSampler) attach(stats func() []load.Stats) { v.stats.Store(&stats) }
 // sample is one reading. k6's active VUs: in the closed model a VU is
 // active from its start until it stops (the executor holds it the whole
 // time), in the open model only while it runs an iteration
-// (lib/executor ramping_arrival_rate.go activeVUPool). Its initialised
-// VUs: what its plan needs before the start (a closed scenario's peak, an
-// open one's pre-allocated VUs), plus the open model's VUs started beyond
-// those, which it keeps once made.
+// (lib/executor ramping_arrival_rate.go activeVUPool).
 func (v *vusSampler) sample() (active, initialised int64) {
 	var live map[string]load.Stats
 	if f := v.stats.Load(); f != nil {
@@ -52,13 +52,26 @@ func (v *vusSampler) sample() (active, initialised int64) {
 		st := live[sc.Name]
 		if sc.Executor.Model() == load.ModelOpen {
 			active += int64(st.BusyVUs)
-			initialised += max(int64(plannedVUs(sc)), v.to.VUsTaken(sc.Name))
+		} else {
+			active += int64(st.VUs)
+		}
+	}
+	return active, v.initialised()
+}
+
+// initialised is k6's initialised VUs: what the plan needs before the
+// start (a closed scenario's peak, an open one's pre-allocated VUs), plus
+// the open model's VUs started beyond those, which it keeps once made.
+func (v *vusSampler) initialised() int64 {
+	n := int64(0)
+	for _, sc := range v.scs {
+		if sc.Executor.Model() == load.ModelOpen {
+			n += max(int64(plannedVUs(sc)), v.to.VUsTaken(sc.Name))
 			continue
 		}
-		active += int64(st.VUs)
-		initialised += int64(plannedVUs(sc))
+		n += int64(plannedVUs(sc))
 	}
-	return active, initialised
+	return n
 }
 
 // vusClock is a running sampler: k6's one-second ticker on the test's
@@ -137,6 +150,7 @@ func (c *vusClock) set(run bool) {
 // does not (the environment note).
 func startVUs(s vusCounter, plan *k6script.Plan, opt *Options) *vusClock {
 	v := &vusSampler{to: s, scs: plan.Config.Scenarios}
+	s.CountVUsInitialised(v.initialised)
 	clock := v.start(vusEvery)
 	prev := opt.OnLoad
 	opt.OnLoad = func(stats func() []load.Stats) {
