@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/runner"
@@ -67,6 +68,49 @@ export function teardown() { seen('teardown'); }
 				if c.Passes == 0 || c.Fails != 0 {
 					t.Errorf("%s: vusInitialized was not %d in %d of %d calls", c.Name, tt.want, c.Fails, c.Passes+c.Fails)
 				}
+			}
+		})
+	}
+}
+
+// k6's test run duration (handleSummary's testRunDurationMs, over which a
+// Counter's rate is taken) starts after its VUs are initialised (k6
+// internal/execution/scheduler.go: Init, then Run's MarkStarted). Each
+// VU's init code here spins 150 ms by the script's own clock, so of the
+// run's wall time at least VUs × 150 ms is VU initialisation, which the
+// test's duration must leave out.
+func TestScriptTestRunDurationLeavesOutVUInit(t *testing.T) {
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	defer target.Close()
+	for _, vus := range []int{1, 3} {
+		t.Run(fmt.Sprintf("%d VUs", vus), func(t *testing.T) {
+			script := filepath.Join(t.TempDir(), "init.js")
+			src := fmt.Sprintf(`import http from 'k6/http';
+const until = Date.now() + 150;
+while (Date.now() < until) {}
+export const options = { scenarios: { s: { executor: 'per-vu-iterations', vus: %d, iterations: 1 } } };
+export default function () { http.get(__ENV.BASE); }
+`, vus)
+			if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := k6script.Load(context.Background(), script, k6script.Config{Env: map[string]string{"BASE": target.URL}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			plan, err := s.Plan(k6script.Overrides{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			began := time.Now()
+			res, err := runner.ExecuteScript(context.Background(), s, plan, runner.Options{Dir: filepath.Join(t.TempDir(), "run"), SkipEnvironment: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wall, init := time.Since(began), time.Duration(vus)*150*time.Millisecond
+			if res.TestRunDuration <= 0 || res.TestRunDuration > wall-init {
+				t.Errorf("test run duration %v of %v in all; want at most %v, the %v of VU init left out", res.TestRunDuration, wall, wall-init, init)
 			}
 		})
 	}

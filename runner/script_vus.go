@@ -82,17 +82,25 @@ type vusClock struct {
 	ctl  chan bool // true: run, false: pause
 	done chan struct{}
 	stop func()
+
+	mu      sync.Mutex
+	running bool
+	since   time.Time     // when it last started running
+	ran     time.Duration // the running time before since
 }
 
 // start records a sample every `every` of unpaused time until the clock
 // is stopped.
 func (v *vusSampler) start(every time.Duration) *vusClock {
-	c := &vusClock{ctl: make(chan bool), done: make(chan struct{})}
+	c := &vusClock{ctl: make(chan bool), done: make(chan struct{}), running: true, since: time.Now()}
 	var wg sync.WaitGroup
 	wg.Go(func() { v.tick(every, c) })
 	var once sync.Once
 	c.stop = func() {
-		once.Do(func() { close(c.done) })
+		once.Do(func() {
+			c.account(false) // its running time ends here
+			close(c.done)
+		})
 		wg.Wait()
 	}
 	return c
@@ -138,9 +146,40 @@ func (c *vusClock) resume() { c.set(true) }
 
 func (c *vusClock) set(run bool) {
 	select {
+	case <-c.done:
+		return
+	default:
+	}
+	c.account(run)
+	select {
 	case c.ctl <- run:
 	case <-c.done:
 	}
+}
+
+// account adds the running time up to a pause; run says what the clock
+// does from now.
+func (c *vusClock) account(run bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case run && !c.running:
+		c.since = time.Now()
+	case !run && c.running:
+		c.ran += time.Since(c.since)
+	}
+	c.running = run
+}
+
+// elapsed is the clock's running time so far: the test's own duration,
+// as k6's GetCurrentTestRunDuration has it.
+func (c *vusClock) elapsed() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running {
+		return c.ran + time.Since(c.since)
+	}
+	return c.ran
 }
 
 // startVUs starts sampling s's vus and vus_max, as k6 does from its
