@@ -162,6 +162,11 @@ func locate(path, name string) string {
 	return locateRe(path, regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b`))
 }
 
+// Place is path:line:col of the first "name" in the script's own text
+// (e.g. "thresholds", for a problem of options.thresholds), or the path
+// when it is not there: every refusal before the start says where.
+func (s *Script) Place(name string) string { return locate(s.Path, name) }
+
 // placeScenarios puts each scenario's problem in err at the scenario's key
 // in the script (path:line:col), as every other refusal before the start.
 func placeScenarios(path string, err error) error {

@@ -167,11 +167,11 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	// (ownTs); the rest (dropped_iterations) on the run directory.
 	runTs, ownTs, err := s.SplitThresholds(plan.Thresholds)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
+		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", s.Place("thresholds"), err))
 	}
 	thresholds, err := analyze.ParseK6Thresholds(runTs)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
+		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", s.Place("thresholds"), err))
 	}
 	thresholds = append(thresholds, sr.flagTs...)
 	// A runner of a split test records the thresholds, in knee's own
