@@ -85,6 +85,9 @@ func (s *Script) summaryMetrics(in SummaryInput, stats []string) map[string]any 
 			out[name] = metricEntry(m.kinds[name], contains[name], sink, stats, in.Duration)
 		}
 	}
+	if m.expected.sink.count > 0 {
+		out[SubmetricName(k6metric.HTTPReqDuration, m.expected.filter)] = metricEntry(KindTrend, k6metric.Time, m.expected.sink, stats, in.Duration)
+	}
 	m.mu.Unlock()
 	dropped := in.Dropped > 0
 	for key := range in.Thresholds {

@@ -249,3 +249,42 @@ export default function () {
 		}
 	}
 }
+
+// k6 sums http_req_duration{expected_response:true} in every test (v1.8.1
+// internal/metrics/engine/engine.go), so handleSummary's data has it once
+// a request was expected, with only those requests; a test with none has
+// no such entry, as k6 marks a submetric observed at its first value. By
+// hand: okServer answers / with 200 and /missing with 404.
+func TestSummaryDataExpectedResponse(t *testing.T) {
+	srv := okServer(t)
+	const name = "http_req_duration{expected_response:true}"
+	for _, tt := range []struct {
+		paths []string
+		count float64 // 0: no entry
+	}{
+		{[]string{"/", "/missing", "/"}, 2},
+		{[]string{"/missing"}, 0},
+	} {
+		t.Run(strings.Join(tt.paths, ","), func(t *testing.T) {
+			s := loadScript(t, `import http from 'k6/http';
+export default function () { for (const p of __ENV.PATHS.split(',')) http.get(__ENV.BASE + p); }`,
+				map[string]string{"BASE": srv.URL, "PATHS": strings.Join(tt.paths, ",")})
+			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &samples{})
+			metrics := s.SummaryData(SummaryInput{Duration: time.Second})["metrics"].(map[string]any)
+			m, ok := metrics[name].(map[string]any)
+			if tt.count == 0 {
+				if ok {
+					t.Errorf("%s = %v; want no entry", name, m)
+				}
+				return
+			}
+			if !ok {
+				t.Fatalf("no %s in data.metrics", name)
+			}
+			if st, _ := s.k6.Stat(name); m["type"] != "trend" || m["contains"] != "time" || float64(st.Count) != tt.count {
+				t.Errorf("%s = %v of %d values; want a time trend of %v", name, m, st.Count, tt.count)
+			}
+		})
+	}
+}
