@@ -89,7 +89,10 @@ type Script struct {
 	// vusInitialised is k6's initialised VUs (CountVUsInitialised); nil
 	// when no runner counts them.
 	vusInitialised atomic.Pointer[func() int64]
-	setupRaw       string // JSON of setup()'s result; "" when none
+	// testRunTime is k6's test run duration so far (TimeTestRun); nil
+	// when no runner keeps it.
+	testRunTime atomic.Pointer[func() time.Duration]
+	setupRaw    string // JSON of setup()'s result; "" when none
 }
 
 // Load bundles, compiles and initialises the script once (as VU 0) to read
@@ -408,6 +411,24 @@ func (s *Script) K6Builtins() []K6Stat { return s.k6.Builtins() }
 // open model's growth (k6 lib/execution.go GetInitializedVUsCount: not the
 // VUs that read the options or run setup() and teardown()).
 func (s *Script) CountVUsInitialised(count func() int64) { s.vusInitialised.Store(&count) }
+
+// TimeTestRun sets how exec.instance.currentTestRunDuration is read: k6's
+// test run duration, from before setup() (k6 internal/execution/
+// scheduler.go: Run's MarkStarted, then setup), which the runner's test
+// clock keeps.
+func (s *Script) TimeTestRun(elapsed func() time.Duration) { s.testRunTime.Store(&elapsed) }
+
+// testRunDuration is exec.instance.currentTestRunDuration: the runner's
+// clock, or, without one, the time since the first iteration was due.
+func (s *Script) testRunDuration() time.Duration {
+	if f := s.testRunTime.Load(); f != nil {
+		return (*f)()
+	}
+	if s.exec.start.IsZero() {
+		return 0
+	}
+	return time.Since(s.exec.start)
+}
 
 // initialisedVUs is exec.instance.vusInitialized: the runner's count, or,
 // without one, the runtimes made for load's VUs.

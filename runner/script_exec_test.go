@@ -115,3 +115,53 @@ export default function () { http.get(__ENV.BASE); }
 		})
 	}
 }
+
+// exec.instance.currentTestRunDuration is k6's test run duration so far,
+// which starts before setup() (k6 internal/execution/scheduler.go: Run
+// marks the start, then runs setup): setup() here sleeps 300 ms, so from
+// its end on every reading is at least 300 ms, and it grows.
+func TestScriptCurrentTestRunDuration(t *testing.T) {
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	defer target.Close()
+	script := filepath.Join(t.TempDir(), "trd.js")
+	src := `import http from 'k6/http';
+import { check, sleep } from 'k6';
+import exec from 'k6/execution';
+export const options = { scenarios: { s: { executor: 'per-vu-iterations', vus: 1, iterations: 3 } } };
+let last = 0;
+const grows = (phase) => {
+  const d = exec.instance.currentTestRunDuration;
+  check(d, { [phase + ' after setup'] : (x) => x >= 300, [phase + ' grows']: (x) => x > last });
+  last = d;
+};
+export function setup() { sleep(0.3); grows('setup'); }
+export default function () { http.get(__ENV.BASE); grows('iteration'); }
+export function teardown() { grows('teardown'); }
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := k6script.Load(context.Background(), script, k6script.Config{Env: map[string]string{"BASE": target.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	plan, err := s.Plan(k6script.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.ExecuteScript(context.Background(), s, plan, runner.Options{Dir: filepath.Join(t.TempDir(), "run"), SkipEnvironment: true}); err != nil {
+		t.Fatal(err)
+	}
+	checks := s.SummaryData(k6script.SummaryInput{})["root_group"].(k6script.SummaryGroup).Checks
+	want := map[string]int64{"setup after setup": 1, "setup grows": 1, "iteration after setup": 3, "iteration grows": 3,
+		"teardown after setup": 1, "teardown grows": 1}
+	if len(checks) != len(want) {
+		t.Fatalf("checks %+v; want %v", checks, want)
+	}
+	for _, c := range checks {
+		if c.Passes != want[c.Name] || c.Fails != 0 {
+			t.Errorf("%s: %d passed, %d failed; want %d passed", c.Name, c.Passes, c.Fails, want[c.Name])
+		}
+	}
+}

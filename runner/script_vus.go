@@ -22,6 +22,9 @@ type vusCounter interface {
 	// CountVUsInitialised gives the script k6's initialised VUs, for
 	// exec.instance.vusInitialized.
 	CountVUsInitialised(count func() int64)
+	// TimeTestRun gives the script k6's test run duration so far, for
+	// exec.instance.currentTestRunDuration.
+	TimeTestRun(elapsed func() time.Duration)
 }
 
 // vusSampler samples k6's vus and vus_max of a script's run. Before the
@@ -191,6 +194,7 @@ func startVUs(s vusCounter, plan *k6script.Plan, opt *Options) *vusClock {
 	v := &vusSampler{to: s, scs: plan.Config.Scenarios}
 	s.CountVUsInitialised(v.initialised)
 	clock := v.start(vusEvery)
+	s.TimeTestRun(clock.elapsed)
 	prev := opt.OnLoad
 	opt.OnLoad = func(stats func() []load.Stats) {
 		if prev != nil {

@@ -32,6 +32,8 @@ func (r *vusRecord) VUsTaken(scenario string) int64 { return r.taken[scenario] }
 
 func (r *vusRecord) CountVUsInitialised(func() int64) {}
 
+func (r *vusRecord) TimeTestRun(func() time.Duration) {}
+
 // k6 counts a closed scenario's VUs active from their start to their
 // stop, an open one's only inside an iteration; its initialised VUs are
 // the plan's (a closed scenario's peak, an open one's pre-allocated) plus
