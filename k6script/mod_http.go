@@ -420,10 +420,14 @@ func (r *responseObject) make(key string) goja.Value {
 		if r.call.Discard || rep.Body == nil && rep.Err != nil {
 			return goja.Null()
 		}
-		if r.binary {
-			return rt.ToValue(rt.NewArrayBuffer(append([]byte(nil), rep.Body...)))
+		body, err := decodeBody(rep.Header, rep.Body)
+		if err != nil {
+			panic(rt.NewGoError(err))
 		}
-		return rt.ToValue(string(rep.Body))
+		if r.binary {
+			return rt.ToValue(rt.NewArrayBuffer(append([]byte(nil), body...)))
+		}
+		return rt.ToValue(string(body))
 	case "headers":
 		hdr := rt.NewObject()
 		for k, vals := range rep.Header {
