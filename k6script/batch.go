@@ -44,7 +44,7 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 		for i := range it.reps {
 			v.record(it.name, &it.reps[i], it.verdictOf(i, &it.reps[i]))
 		}
-		res := v.response(&it.call, &it.reps[len(it.reps)-1], it.binary)
+		res := v.response(&it.builtCall, &it.reps[len(it.reps)-1])
 		if isArray {
 			arr = append(arr, res)
 		} else {

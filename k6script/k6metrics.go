@@ -119,6 +119,9 @@ func (s *k6Sink) pct(p float64) float64 {
 type k6Sub struct {
 	filter map[string]string
 	sink   *k6Sink
+	// direct: fed by its own call (addExpected), not by matching tags,
+	// so a request builds no tag map for it.
+	direct bool
 }
 
 // K6Metrics holds k6's metrics of a script as k6 sums them: the built-ins,
@@ -131,6 +134,9 @@ type K6Metrics struct {
 	timed map[string]bool              // custom Trends of durations (new Trend(name, true))
 	main  map[string]*k6Sink           // by metric
 	subs  map[string]map[string]*k6Sub // metric -> submetric name -> submetric
+	// expected is subs' http_req_duration{expected_response:true}, which
+	// k6 always sums (addExpected).
+	expected *k6Sub
 	// groups are the group paths of the checks and group_durations, in
 	// the order of their first value (k6's summary builds its group tree
 	// from those samples, in that order).
@@ -155,8 +161,25 @@ func newK6Metrics() *K6Metrics {
 		b, _ := k6metric.Lookup(n)
 		m.kinds[n] = b.Type
 	}
+	// k6 always sums this submetric (v1.8.1 internal/metrics/engine
+	// engine.go, with the default system tags), so it is in
+	// handleSummary's data once a request was expected.
+	m.expected = m.wantLocked(k6metric.HTTPReqDuration, expectedResponse)
+	m.expected.direct = true
 	return m
 }
+
+// addExpected adds the duration of an HTTP request (a hop) judged
+// expected to http_req_duration{expected_response:true}: the tag k6 gives
+// it is that verdict.
+func (m *K6Metrics) addExpected(duration float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.expected.sink.add(duration)
+}
+
+// expectedResponse is the filter of k6's http_req_duration{expected_response:true}.
+var expectedResponse = map[string]string{"expected_response": "true"}
 
 func (m *K6Metrics) newSink(kind string) *k6Sink {
 	return &k6Sink{kind: kind, keep: m.keep}
@@ -285,14 +308,13 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 		if group != "" && (p.metric == k6metric.HTTPReqDuration || p.metric == k6metric.GroupDuration) {
 			m.wantLocked(p.metric, map[string]string{"group": group})
 		}
-		subs := m.subs[p.metric]
-		if len(subs) == 0 {
-			continue
-		}
-		if tm == nil {
-			tm = tags()
-		}
-		for _, sub := range subs {
+		for _, sub := range m.subs[p.metric] {
+			if sub.direct {
+				continue
+			}
+			if tm == nil {
+				tm = tags()
+			}
 			if matches(sub.filter, tm) {
 				sub.sink.add(p.value)
 			}

@@ -140,6 +140,9 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 			k6Point{k6metric.HTTPReqReceiving, ms(t.Receiving)},
 			k6Point{k6metric.HTTPReqFailed, failed},
 		)
+		if judged && ok {
+			k6.addExpected(ms(t.Duration))
+		}
 		// The method of the next hop, as the client follows it.
 		if hop.Status == http.StatusSeeOther || (hop.Status == http.StatusMovedPermanently || hop.Status == http.StatusFound) && method == http.MethodPost {
 			method = http.MethodGet

@@ -2,7 +2,6 @@ package k6script
 
 import (
 	"errors"
-	"time"
 
 	"github.com/dop251/goja"
 )
@@ -37,18 +36,15 @@ func executionModule(v *vu) *goja.Object {
 	must(o.Set("instance", rt.NewDynamicObject(&execObject{v: v, get: func(key string) goja.Value {
 		switch key {
 		case "vusInitialized":
-			return rt.ToValue(v.s.vuInits.Load())
+			return rt.ToValue(v.s.initialisedVUs())
 		case "iterationsCompleted":
 			return rt.ToValue(v.s.iterations.Load())
 		case "iterationsInterrupted":
 			return rt.ToValue(v.s.exec.interrupted.Load())
 		case "vusActive":
 			return rt.ToValue(v.s.exec.active.Load())
-		case "currentTestRunDuration": // milliseconds since the test's first iteration was due
-			if v.s.exec.start.IsZero() {
-				return rt.ToValue(0)
-			}
-			return rt.ToValue(ms(time.Since(v.s.exec.start)))
+		case "currentTestRunDuration": // in milliseconds
+			return rt.ToValue(ms(v.s.testRunDuration()))
 		}
 		return nil
 	}, keys: []string{"vusInitialized", "iterationsCompleted", "iterationsInterrupted", "vusActive", "currentTestRunDuration"}})))

@@ -90,7 +90,7 @@ func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	}
 	rep := &reps[len(reps)-1]
 	v.throwIfFailed(rep)
-	return v.response(&b.call, rep, b.binary)
+	return v.response(&b, rep)
 }
 
 // throwIfFailed makes a request that failed (no response: refused, reset,
@@ -112,6 +112,9 @@ type builtCall struct {
 	named    string           // the name tag given (params.tags.name, http.url), "" for the URL
 	tags     map[string]string
 	auth     string // params auth 'digest' (http_digest.go) or 'ntlm' (http_ntlm.go); "" for neither
+	// plainBody is the body before params.compression (res.request.body,
+	// as k6 keeps it); nil when the body went as given.
+	plainBody []byte
 }
 
 // buildCall reads a request's arguments.
@@ -139,7 +142,9 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	var tags map[string]string
 	jar := v.vuJar()
 	binary, callback, auth := false, v.callback, ""
+	var encodings []string
 	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {
+		encodings = v.compressionParam(p.Get("compression"))
 		if cb := p.Get("responseCallback"); cb != nil && !goja.IsUndefined(cb) {
 			callback = v.callbackValue(cb, "params.responseCallback")
 		}
@@ -162,10 +167,15 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 			}
 		}
 	}
+	var plain []byte
 	if body != nil && !goja.IsUndefined(body) && !goja.IsNull(body) {
 		call.Body = v.requestBody(body, call.Header)
+		if len(encodings) > 0 {
+			plain = call.Body
+			call.Body = v.encodeBody(call.Body, encodings, call.Header)
+		}
 	}
-	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback, named: named, tags: tags, auth: auth}
+	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback, named: named, tags: tags, auth: auth, plainBody: plain}
 }
 
 // applyParams reads k6's params: headers, tags (name), timeout,
@@ -360,8 +370,11 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // response builds k6's Response object. It is a dynamic object whose
 // properties are made when first read: most scripts read one or two of
 // them, and building them all cost as much CPU as the request itself.
-func (v *vu) response(call *request.Call, rep *request.Reply, binary bool) goja.Value {
-	r := &responseObject{v: v, call: call, rep: *rep, binary: binary}
+func (v *vu) response(b *builtCall, rep *request.Reply) goja.Value {
+	r := &responseObject{v: v, call: &b.call, rep: *rep, binary: b.binary, reqBody: b.call.Body}
+	if b.plainBody != nil {
+		r.reqBody = b.plainBody
+	}
 	return v.rt.NewDynamicObject(r)
 }
 
@@ -374,6 +387,9 @@ type responseObject struct {
 	rep    request.Reply
 	binary bool                  // body as an ArrayBuffer
 	own    map[string]goja.Value // made or set properties
+	// reqBody is res.request.body: the body as the script gave it, before
+	// params.compression.
+	reqBody []byte
 }
 
 func (r *responseObject) Get(key string) goja.Value {
@@ -420,10 +436,14 @@ func (r *responseObject) make(key string) goja.Value {
 		if r.call.Discard || rep.Body == nil && rep.Err != nil {
 			return goja.Null()
 		}
-		if r.binary {
-			return rt.ToValue(rt.NewArrayBuffer(append([]byte(nil), rep.Body...)))
+		body, err := decodeBody(rep.Header, rep.Body)
+		if err != nil {
+			panic(rt.NewGoError(err))
 		}
-		return rt.ToValue(string(rep.Body))
+		if r.binary {
+			return rt.ToValue(rt.NewArrayBuffer(append([]byte(nil), body...)))
+		}
+		return rt.ToValue(string(body))
 	case "headers":
 		hdr := rt.NewObject()
 		for k, vals := range rep.Header {
@@ -510,7 +530,7 @@ func (r *responseObject) request() goja.Value {
 	must(req.Set("method", r.call.Method))
 	must(req.Set("url", r.call.URL))
 	must(req.Set("headers", headers))
-	must(req.Set("body", string(r.call.Body)))
+	must(req.Set("body", string(r.reqBody)))
 	must(req.Set("cookies", cookies))
 	return req
 }

@@ -207,6 +207,7 @@ func DecodeOptions(b []byte) (Options, error) {
 	if len(bytes.TrimSpace(b)) == 0 || string(bytes.TrimSpace(b)) == "null" {
 		return o, nil
 	}
+	b = intStrings(b)
 	if err := json.Unmarshal(b, &o); err != nil {
 		return o, fmt.Errorf("options: %w", cleanJSONErr(err))
 	}
@@ -249,6 +250,56 @@ func DecodeOptions(b []byte) (Options, error) {
 	}
 	sort.Strings(o.ScenarioNames)
 	return o, nil
+}
+
+// intStrings rewrites the integer options given as strings into numbers:
+// k6 reads them as null.Int, which takes a number or a string of one, ""
+// leaving the option unset (guregu/null.v3 Int.UnmarshalJSON), so scripts
+// pass __ENV values as they are (vus: __ENV.VUS). A string that is no
+// integer is left for the decoder to refuse; b is returned as it is when
+// it is not a JSON object.
+func intStrings(b []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // every other number passes through exactly
+	var top map[string]any
+	if dec.Decode(&top) != nil || top == nil {
+		return b
+	}
+	fix := func(m map[string]any, keys ...string) {
+		for _, k := range keys {
+			str, ok := m[k].(string)
+			if !ok {
+				continue
+			}
+			if str == "" {
+				delete(m, k)
+			} else if _, err := strconv.ParseInt(str, 10, 64); err == nil {
+				m[k] = json.Number(str)
+			}
+		}
+	}
+	stages := func(m map[string]any) {
+		list, _ := m["stages"].([]any)
+		for _, st := range list {
+			if st, ok := st.(map[string]any); ok {
+				fix(st, "target")
+			}
+		}
+	}
+	fix(top, "vus", "iterations")
+	stages(top)
+	scs, _ := top["scenarios"].(map[string]any)
+	for _, sc := range scs {
+		if sc, ok := sc.(map[string]any); ok {
+			fix(sc, "vus", "startVUs", "preAllocatedVUs", "maxVUs", "iterations", "rate", "startRate")
+			stages(sc)
+		}
+	}
+	out, err := json.Marshal(top)
+	if err != nil {
+		return b
+	}
+	return out
 }
 
 // checkSummaryOptions refuses what k6 refuses of the summary's options:

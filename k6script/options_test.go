@@ -38,6 +38,16 @@ func TestPlanShortcutsAndPrecedence(t *testing.T) {
 			load.ConstantArrivalRate{Rate: 200, TimeUnit: time.Second, Duration: time.Minute, PreAllocatedVUs: 50, MaxVUs: 2000}, 0},
 		{"ramping-arrival-rate", `{"scenarios": {"s": {"executor": "ramping-arrival-rate", "startRate": 100, "timeUnit": "1m", "preAllocatedVUs": 5, "stages": [{"target": 200, "duration": "1s"}]}}}`, Overrides{},
 			load.RampingArrivalRate{StartRate: 100, TimeUnit: time.Minute, PreAllocatedVUs: 5, Stages: []load.Stage{{Duration: time.Second, Target: 200}}}, 0},
+		// k6 reads these as null.Int (guregu/null.v3), which takes a string
+		// of an integer, "" leaving the option unset: vus: __ENV.VUS.
+		{"integers as strings", `{"vus": "3", "iterations": "10"}`, Overrides{}, load.ConstantVUs{VUs: 3, Duration: 10 * time.Minute}, 10},
+		{"an empty string leaves it unset", `{"vus": "", "iterations": "4"}`, Overrides{}, load.ConstantVUs{VUs: 1, Duration: 10 * time.Minute}, 4},
+		{"stage targets as strings", `{"stages": [{"duration": "10s", "target": "5"}]}`, Overrides{},
+			load.RampingVUs{StartVUs: 1, Stages: []load.Stage{{Duration: 10 * time.Second, Target: 5}}}, 0},
+		{"a scenario's integers as strings", `{"scenarios": {"s": {"executor": "ramping-arrival-rate", "startRate": "100", "timeUnit": "1m", "preAllocatedVUs": "5", "maxVUs": "", "stages": [{"target": "200", "duration": "1s"}]}}}`, Overrides{},
+			load.RampingArrivalRate{StartRate: 100, TimeUnit: time.Minute, PreAllocatedVUs: 5, Stages: []load.Stage{{Duration: time.Second, Target: 200}}}, 0},
+		{"a per-vu scenario's as strings", `{"scenarios": {"p": {"executor": "per-vu-iterations", "vus": "4", "iterations": "3", "maxDuration": "20s"}}}`, Overrides{},
+			load.ConstantVUs{VUs: 4, Duration: 20 * time.Second}, 12},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -86,8 +86,13 @@ type Script struct {
 	taken     chan struct{}
 	runtimes  atomic.Int64 // runtimes made for load's VUs: prepared, spare and fresh
 	scenarios sync.Map     // scenario name -> *iteration, for VUsTaken
-	vuInits   atomic.Int64
-	setupRaw  string // JSON of setup()'s result; "" when none
+	// vusInitialised is k6's initialised VUs (CountVUsInitialised); nil
+	// when no runner counts them.
+	vusInitialised atomic.Pointer[func() int64]
+	// testRunTime is k6's test run duration so far (TimeTestRun); nil
+	// when no runner keeps it.
+	testRunTime atomic.Pointer[func() time.Duration]
+	setupRaw    string // JSON of setup()'s result; "" when none
 }
 
 // Load bundles, compiles and initialises the script once (as VU 0) to read
@@ -159,6 +164,11 @@ func unwrapPath(err error) error {
 func locate(path, name string) string {
 	return locateRe(path, regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b`))
 }
+
+// Place is path:line:col of the first "name" in the script's own text
+// (e.g. "thresholds", for a problem of options.thresholds), or the path
+// when it is not there: every refusal before the start says where.
+func (s *Script) Place(name string) string { return locate(s.Path, name) }
 
 // placeScenarios puts each scenario's problem in err at the scenario's key
 // in the script (path:line:col), as every other refusal before the start.
@@ -396,8 +406,38 @@ func (s *Script) Iterations() int64 { return s.iterations.Load() }
 // percentiles (interpolated between the sorted values).
 func (s *Script) K6Builtins() []K6Stat { return s.k6.Builtins() }
 
-// VUsInitialised counts the VU runtimes made (the init code's runs).
-func (s *Script) VUsInitialised() int64 { return s.vuInits.Load() }
+// CountVUsInitialised sets how exec.instance.vusInitialized is counted:
+// k6's initialised VUs, which the runner knows from the plan and the
+// open model's growth (k6 lib/execution.go GetInitializedVUsCount: not the
+// VUs that read the options or run setup() and teardown()).
+func (s *Script) CountVUsInitialised(count func() int64) { s.vusInitialised.Store(&count) }
+
+// TimeTestRun sets how exec.instance.currentTestRunDuration is read: k6's
+// test run duration, from before setup() (k6 internal/execution/
+// scheduler.go: Run's MarkStarted, then setup), which the runner's test
+// clock keeps.
+func (s *Script) TimeTestRun(elapsed func() time.Duration) { s.testRunTime.Store(&elapsed) }
+
+// testRunDuration is exec.instance.currentTestRunDuration: the runner's
+// clock, or, without one, the time since the first iteration was due.
+func (s *Script) testRunDuration() time.Duration {
+	if f := s.testRunTime.Load(); f != nil {
+		return (*f)()
+	}
+	if s.exec.start.IsZero() {
+		return 0
+	}
+	return time.Since(s.exec.start)
+}
+
+// initialisedVUs is exec.instance.vusInitialized: the runner's count, or,
+// without one, the runtimes made for load's VUs.
+func (s *Script) initialisedVUs() int64 {
+	if f := s.vusInitialised.Load(); f != nil {
+		return (*f)()
+	}
+	return s.runtimes.Load()
+}
 
 // Close releases the connections, every VU's own too, and says what
 // console output was dropped. No iteration may be running.

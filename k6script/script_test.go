@@ -227,6 +227,50 @@ export default function () {
 	}
 }
 
+// options.minIterationDuration holds the VU back before its next
+// iteration, but k6 judges and times the iteration where its function
+// returned (k6 internal/js/runner.go: runFn emits iterations and
+// iteration_duration, RunOnce then sleeps the rest): iteration_duration
+// leaves the padding out, and a run that ends during the padding cuts the
+// sleep short without interrupting the iteration. The script sleeps 20 ms
+// against a 1 s minimum.
+func TestMinIterationDurationLeftOutOfIterationDuration(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		stopAt  time.Duration // the run's end after the start; 0: none
+		atLeast time.Duration // DoRecord returns no sooner
+	}{
+		{"the padding slept in full", 0, time.Second},
+		{"the run ends in the padding", 300 * time.Millisecond, 300 * time.Millisecond},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := loadScript(t, `import { sleep } from 'k6';
+export const options = { minIterationDuration: '1s' };
+export default function () { sleep(0.02); }`, nil)
+			it := s.Iteration("closed", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+			ctx := context.Background()
+			if tt.stopAt > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.stopAt)
+				defer cancel()
+			}
+			began := time.Now()
+			it.DoRecord(ctx, load.Start{Scenario: "closed", VU: 1, Called: began}, &samples{})
+			took := time.Since(began)
+			if took < tt.atLeast || tt.stopAt > 0 && took >= time.Second {
+				t.Errorf("the iteration returned after %v; want at least %v and, when the run ends first, less than the 1 s minimum", took, tt.atLeast)
+			}
+			if n, cut := s.Iterations(), s.exec.interrupted.Load(); n != 1 || cut != 0 {
+				t.Errorf("%d iterations, %d interrupted; want 1 and 0", n, cut)
+			}
+			st, ok := s.k6.Stat("iteration_duration")
+			if !ok || st.Count != 1 || st.Max < 20 || st.Max >= 1000 {
+				t.Errorf("iteration_duration %+v; want one value from the 20 ms sleep, short of the 1000 ms minimum", st)
+			}
+		})
+	}
+}
+
 // A runtime error is counted as an iteration error with its place kept;
 // the requests sent before it are still recorded.
 func TestIterationErrorCountedWithPlace(t *testing.T) {

@@ -77,13 +77,16 @@ func (s *Script) SummaryData(in SummaryInput) map[string]any {
 // without values), under the name k6 gives it.
 func (s *Script) summaryMetrics(in SummaryInput, stats []string) map[string]any {
 	out := map[string]any{}
-	times := s.timeMetrics()
+	contains := s.metricContains()
 	m := s.k6
 	m.mu.Lock()
 	for name, sink := range m.main {
 		if sink.count > 0 {
-			out[name] = metricEntry(m.kinds[name], times[name], sink, stats, in.Duration)
+			out[name] = metricEntry(m.kinds[name], contains[name], sink, stats, in.Duration)
 		}
+	}
+	if m.expected.sink.count > 0 {
+		out[SubmetricName(k6metric.HTTPReqDuration, m.expected.filter)] = metricEntry(KindTrend, k6metric.Time, m.expected.sink, stats, in.Duration)
 	}
 	m.mu.Unlock()
 	dropped := in.Dropped > 0
@@ -111,10 +114,10 @@ func (s *Script) summaryMetrics(in SummaryInput, stats []string) map[string]any 
 		}
 		name := k6SeriesName(key)
 		if _, seen := out[metric]; !seen && kind != "" {
-			out[metric] = metricEntry(kind, times[metric], parent, stats, in.Duration)
+			out[metric] = metricEntry(kind, contains[metric], parent, stats, in.Duration)
 		}
 		if _, seen := out[name]; !seen && kind != "" {
-			out[name] = metricEntry(kind, times[metric], sink, stats, in.Duration)
+			out[name] = metricEntry(kind, contains[metric], sink, stats, in.Duration)
 		}
 		m.mu.Unlock()
 		entry, _ := out[name].(map[string]any)
@@ -164,12 +167,11 @@ func k6SeriesName(key string) string {
 	return metric + "{" + strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "}")) + "}"
 }
 
-// metricEntry is one data.metrics entry; isTime says the metric holds
-// durations in ms (k6's contains: time).
-func metricEntry(kind string, isTime bool, sink *k6Sink, stats []string, d time.Duration) map[string]any {
-	contains := k6metric.Plain
-	if isTime {
-		contains = k6metric.Time
+// metricEntry is one data.metrics entry; contains is what its values
+// are (k6metric.Plain, Time or Data; "" is Plain).
+func metricEntry(kind, contains string, sink *k6Sink, stats []string, d time.Duration) map[string]any {
+	if contains == "" {
+		contains = k6metric.Plain
 	}
 	var values map[string]float64
 	switch kind {
@@ -192,17 +194,22 @@ func metricEntry(kind string, isTime bool, sink *k6Sink, stats []string, d time.
 	return map[string]any{"type": kind, "contains": contains, "values": values}
 }
 
-// timeMetrics are the metrics whose values are durations in ms: the
-// built-in Trends and the custom metrics declared with isTime.
-func (s *Script) timeMetrics() map[string]bool {
-	out := map[string]bool{}
+// metricContains is what each metric's values are, k6's contains: the
+// built-in metrics' own (durations, bytes for data_sent and
+// data_received, k6 metrics/builtin.go), time for the custom metrics
+// declared with isTime.
+func (s *Script) metricContains() map[string]string {
+	out := map[string]string{}
 	for _, b := range k6metric.Builtins() {
-		out[b.Name] = b.Contains == k6metric.Time
+		out[b.Name] = b.Contains
 	}
 	s.metrics.mu.Lock()
 	defer s.metrics.mu.Unlock()
 	for n, x := range s.metrics.byName {
-		out[n] = x.isTime
+		out[n] = k6metric.Plain
+		if x.isTime {
+			out[n] = k6metric.Time
+		}
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
+	"github.com/knee-dev/knee/load"
 )
 
 // A Trend's summary values are k6's columns (metrics.GetResolversForTrendColumns):
@@ -201,6 +202,88 @@ func TestSummaryDataThresholds(t *testing.T) {
 				if e, _ := th[expr].(map[string]any); e == nil || e["ok"] != ok {
 					t.Errorf("thresholds[%q] = %v; want ok %v", expr, th[expr], ok)
 				}
+			}
+		})
+	}
+}
+
+// data.metrics' contains is k6's for each metric (metrics/builtin.go,
+// k6/metrics): data for the bytes of data_sent and data_received, time
+// for durations and for a Trend declared with isTime, default otherwise,
+// as jslib's textSummary formats each (1.6 kB, 2.1ms, 4).
+func TestSummaryDataContains(t *testing.T) {
+	srv := okServer(t)
+	s := loadScript(t, `import http from 'k6/http';
+import { Counter, Trend } from 'k6/metrics';
+const waits = new Trend('waits', true);
+const sizes = new Trend('sizes');
+const orders = new Counter('orders');
+export default function () {
+  http.get(__ENV.BASE + '/');
+  waits.add(5);
+  sizes.add(7);
+  orders.add(1);
+}`, map[string]string{"BASE": srv.URL})
+	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &samples{})
+	metrics := s.SummaryData(SummaryInput{Duration: time.Second})["metrics"].(map[string]any)
+	for _, tt := range []struct{ metric, want string }{
+		{"data_sent", "data"},
+		{"data_received", "data"},
+		{"http_req_duration", "time"},
+		{"iteration_duration", "time"},
+		{"http_reqs", "default"},
+		{"iterations", "default"},
+		{"http_req_failed", "default"},
+		{"waits", "time"},
+		{"sizes", "default"},
+		{"orders", "default"},
+	} {
+		m, ok := metrics[tt.metric].(map[string]any)
+		if !ok {
+			t.Errorf("no %s in data.metrics", tt.metric)
+			continue
+		}
+		if m["contains"] != tt.want {
+			t.Errorf("%s contains %v; want %q", tt.metric, m["contains"], tt.want)
+		}
+	}
+}
+
+// k6 sums http_req_duration{expected_response:true} in every test (v1.8.1
+// internal/metrics/engine/engine.go), so handleSummary's data has it once
+// a request was expected, with only those requests; a test with none has
+// no such entry, as k6 marks a submetric observed at its first value. By
+// hand: okServer answers / with 200 and /missing with 404.
+func TestSummaryDataExpectedResponse(t *testing.T) {
+	srv := okServer(t)
+	const name = "http_req_duration{expected_response:true}"
+	for _, tt := range []struct {
+		paths []string
+		count float64 // 0: no entry
+	}{
+		{[]string{"/", "/missing", "/"}, 2},
+		{[]string{"/missing"}, 0},
+	} {
+		t.Run(strings.Join(tt.paths, ","), func(t *testing.T) {
+			s := loadScript(t, `import http from 'k6/http';
+export default function () { for (const p of __ENV.PATHS.split(',')) http.get(__ENV.BASE + p); }`,
+				map[string]string{"BASE": srv.URL, "PATHS": strings.Join(tt.paths, ",")})
+			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &samples{})
+			metrics := s.SummaryData(SummaryInput{Duration: time.Second})["metrics"].(map[string]any)
+			m, ok := metrics[name].(map[string]any)
+			if tt.count == 0 {
+				if ok {
+					t.Errorf("%s = %v; want no entry", name, m)
+				}
+				return
+			}
+			if !ok {
+				t.Fatalf("no %s in data.metrics", name)
+			}
+			if st, _ := s.k6.Stat(name); m["type"] != "trend" || m["contains"] != "time" || float64(st.Count) != tt.count {
+				t.Errorf("%s = %v of %d values; want a time trend of %v", name, m, st.Count, tt.count)
 			}
 		})
 	}

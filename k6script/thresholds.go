@@ -2,7 +2,9 @@ package k6script
 
 import (
 	"errors"
+	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/knee-dev/knee/analyze"
@@ -38,6 +40,16 @@ func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]str
 			continue
 		}
 		kind := s.k6.kind(metric)
+		if kind == "" && metric != k6metric.DroppedIterations {
+			// k6 refuses it too (metrics/thresholds.go: "no metric name %q
+			// found"): a custom metric must be made in the init code.
+			for _, expr := range all[key] {
+				errs = append(errs, &analyze.ThresholdError{Expr: strings.TrimSpace(key) + ": " + expr,
+					Msg: fmt.Sprintf("no metric named %q: neither k6's nor one the script's init code makes", metric),
+					Fix: fmt.Sprintf("check the name, or make it at the top of the script: new Trend('%s'), Counter, Rate or Gauge from k6/metrics", metric)})
+			}
+			continue
+		}
 		if kind == "" {
 			rest[key] = all[key]
 			continue

@@ -79,7 +79,6 @@ var errStopped = errors.New("the run stopped")
 // newVU makes a runtime and runs the init code in it; ctx's end interrupts
 // the init code (a script looping at its top level stops on Ctrl-C).
 func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
-	s.vuInits.Add(1)
 	rt := goja.New()
 	v := &vu{s: s, id: id, rt: rt, fns: map[string]goja.Callable{}, ctx: context.Background(), init: true, conns: request.NewConns(), jars: map[*goja.Object]*jarObject{}}
 	g := rt.GlobalObject()
@@ -257,10 +256,24 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	if err == nil {
 		_, err = settled(ret)
 	}
-	if m := v.s.Options.MinIterationDuration; m != nil {
-		// k6's minIterationDuration: the iteration lasts at least that long,
-		// the rest spent as a sleep (cut short when the run ends).
-		if rest := time.Duration(*m) - time.Since(began); rest > 0 {
+	// The iteration is judged and timed where the function returned, as
+	// k6's runFn does (internal/js/runner.go), before minIterationDuration's
+	// padding: k6's iteration_duration leaves the padding out, and a run
+	// ending during the padding does not interrupt the iteration.
+	d := time.Since(began)
+	cut := ctx.Err() != nil && !v.aborting // the run's end cut it short (a sleep returns early, a request fails)
+	v.k6Wire()                             // every iteration's bytes, interrupted or not, as k6 sends them
+	if cut {
+		v.s.exec.interrupted.Add(1)
+	} else {
+		v.s.iterations.Add(1)
+		v.k6Iteration(d)
+		v.recordIteration(d)
+	}
+	if m := v.s.Options.MinIterationDuration; m != nil && !cut {
+		// k6's minIterationDuration: the VU starts its next iteration no
+		// sooner, the rest spent as a sleep (cut short when the run ends).
+		if rest := time.Duration(*m) - d; rest > 0 {
 			t := time.NewTimer(rest)
 			select {
 			case <-t.C:
@@ -269,16 +282,7 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 			}
 		}
 	}
-	v.k6Wire() // every iteration's bytes, interrupted or not, as k6 sends them
-	if ctx.Err() != nil && !v.aborting {
-		v.s.exec.interrupted.Add(1) // the run's end cut it short (a sleep returns early, a request fails)
-	} else {
-		v.s.iterations.Add(1)
-		d := time.Since(began)
-		v.k6Iteration(d)
-		v.recordIteration(d)
-	}
-	if err != nil && ctx.Err() == nil && !v.aborting {
+	if err != nil && !cut && !v.aborting {
 		msg := jsError(err)
 		v.s.errs.add(msg)
 		v.s.con.errorf("iteration error (VU %d, iteration %d): %s", v.id, st.Iter, msg)

@@ -33,8 +33,11 @@ type ScriptResult struct {
 	IterationErrors int64
 	FirstError      string
 	TeardownError   string // teardown() threw; the run's numbers stand
-	// TestRunDuration is k6's: from setup()'s start to teardown()'s end
-	// (handleSummary's data.state.testRunDurationMs, its Counters' rates).
+	// TestRunDuration is k6's: from setup()'s start to teardown()'s end,
+	// less what k6 does not do then (knee's VU initialisation, which k6
+	// does before, and its environment note): handleSummary's
+	// data.state.testRunDurationMs, the time of its Counters' rates and of
+	// the thresholds on them.
 	TestRunDuration time.Duration
 	// ThresholdAbort says which abortOnFail threshold stopped the test, and
 	// when; "" when none did.
@@ -63,15 +66,16 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
 	clock := startVUs(s, plan, &opt)
 	defer clock.stop()
 	if err := s.Setup(ctx); err != nil {
 		return nil, err
 	}
+	clock.pause() // k6 initialises its VUs before its test starts
 	if err := s.Prepare(ctx, initialVUs(plan.Config)); err != nil {
 		return nil, err
 	}
+	clock.resume()
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	// Runtimes for the VUs an open model starts beyond the prepared ones are
@@ -121,7 +125,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	tdCtx, stopTd := teardownContext(ctx, abortNow.user)
 	terr := s.Teardown(tdCtx)
 	stopTd()
-	out.TestRunDuration = time.Since(start)
+	out.TestRunDuration = clock.elapsed()
 	clock.stop()
 	if terr != nil {
 		out.TeardownError = terr.Error()

@@ -19,6 +19,12 @@ const vusEvery = time.Second
 type vusCounter interface {
 	RecordVUs(active, initialised int64)
 	VUsTaken(scenario string) int64
+	// CountVUsInitialised gives the script k6's initialised VUs, for
+	// exec.instance.vusInitialized.
+	CountVUsInitialised(count func() int64)
+	// TimeTestRun gives the script k6's test run duration so far, for
+	// exec.instance.currentTestRunDuration.
+	TimeTestRun(elapsed func() time.Duration)
 }
 
 // vusSampler samples k6's vus and vus_max of a script's run. Before the
@@ -36,10 +42,7 @@ func (v *vusSampler) attach(stats func() []load.Stats) { v.stats.Store(&stats) }
 // sample is one reading. k6's active VUs: in the closed model a VU is
 // active from its start until it stops (the executor holds it the whole
 // time), in the open model only while it runs an iteration
-// (lib/executor ramping_arrival_rate.go activeVUPool). Its initialised
-// VUs: what its plan needs before the start (a closed scenario's peak, an
-// open one's pre-allocated VUs), plus the open model's VUs started beyond
-// those, which it keeps once made.
+// (lib/executor ramping_arrival_rate.go activeVUPool).
 func (v *vusSampler) sample() (active, initialised int64) {
 	var live map[string]load.Stats
 	if f := v.stats.Load(); f != nil {
@@ -52,13 +55,26 @@ func (v *vusSampler) sample() (active, initialised int64) {
 		st := live[sc.Name]
 		if sc.Executor.Model() == load.ModelOpen {
 			active += int64(st.BusyVUs)
-			initialised += max(int64(plannedVUs(sc)), v.to.VUsTaken(sc.Name))
+		} else {
+			active += int64(st.VUs)
+		}
+	}
+	return active, v.initialised()
+}
+
+// initialised is k6's initialised VUs: what the plan needs before the
+// start (a closed scenario's peak, an open one's pre-allocated VUs), plus
+// the open model's VUs started beyond those, which it keeps once made.
+func (v *vusSampler) initialised() int64 {
+	n := int64(0)
+	for _, sc := range v.scs {
+		if sc.Executor.Model() == load.ModelOpen {
+			n += max(int64(plannedVUs(sc)), v.to.VUsTaken(sc.Name))
 			continue
 		}
-		active += int64(st.VUs)
-		initialised += int64(plannedVUs(sc))
+		n += int64(plannedVUs(sc))
 	}
-	return active, initialised
+	return n
 }
 
 // vusClock is a running sampler: k6's one-second ticker on the test's
@@ -69,17 +85,25 @@ type vusClock struct {
 	ctl  chan bool // true: run, false: pause
 	done chan struct{}
 	stop func()
+
+	mu      sync.Mutex
+	running bool
+	since   time.Time     // when it last started running
+	ran     time.Duration // the running time before since
 }
 
 // start records a sample every `every` of unpaused time until the clock
 // is stopped.
 func (v *vusSampler) start(every time.Duration) *vusClock {
-	c := &vusClock{ctl: make(chan bool), done: make(chan struct{})}
+	c := &vusClock{ctl: make(chan bool), done: make(chan struct{}), running: true, since: time.Now()}
 	var wg sync.WaitGroup
 	wg.Go(func() { v.tick(every, c) })
 	var once sync.Once
 	c.stop = func() {
-		once.Do(func() { close(c.done) })
+		once.Do(func() {
+			c.account(false) // its running time ends here
+			close(c.done)
+		})
 		wg.Wait()
 	}
 	return c
@@ -125,9 +149,40 @@ func (c *vusClock) resume() { c.set(true) }
 
 func (c *vusClock) set(run bool) {
 	select {
+	case <-c.done:
+		return
+	default:
+	}
+	c.account(run)
+	select {
 	case c.ctl <- run:
 	case <-c.done:
 	}
+}
+
+// account adds the running time up to a pause; run says what the clock
+// does from now.
+func (c *vusClock) account(run bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case run && !c.running:
+		c.since = time.Now()
+	case !run && c.running:
+		c.ran += time.Since(c.since)
+	}
+	c.running = run
+}
+
+// elapsed is the clock's running time so far: the test's own duration,
+// as k6's GetCurrentTestRunDuration has it.
+func (c *vusClock) elapsed() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running {
+		return c.ran + time.Since(c.since)
+	}
+	return c.ran
 }
 
 // startVUs starts sampling s's vus and vus_max, as k6 does from its
@@ -137,7 +192,9 @@ func (c *vusClock) set(run bool) {
 // does not (the environment note).
 func startVUs(s vusCounter, plan *k6script.Plan, opt *Options) *vusClock {
 	v := &vusSampler{to: s, scs: plan.Config.Scenarios}
+	s.CountVUsInitialised(v.initialised)
 	clock := v.start(vusEvery)
+	s.TimeTestRun(clock.elapsed)
 	prev := opt.OnLoad
 	opt.OnLoad = func(stats func() []load.Stats) {
 		if prev != nil {

@@ -30,6 +30,10 @@ func (r *vusRecord) RecordVUs(active, initialised int64) {
 
 func (r *vusRecord) VUsTaken(scenario string) int64 { return r.taken[scenario] }
 
+func (r *vusRecord) CountVUsInitialised(func() int64) {}
+
+func (r *vusRecord) TimeTestRun(func() time.Duration) {}
+
 // k6 counts a closed scenario's VUs active from their start to their
 // stop, an open one's only inside an iteration; its initialised VUs are
 // the plan's (a closed scenario's peak, an open one's pre-allocated) plus
@@ -76,7 +80,8 @@ func TestVUsSample(t *testing.T) {
 // end and knee's environment note is no part of k6's test. By hand:
 // running 0-2.5 s (samples at 1 and 2; 0.5 s to the next), paused 10 s,
 // running again from 12.5 s: samples at 13 and 14; stopped at 14.2 s.
-// A pause or resume while already so changes nothing.
+// A pause or resume while already so changes nothing. Its running time,
+// the test's duration, is 2.5 + 1.7 s.
 func TestVUsClockPauses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := &vusRecord{t0: time.Now()}
@@ -92,7 +97,11 @@ func TestVUsClockPauses(t *testing.T) {
 		c.stop()
 		c.stop()
 		c.pause() // after the stop: returns at once
+		c.resume()
 		time.Sleep(5 * time.Second)
+		if got, want := c.elapsed(), 2500*time.Millisecond+1700*time.Millisecond; got != want {
+			t.Errorf("elapsed %v; want the running time %v", got, want)
+		}
 		want := []time.Duration{time.Second, 2 * time.Second, 13 * time.Second, 14 * time.Second}
 		if !reflect.DeepEqual(rec.at, want) {
 			t.Errorf("samples at %v; want %v", rec.at, want)

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -168,11 +167,11 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	// (ownTs); the rest (dropped_iterations) on the run directory.
 	runTs, ownTs, err := s.SplitThresholds(plan.Thresholds)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
+		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", s.Place("thresholds"), err))
 	}
 	thresholds, err := analyze.ParseK6Thresholds(runTs)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", sr.path, err))
+		return nil, usageErr(fmt.Errorf("%s: options.thresholds: %w", s.Place("thresholds"), err))
 	}
 	thresholds = append(thresholds, sr.flagTs...)
 	// A runner of a split test records the thresholds, in knee's own
@@ -217,7 +216,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 		}
 		return nil, scriptExit(err, notRun)
 	}
-	own := s.EvaluateOwn(ownTs, time.Duration(res.Summary.DurationS*float64(time.Second)))
+	own := s.EvaluateOwn(ownTs, res.TestRunDuration) // k6 judges a Counter's rate over its test run duration (metrics/engine evaluateThresholds)
 	part := res.Run.Meta.Part != nil
 	if part {
 		// k6's metrics are not in the run directory, so the merge judges
