@@ -300,8 +300,10 @@ func validateStages(kind, what string, stages []schedule.Stage, whole bool) []er
 	}
 	var errs []error
 	for n, st := range stages {
-		if st.Duration <= 0 {
-			errs = append(errs, fieldErr(kind, fmt.Sprintf("stages[%d].duration", n), "stage %d has duration %v; give every stage a positive duration (1s for a jump)", n+1, st.Duration))
+		// A stage of 0s is a jump, as in k6 (its validateStages refuses
+		// only a negative duration).
+		if st.Duration < 0 {
+			errs = append(errs, fieldErr(kind, fmt.Sprintf("stages[%d].duration", n), "stage %d has duration %v; give every stage a duration of 0s (a jump) or more", n+1, st.Duration))
 		}
 		switch {
 		case !(st.Target >= 0) || math.IsInf(st.Target, 0):
@@ -309,6 +311,9 @@ func validateStages(kind, what string, stages []schedule.Stage, whole bool) []er
 		case whole && (st.Target != math.Trunc(st.Target) || st.Target > math.MaxInt32):
 			errs = append(errs, fieldErr(kind, fmt.Sprintf("stages[%d].target", n), "stage %d target %v is not a whole number of VUs", n+1, st.Target))
 		}
+	}
+	if len(errs) == 0 && sumStages(stages) == 0 {
+		errs = append(errs, fieldErr(kind, "stages", "the stages last 0s in all, so nothing would run; give at least one a positive duration"))
 	}
 	return errs
 }
