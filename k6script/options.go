@@ -412,8 +412,14 @@ func (o Options) Plan(source string, ov Overrides) (*Plan, error) {
 		if err := errors.Join(errs...); err != nil {
 			return nil, err
 		}
-	} else if err := p.add("default", o.shortcut()); err != nil {
-		return nil, &scenarioError{source, "", err}
+	} else {
+		sc, note := o.shortcut()
+		if note != "" {
+			p.Notes = append(p.Notes, note)
+		}
+		if err := p.add("default", sc); err != nil {
+			return nil, &scenarioError{source, "", err}
+		}
 	}
 	if len(p.Config.Scenarios) > 1 {
 		// In the script's order, so the message names the same scenario
@@ -467,8 +473,9 @@ func durationPtr(d *time.Duration) *Duration {
 	return &v
 }
 
-// shortcut is the scenario k6 derives from vus/duration/iterations/stages.
-func (o Options) shortcut() ScenarioOption {
+// shortcut is the scenario k6 (v1.8.1, lib/executor/execution_config_shortcuts.go)
+// derives from vus/duration/iterations/stages, and what it warns of.
+func (o Options) shortcut() (ScenarioOption, string) {
 	vus := int64(1)
 	if o.VUs != nil {
 		vus = *o.VUs
@@ -479,14 +486,19 @@ func (o Options) shortcut() ScenarioOption {
 		if o.Duration != nil {
 			sc.MaxDuration = o.Duration
 		}
-		return sc
+		return sc, ""
 	case o.Duration != nil:
-		return ScenarioOption{Executor: "constant-vus", VUs: &vus, Duration: o.Duration}
+		return ScenarioOption{Executor: "constant-vus", VUs: &vus, Duration: o.Duration}, ""
 	case len(o.Stages) > 0:
-		return ScenarioOption{Executor: "ramping-vus", StartVUs: &vus, Stages: o.Stages}
+		return ScenarioOption{Executor: "ramping-vus", StartVUs: &vus, Stages: o.Stages}, ""
 	}
+	// Nothing says how long: one iteration on one VU, whatever vus says.
 	one := int64(1)
-	return ScenarioOption{Executor: "per-vu-iterations", VUs: &vus, Iterations: &one}
+	note := ""
+	if vus != 1 {
+		note = fmt.Sprintf("vus=%d is ignored: it only works with iterations, duration or stages; the script runs 1 iteration on 1 VU (as k6)", vus)
+	}
+	return ScenarioOption{Executor: "per-vu-iterations", VUs: &one, Iterations: &one}, note
 }
 
 // add maps one k6 scenario onto knee's.

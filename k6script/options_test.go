@@ -2,6 +2,7 @@ package k6script
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,10 @@ func TestPlanShortcutsAndPrecedence(t *testing.T) {
 		iters int64
 	}{
 		{"no options: 1 VU, 1 iteration", `{}`, Overrides{}, load.ConstantVUs{VUs: 1, Duration: 10 * time.Minute}, 1},
+		// k6 v1.8.1 ignores vus without iterations, duration or stages,
+		// with a warning (execution_config_shortcuts.go): 1 iteration, 1 VU.
+		{"vus alone: 1 VU, 1 iteration", `{"vus": 3}`, Overrides{}, load.ConstantVUs{VUs: 1, Duration: 10 * time.Minute}, 1},
+		{"--vus alone: the same", `{}`, Overrides{VUs: i64(4)}, load.ConstantVUs{VUs: 1, Duration: 10 * time.Minute}, 1},
 		{"vus and duration", `{"vus": 5, "duration": "30s"}`, Overrides{}, load.ConstantVUs{VUs: 5, Duration: 30 * time.Second}, 0},
 		{"duration in ms", `{"vus": 2, "duration": 1500}`, Overrides{}, load.ConstantVUs{VUs: 2, Duration: 1500 * time.Millisecond}, 0},
 		{"iterations shared by vus", `{"vus": 3, "iterations": 10}`, Overrides{}, load.ConstantVUs{VUs: 3, Duration: 10 * time.Minute}, 10},
@@ -68,6 +73,9 @@ func TestPlanShortcutsAndPrecedence(t *testing.T) {
 			}
 			if got := p.Scenarios[sc.Name].Iterations; got != c.iters {
 				t.Errorf("iteration count %d; want %d", got, c.iters)
+			}
+			if ignored := slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "is ignored: it only works with") }); ignored != strings.Contains(c.name, "vus alone") {
+				t.Errorf("notes %q; want the ignored vus said exactly when vus is alone", p.Notes)
 			}
 			if sc.GracefulStop != 30*time.Second {
 				t.Errorf("gracefulStop %v; want k6's default 30s", sc.GracefulStop)

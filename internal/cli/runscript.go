@@ -163,6 +163,11 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	if err != nil {
 		return nil, usageErr(err)
 	}
+	// An option the plan ignores is said before the start, as k6 warns of
+	// it; run.json keeps it too.
+	for _, n := range plan.Notes {
+		fmt.Fprintf(a.env.Stderr, "knee: %s: %s\n", sr.path, n)
+	}
 	// The thresholds on k6's metrics are judged on them as k6 sums them
 	// (ownTs); the rest (dropped_iterations) on the run directory.
 	runTs, ownTs, err := s.SplitThresholds(plan.Thresholds)
