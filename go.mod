@@ -6,6 +6,7 @@ require (
 	github.com/Azure/go-ntlmssp v0.1.1
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/PuerkitoBio/goquery v1.13.0
+	github.com/andybalholm/brotli v1.3.0
 	github.com/bufbuild/protocompile v0.14.1
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/evanw/esbuild v0.28.2

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 
+	"github.com/andybalholm/brotli"
 	"github.com/dop251/goja"
 	"github.com/klauspost/compress/zstd"
 )
@@ -17,7 +17,7 @@ import (
 // compressionParam reads params.compression as k6 does (v1.8.1
 // js/modules/k6/http/request.go): "" or none for no compression, else
 // algorithms separated by commas, each exactly gzip, deflate, zstd or br,
-// applied in that order. knee has no brotli encoder: br is refused.
+// applied in that order.
 func (v *vu) compressionParam(val goja.Value) []string {
 	if val == nil || goja.IsUndefined(val) || goja.IsNull(val) {
 		return nil
@@ -29,10 +29,8 @@ func (v *vu) compressionParam(val goja.Value) []string {
 	var out []string
 	for _, algo := range strings.Split(list, ",") {
 		switch algo = strings.TrimSpace(algo); algo {
-		case "gzip", "deflate", "zstd":
+		case "gzip", "deflate", "zstd", "br":
 			out = append(out, algo)
-		case "br":
-			panic(v.rt.NewGoError(errors.New("params compression br: knee has no brotli encoder; use gzip, deflate or zstd")))
 		default:
 			panic(v.rt.NewGoError(fmt.Errorf("unknown compression algorithm %s, supported algorithms are [gzip deflate zstd br]", algo)))
 		}
@@ -55,6 +53,8 @@ func (v *vu) encodeBody(body []byte, algos []string, h http.Header) []byte {
 			w = zlib.NewWriter(&buf)
 		case "zstd":
 			w, _ = zstd.NewWriter(&buf) // no options given: no error
+		case "br":
+			w = brotli.NewWriter(&buf) // the library's default quality, as k6
 		}
 		if _, err := w.Write(body); err != nil {
 			panic(v.rt.NewGoError(fmt.Errorf("params compression %s: %w", algo, err)))
@@ -77,7 +77,7 @@ func (v *vu) encodeBody(body []byte, algos []string, h http.Header) []byte {
 // each Content-Encoding it knows, the last applied first (k6 v1.8.1
 // lib/netext/httpext/compression.go readResponseBody: gzip, deflate as
 // zlib, zstd and br, names matched exactly); any other encoding is left
-// as it is. knee has no brotli decoder: a br body is an error saying so.
+// as it is.
 // The request's timings and data_received keep the bytes on the wire.
 func decodeBody(h http.Header, body []byte) ([]byte, error) {
 	encs := strings.Split(h.Get("Content-Encoding"), ",")
@@ -96,7 +96,7 @@ func decodeBody(h http.Header, body []byte) ([]byte, error) {
 				r = d
 			}
 		case "br":
-			return nil, errors.New("the response body is brotli-encoded (Content-Encoding: br), which knee cannot decode; leave br out of the request's Accept-Encoding header")
+			r = brotli.NewReader(bytes.NewReader(body))
 		default:
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/knee-dev/knee/load"
@@ -19,10 +20,9 @@ import (
 
 // The script reads a response body decoded of the Content-Encodings k6
 // decodes (v1.8.1 lib/netext/httpext/compression.go: gzip, deflate as
-// zlib, zstd; several undone from the last), and any other as sent; a
-// brotli body, which k6 decodes and knee cannot, is an iteration error
-// saying so, never the encoded bytes. The server encodes the same JSON
-// document as each path says.
+// zlib, zstd, br; several undone from the last), and any other as sent; a
+// body its encoding cannot undo is an iteration error, never the encoded
+// bytes. The server encodes the same JSON document as each path says.
 func TestResponseBodyDecoded(t *testing.T) {
 	const doc = `{"greeting":"hello","n":42}`
 	gz := func(b []byte) []byte {
@@ -44,6 +44,13 @@ func TestResponseBodyDecoded(t *testing.T) {
 		defer w.Close()
 		return w.EncodeAll(b, nil)
 	}
+	bro := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := brotli.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, enc := []byte(doc), ""
 		switch r.URL.Path {
@@ -56,7 +63,11 @@ func TestResponseBodyDecoded(t *testing.T) {
 		case "/deflate-then-gzip":
 			body, enc = gz(zl(body)), "deflate, gzip"
 		case "/br":
-			body, enc = []byte{0x0b, 0x02, 0x80}, "br"
+			body, enc = bro(body), "br"
+		case "/br-then-gzip":
+			body, enc = gz(bro(body)), "br, gzip"
+		case "/corrupt-gzip":
+			body, enc = []byte("not gzip at all"), "gzip"
 		case "/unknown":
 			enc = "x-custom"
 		}
@@ -70,7 +81,8 @@ func TestResponseBodyDecoded(t *testing.T) {
 		path   string
 		errors int64 // iteration errors: the body could not be read
 	}{
-		{"/identity", 0}, {"/gzip", 0}, {"/deflate", 0}, {"/zstd", 0}, {"/deflate-then-gzip", 0}, {"/unknown", 0}, {"/br", 1},
+		{"/identity", 0}, {"/gzip", 0}, {"/deflate", 0}, {"/zstd", 0}, {"/deflate-then-gzip", 0}, {"/unknown", 0},
+		{"/br", 0}, {"/br-then-gzip", 0}, {"/corrupt-gzip", 1},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			s := loadScript(t, `import http from 'k6/http';
@@ -96,8 +108,7 @@ export default function () {
 // params.compression compresses the request body as k6 does (v1.8.1
 // lib/netext/httpext/compression.go compressBody: each algorithm in turn,
 // Content-Encoding their list), while res.request.body stays the body as
-// given; an algorithm k6 does not know is k6's error, and br, which k6
-// has and knee lacks, an error saying so. The server undoes the encodings
+// given; an algorithm k6 does not know is k6's error. The server undoes the encodings
 // from the last, as a reader of Content-Encoding must, and echoes what it
 // read with the header.
 func TestRequestBodyCompressed(t *testing.T) {
@@ -114,6 +125,8 @@ func TestRequestBodyCompressed(t *testing.T) {
 				body, err = zlib.NewReader(body)
 			case "zstd":
 				body, err = zstd.NewReader(body)
+			case "br":
+				body = brotli.NewReader(body)
 			}
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
@@ -133,7 +146,8 @@ func TestRequestBodyCompressed(t *testing.T) {
 		{"deflate", "deflate|hello hello hello"},
 		{"zstd", "zstd|hello hello hello"},
 		{" gzip , deflate ", "gzip, deflate|hello hello hello"},
-		{"br", ""},
+		{"br", "br|hello hello hello"},
+		{"zstd,br", "zstd, br|hello hello hello"},
 		{"lz4", ""},
 	} {
 		t.Run(tt.compression, func(t *testing.T) {
