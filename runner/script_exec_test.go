@@ -14,6 +14,32 @@ import (
 	"github.com/knee-dev/knee/runner"
 )
 
+// loadScript writes src to a file of its own, loads it with __ENV.BASE set
+// to base and plans it as written; the script closes with the test.
+func loadScript(t *testing.T, src, base string) (*k6script.Script, *k6script.Plan) {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "script.js")
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := k6script.Load(context.Background(), script, k6script.Config{Env: map[string]string{"BASE": base}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	plan, err := s.Plan(k6script.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, plan
+}
+
+// runOpts are a script run's options in these tests: its own directory,
+// no environment note.
+func runOpts(t *testing.T) runner.Options {
+	return runner.Options{Dir: filepath.Join(t.TempDir(), "run"), SkipEnvironment: true}
+}
+
 // exec.instance.vusInitialized is k6's initialised VUs (k6
 // lib/execution.go GetInitializedVUsCount): the VUs the plan initialises
 // before setup() (a closed scenario's peak, an open one's pre-allocated
@@ -35,7 +61,6 @@ func TestScriptVUsInitialized(t *testing.T) {
 		{"constant-arrival-rate: the pre-allocated", `{ executor: 'constant-arrival-rate', rate: 10, timeUnit: '1s', duration: '500ms', preAllocatedVUs: 3, maxVUs: 20 }`, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			script := filepath.Join(t.TempDir(), "vus.js")
 			src := fmt.Sprintf(`import http from 'k6/http';
 import { check, sleep } from 'k6';
 import exec from 'k6/execution';
@@ -45,19 +70,8 @@ export function setup() { seen('setup'); }
 export default function () { http.get(__ENV.BASE); seen('iteration'); sleep(0.05); }
 export function teardown() { seen('teardown'); }
 `, tt.scenario, tt.want)
-			if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s, err := k6script.Load(context.Background(), script, k6script.Config{Env: map[string]string{"BASE": target.URL}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			plan, err := s.Plan(k6script.Overrides{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := runner.ExecuteScript(context.Background(), s, plan, runner.Options{Dir: filepath.Join(t.TempDir(), "run"), SkipEnvironment: true}); err != nil {
+			s, plan := loadScript(t, src, target.URL)
+			if _, err := runner.ExecuteScript(context.Background(), s, plan, runOpts(t)); err != nil {
 				t.Fatal(err)
 			}
 			checks := s.SummaryData(k6script.SummaryInput{})["root_group"].(k6script.SummaryGroup).Checks
@@ -84,27 +98,15 @@ func TestScriptTestRunDurationLeavesOutVUInit(t *testing.T) {
 	defer target.Close()
 	for _, vus := range []int{1, 3} {
 		t.Run(fmt.Sprintf("%d VUs", vus), func(t *testing.T) {
-			script := filepath.Join(t.TempDir(), "init.js")
 			src := fmt.Sprintf(`import http from 'k6/http';
 const until = Date.now() + 150;
 while (Date.now() < until) {}
 export const options = { scenarios: { s: { executor: 'per-vu-iterations', vus: %d, iterations: 1 } } };
 export default function () { http.get(__ENV.BASE); }
 `, vus)
-			if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s, err := k6script.Load(context.Background(), script, k6script.Config{Env: map[string]string{"BASE": target.URL}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			plan, err := s.Plan(k6script.Overrides{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, plan := loadScript(t, src, target.URL)
 			began := time.Now()
-			res, err := runner.ExecuteScript(context.Background(), s, plan, runner.Options{Dir: filepath.Join(t.TempDir(), "run"), SkipEnvironment: true})
+			res, err := runner.ExecuteScript(context.Background(), s, plan, runOpts(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +125,6 @@ export default function () { http.get(__ENV.BASE); }
 func TestScriptCurrentTestRunDuration(t *testing.T) {
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	defer target.Close()
-	script := filepath.Join(t.TempDir(), "trd.js")
 	src := `import http from 'k6/http';
 import { check, sleep } from 'k6';
 import exec from 'k6/execution';
@@ -138,19 +139,8 @@ export function setup() { sleep(0.3); grows('setup'); }
 export default function () { http.get(__ENV.BASE); grows('iteration'); }
 export function teardown() { grows('teardown'); }
 `
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := k6script.Load(context.Background(), script, k6script.Config{Env: map[string]string{"BASE": target.URL}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	plan, err := s.Plan(k6script.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runner.ExecuteScript(context.Background(), s, plan, runner.Options{Dir: filepath.Join(t.TempDir(), "run"), SkipEnvironment: true}); err != nil {
+	s, plan := loadScript(t, src, target.URL)
+	if _, err := runner.ExecuteScript(context.Background(), s, plan, runOpts(t)); err != nil {
 		t.Fatal(err)
 	}
 	checks := s.SummaryData(k6script.SummaryInput{})["root_group"].(k6script.SummaryGroup).Checks

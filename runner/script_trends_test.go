@@ -4,11 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/runner"
 )
@@ -28,26 +25,14 @@ func TestScriptIterationsAndPhasesRecorded(t *testing.T) {
 		w.Write([]byte("ok"))
 	}))
 	defer target.Close()
-	script := filepath.Join(t.TempDir(), "trends.js")
 	src := `import http from 'k6/http';
 export const options = { scenarios: { s: { executor: 'shared-iterations', vus: 2, iterations: 6 } } };
 export function setup() { http.get(__ENV.BASE + '/ok'); }
 export default function () { http.get(__ENV.BASE + '/ok'); http.get(__ENV.BASE + '/redirect'); }
 export function teardown() { http.get(__ENV.BASE + '/ok'); }
 `
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := k6script.Load(context.Background(), script, k6script.Config{Env: map[string]string{"BASE": target.URL}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	plan, err := s.Plan(k6script.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := runner.ExecuteScript(context.Background(), s, plan, runner.Options{Dir: filepath.Join(t.TempDir(), "run"), SkipEnvironment: true})
+	s, plan := loadScript(t, src, target.URL)
+	res, err := runner.ExecuteScript(context.Background(), s, plan, runOpts(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -11,7 +9,6 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/internal/kneetest"
-	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/record"
 	"github.com/knee-dev/knee/runner"
 )
@@ -28,23 +25,11 @@ func TestUniqueURLsBounded(t *testing.T) {
 	}
 	kneetest.SkipUnderRace(t)
 	addr, _ := startTarget(t)
-	script := filepath.Join(t.TempDir(), "uniq.js")
 	src := `import http from 'k6/http';
 export const options = { vus: 4, duration: '4s' };
 export default function () { http.get(__ENV.BASE + '/item/' + __VU + '-' + __ITER); }
 `
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := k6script.Load(context.Background(), script, k6script.Config{Env: map[string]string{"BASE": "http://" + addr}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	plan, err := s.Plan(k6script.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, plan := loadScript(t, src, "http://"+addr)
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -65,7 +50,7 @@ export default function () { http.get(__ENV.BASE + '/item/' + __VU + '-' + __ITE
 			}
 		}
 	}()
-	res, err := runner.ExecuteScript(context.Background(), s, plan, runner.Options{Dir: filepath.Join(t.TempDir(), "run"), SkipEnvironment: true})
+	res, err := runner.ExecuteScript(context.Background(), s, plan, runOpts(t))
 	close(stop)
 	<-done
 	if err != nil {
