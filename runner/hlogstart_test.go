@@ -61,19 +61,18 @@ func TestLogStartsAtTheLoadsStart(t *testing.T) {
 	if p == nil {
 		t.Fatal("run.json has no part: --start-at was not taken")
 	}
-	ms := func(x time.Time) int64 { return x.Round(time.Millisecond).UnixMilli() }
 	switch {
 	case !h.StartTime.Equal(h.BaseTime):
 		t.Errorf("StartTime %v, BaseTime %v: the timestamps are relative, the two must be one instant", h.StartTime, h.BaseTime)
 	case h.StartTime.Before(at):
 		t.Errorf("StartTime %v is before --start-at %v: the log starts when the run was made (%v), not at t0", h.StartTime, at, dir.Meta.Started)
-	case ms(h.StartTime) != ms(p.T0):
+	case h.StartTime.Sub(p.T0).Abs() >= time.Millisecond: // the header keeps milliseconds
 		t.Errorf("StartTime %v, run.json's t0 %v: the log's intervals count from t0", h.StartTime, p.T0)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	// The first request is due at t0 and reaches the server after it; the
-	// header's StartTime is t0 rounded to the millisecond.
+	// header's StartTime is t0 to the millisecond.
 	if first.Before(h.StartTime.Add(-time.Millisecond)) {
 		t.Errorf("the server saw the first request at %v, before the log's start %v", first, h.StartTime)
 	}
