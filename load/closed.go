@@ -108,12 +108,7 @@ func (l *closedVUs) vu(s *scenarioRun, id uint64, iterCtx, end context.Context, 
 			self.DoRecord(iterCtx, st, shard)
 		} else {
 			res := stamp(s.it.Do(iterCtx, id, iter), called, time.Now())
-			service := res.Done.Sub(res.Sent)
-			interval := service + l.think
-			if iter > 0 {
-				interval = called.Sub(prev)
-			}
-			shard.Record(Sample{Scenario: s.name, Result: res, Latency: service, Service: service, Interval: interval})
+			shard.Record(s.closedSample(res, called, prev, l.think))
 		}
 		s.live.busy.Add(-1)
 		prev = called

@@ -155,13 +155,7 @@ func (l *closedLoop) collect(s *scenarioRun, until, endAt time.Time) {
 		if v == nil || !v.busy {
 			continue // not ours: a Loop bug, but never a panic mid-run
 		}
-		res := stamp(e.Result, v.called, now)
-		service := res.Done.Sub(res.Sent)
-		interval := service + think
-		if v.iter > 0 {
-			interval = v.called.Sub(v.prev)
-		}
-		l.shard.Record(Sample{Scenario: s.name, Result: res, Latency: service, Service: service, Interval: interval})
+		l.shard.Record(s.closedSample(stamp(e.Result, v.called, now), v.called, v.prev, think))
 		v.busy, v.prev = false, v.called
 		v.iter++
 		l.busy--

@@ -353,6 +353,20 @@ func (s *scenarioRun) openSample(res Result, intended time.Time) Sample {
 	}
 }
 
+// closedSample is the Sample of a closed-model iteration called at called
+// that ended with res (stamped), both engines record them so: its latency
+// is its service time (no schedule to be late for), and its interval the
+// time since the VU's previous start prev, or for its first (prev zero),
+// which has none, its service time plus think.
+func (s *scenarioRun) closedSample(res Result, called, prev time.Time, think time.Duration) Sample {
+	service := res.Done.Sub(res.Sent)
+	interval := service + think
+	if !prev.IsZero() {
+		interval = called.Sub(prev)
+	}
+	return Sample{Scenario: s.name, Result: res, Latency: service, Service: service, Interval: interval}
+}
+
 // drop counts one open-model start dropped for want of a VU.
 func (s *scenarioRun) drop() {
 	s.live.dropped.Add(1)
