@@ -94,20 +94,13 @@ func (b *builder) at(t int64) (bk *bucket, ok bool, err error) {
 		if t-b.lastAt > int64(maxJump) {
 			return nil, false, nil
 		}
-		if idx-last > int64(b.opt.Window) {
-			// A gap longer than the window: flush what is open, then the
-			// quiet intervals of the gap, which no late row can fill: a
-			// stall is time the rate and the stall signal must see. A gap
-			// past maxQuiet is a pause between tests: jumped over, so that
-			// it costs nothing.
+		if idx-last > int64(b.opt.Window) && time.Duration(idx-last-1)*b.opt.Interval > maxQuiet {
+			// A gap past maxQuiet is a pause between tests: flush what is
+			// open and jump, so that it costs nothing. A shorter one is a
+			// stall the rate and the stall signal must see: its quiet
+			// intervals are opened, and written, as any others.
 			for len(b.open) > 0 {
 				if err := b.flushOldest(); err != nil {
-					return nil, true, err
-				}
-			}
-			quiet := b.flushed && time.Duration(idx-b.first)*b.opt.Interval <= maxQuiet
-			for ; quiet && b.first < idx; b.first++ {
-				if err := b.flush(b.newBucket(b.first)); err != nil {
 					return nil, true, err
 				}
 			}
@@ -234,7 +227,7 @@ func (b *builder) flushOldest() error {
 // flush writes one interval, creating the run directory first if needed.
 // An interval no row fell in is written only after the first one with rows:
 // a quiet spell between rows is time the test ran without replies, which
-// the rate and the stall signal must see (see at for a longer one).
+// the rate and the stall signal must see (see at for a pause).
 func (b *builder) flush(bk *bucket) error {
 	if bk.empty() && !b.flushed {
 		return nil
