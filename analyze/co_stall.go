@@ -151,20 +151,20 @@ func nominalInterval(r *rundir.Dir) time.Duration {
 func referenceRates(rates []intervalRate) []float64 {
 	ref := make([]float64, len(rates))
 	buf := make([]float64, 0, 2*coNeighbourSpan+1)
+	// nearest adds the rates of the coNeighbourSpan intervals with requests
+	// nearest to i on one side (step -1 or 1).
+	nearest := func(i, step int) {
+		for n, j := 0, i+step; n < coNeighbourSpan && j >= 0 && j < len(rates); j += step {
+			if rates[j].requests > 0 {
+				buf = append(buf, rates[j].rate/rates[j].vus)
+				n++
+			}
+		}
+	}
 	for i := range rates {
 		buf = append(buf[:0], rates[i].rate/rates[i].vus)
-		for n, j := 0, i-1; n < coNeighbourSpan && j >= 0; j-- {
-			if rates[j].requests > 0 {
-				buf = append(buf, rates[j].rate/rates[j].vus)
-				n++
-			}
-		}
-		for n, j := 0, i+1; n < coNeighbourSpan && j < len(rates); j++ {
-			if rates[j].requests > 0 {
-				buf = append(buf, rates[j].rate/rates[j].vus)
-				n++
-			}
-		}
+		nearest(i, -1)
+		nearest(i, 1)
 		ref[i] = medianOf(buf) * rates[i].vus
 	}
 	return ref
