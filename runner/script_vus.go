@@ -109,9 +109,11 @@ func (v *vusSampler) start(every time.Duration) *vusClock {
 	return c
 }
 
+// tick records a sample each time the clock's running time reaches the
+// next multiple of every: a ticker's, without drift, that stands still
+// while the clock is paused.
 func (v *vusSampler) tick(every time.Duration, c *vusClock) {
-	deadline := time.Now().Add(every) // while running: the next sample's time
-	left := every                     // while paused: the running time to it
+	next := every // the running time of the next sample
 	t := time.NewTimer(every)
 	defer t.Stop()
 	running := true
@@ -123,20 +125,16 @@ func (v *vusSampler) tick(every time.Duration, c *vusClock) {
 		select {
 		case <-c.done:
 			return
-		case run := <-c.ctl:
-			switch {
-			case run && !running:
-				deadline = time.Now().Add(left)
-				t.Reset(left)
-			case !run && running:
-				left = max(time.Until(deadline), 0)
+		case running = <-c.ctl:
+			if running {
+				t.Reset(max(next-c.elapsed(), 0))
+			} else {
 				t.Stop()
 			}
-			running = run
 		case <-fire:
 			v.to.RecordVUs(v.sample())
-			deadline = deadline.Add(every) // a ticker's: no drift
-			t.Reset(time.Until(deadline))
+			next += every
+			t.Reset(max(next-c.elapsed(), 0))
 		}
 	}
 }
