@@ -89,16 +89,13 @@ func bareThread() func() {
 const probeYield = 8 * time.Millisecond
 
 // monotonic is the time of CLOCK_MONOTONIC in nanoseconds: the runtime's
-// own reading of that clock, through the vDSO, where x/sys's ClockGettime
-// is a system call (two a wait: ~1 ms of CPU over the 200 before a run).
-func monotonic() int64 { return nanotime() }
-
-// nanotime is CLOCK_MONOTONIC read as the runtime reads it. The runtime
-// keeps it, and its signature, for the packages outside it that call it
-// (go.dev/issue/67401).
+// own reading of that clock (runtime.nanotime), through the vDSO, where
+// x/sys's ClockGettime is a system call (two a wait: ~1 ms of CPU over the
+// 200 before a run). The runtime keeps that function, and its signature,
+// for the packages outside it that call it (go.dev/issue/67401).
 //
-//go:linkname nanotime runtime.nanotime
-func nanotime() int64
+//go:linkname monotonic runtime.nanotime
+func monotonic() int64
 
 // sleeper sleeps its thread until an absolute instant of the monotonic
 // clock, on a timerfd, in ppoll beside an eventfd that cancel signals: a
