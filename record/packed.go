@@ -55,29 +55,37 @@ func packHdr(src *hdrhistogram.Histogram) *packed {
 // hundred timings).
 func HistogramOf(vals []time.Duration) *Histogram {
 	out := &Histogram{}
-	lows := make([]int64, len(vals))
+	all := make([]lowCount, len(vals))
 	for i, d := range vals {
 		us, clamped := micros(d)
 		if clamped {
 			out.clamped++
 		}
-		lows[i] = valueAtIndex(indexAt(us))
+		all[i] = lowCount{valueAtIndex(indexAt(us)), 1}
 	}
-	slices.Sort(lows)
+	out.packed = &packed{buckets: packBuckets(all), count: int64(len(vals))}
+	return out
+}
+
+// lowCount is a bucket: its lowest value and its count.
+type lowCount struct{ low, n int64 }
+
+// packBuckets sorts buckets by their lowest value and encodes them as
+// packed's buckets, the counts of equal lows summed.
+func packBuckets(all []lowCount) []byte {
+	slices.SortFunc(all, func(a, b lowCount) int { return cmp.Compare(a.low, b.low) })
 	var buf []byte
 	var prev int64
-	for i := 0; i < len(lows); {
-		n := 1
-		for i+n < len(lows) && lows[i+n] == lows[i] {
-			n++
+	for i := 0; i < len(all); {
+		low, n := all[i].low, all[i].n
+		for i++; i < len(all) && all[i].low == low; i++ {
+			n += all[i].n
 		}
-		buf = binary.AppendUvarint(buf, uint64(lows[i]-prev))
+		buf = binary.AppendUvarint(buf, uint64(low-prev))
 		buf = binary.AppendUvarint(buf, uint64(n))
-		prev = lows[i]
-		i += n
+		prev = low
 	}
-	out.packed = &packed{buckets: slices.Clip(buf), count: int64(len(vals))}
-	return out
+	return slices.Clip(buf)
 }
 
 // maxPackedSum is the most bytes of packed buckets, over all its sources,
@@ -100,28 +108,15 @@ func SumPacked(hs []*Histogram) (*Histogram, bool) {
 	if size > maxPackedSum {
 		return nil, false
 	}
-	type bucket struct{ low, n int64 }
-	all := make([]bucket, 0, size/2)
+	all := make([]lowCount, 0, size/2)
 	out := &Histogram{}
 	var count int64
 	for _, h := range hs {
 		out.clamped += h.clamped
 		count += h.packed.count
-		h.packed.each(func(low, n int64) { all = append(all, bucket{low, n}) })
+		h.packed.each(func(low, n int64) { all = append(all, lowCount{low, n}) })
 	}
-	slices.SortFunc(all, func(a, b bucket) int { return cmp.Compare(a.low, b.low) })
-	var buf []byte
-	var prev int64
-	for i := 0; i < len(all); {
-		low, n := all[i].low, all[i].n
-		for i++; i < len(all) && all[i].low == low; i++ {
-			n += all[i].n
-		}
-		buf = binary.AppendUvarint(buf, uint64(low-prev))
-		buf = binary.AppendUvarint(buf, uint64(n))
-		prev = low
-	}
-	out.packed = &packed{buckets: slices.Clip(buf), count: count}
+	out.packed = &packed{buckets: packBuckets(all), count: count}
 	return out, true
 }
 
