@@ -82,7 +82,9 @@ func TestRunInterruptedKeepsData(t *testing.T) {
 	cfg := config(srv.URL, load.ConstantVUs{VUs: 2, Duration: time.Minute, Think: 10 * time.Millisecond})
 	o := opts(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(700*time.Millisecond, cancel)
+	// 700 ms into the load, not into Execute: on a busy machine the run's
+	// making can take that long, and a stop before t0 is another case.
+	o.OnLoad = func(func() []load.Stats) { time.AfterFunc(700*time.Millisecond, cancel) }
 	res, err := runner.Execute(ctx, cfg, o)
 	if err != nil {
 		t.Fatal(err)
