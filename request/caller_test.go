@@ -84,6 +84,7 @@ func TestCallerBehaviour(t *testing.T) {
 		class    string
 		urlPath  string
 		interrup bool // errors.Is ErrInterrupted
+		sends    int64 // times the request went out whole; 0: once
 	}
 	tests := []struct {
 		name    string
@@ -150,6 +151,25 @@ func TestCallerBehaviour(t *testing.T) {
 			},
 			calls:   []Call{{URL: "/"}, {URL: "/"}},
 			want:    []want{{status: 200, body: "ok", bytesIn: 17 + 19 + 2 + 2, urlPath: "/"}, {status: 200, body: "ok", bytesIn: 40, urlPath: "/"}},
+			accepts: 2,
+		},
+		{
+			// net/http and Conns send a request again when a kept
+			// connection fails before a byte of the answer: what
+			// went out on the dead one counts too, as in k6's
+			// data_sent, which counts at the connection.
+			name: "a kept connection dies under the next request: sent again on a new one",
+			answer: func() func(int, *http.Request, net.Conn) bool {
+				var served sync.Map // conn → a request answered
+				return func(_ int, _ *http.Request, conn net.Conn) bool {
+					if _, again := served.LoadOrStore(conn, true); again {
+						return false
+					}
+					return write(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				}
+			}(),
+			calls:   []Call{{URL: "/"}, {URL: "/"}},
+			want:    []want{{status: 200, body: "ok", bytesIn: 40, bytesOut: 16 + 8 + 2, urlPath: "/"}, {status: 200, body: "ok", bytesIn: 40, bytesOut: 16 + 8 + 2, sends: 2, urlPath: "/"}},
 			accepts: 2,
 		},
 		{
@@ -240,6 +260,9 @@ func TestCallerBehaviour(t *testing.T) {
 					want := w.bytesOut + int64(len(u.Host))
 					if via == "net/http" {
 						want += 32
+					}
+					if w.sends > 0 {
+						want *= w.sends
 					}
 					if w.bytesOut != 0 && rep.BytesOut != want {
 						t.Errorf("call %d: %d bytes out, want %d", i, rep.BytesOut, want)

@@ -31,37 +31,50 @@ func (c *countReader) Read(p []byte) (int, error) {
 // net/http hands the connection to the next request as soon as the body
 // ends, before the one that read it takes its figures, so each hand-over
 // (a claim) notes the counts it started at: that is where the previous
-// request's bytes end.
+// holding's bytes end.
 type countConn struct {
 	net.Conn
 	in, out atomic.Int64
 
 	mu     sync.Mutex
-	holder *wireMeter // the request that got the connection last
+	holder *holding // the request that got the connection last
 }
 
-// claim hands the connection to m: the previous holder's bytes end where
-// m's begin.
-func (c *countConn) claim(m *wireMeter) (first bool, in, out int64) {
+// holding is one request's time on one connection: where its counts
+// began and, once the next request claims the connection, where they
+// ended.
+type holding struct {
+	c         *countConn
+	in0, out0 int64
+	// set by the next claim, under c.mu
+	ended         bool
+	inEnd, outEnd int64
+}
+
+// claim hands the connection to a new holding: the previous one's bytes
+// end where the new one's begin. A new connection's begin at 0, so its
+// first request also takes its handshake.
+func (c *countConn) claim() *holding {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	in, out = c.in.Load(), c.out.Load()
+	h := &holding{c: c}
 	if prev := c.holder; prev != nil {
+		in, out := c.in.Load(), c.out.Load()
 		prev.ended, prev.inEnd, prev.outEnd = true, in, out
+		h.in0, h.out0 = in, out
 	}
-	first = c.holder == nil
-	c.holder = m
-	return first, in, out
+	c.holder = h
+	return h
 }
 
-// until is where m's bytes end: where the next holder's began, or now.
-func (c *countConn) until(m *wireMeter) (in, out int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m.ended {
-		return m.inEnd, m.outEnd
+// bytes are the holding's bytes: to where the next holding began, or now.
+func (h *holding) bytes() (in, out int64) {
+	h.c.mu.Lock()
+	defer h.c.mu.Unlock()
+	if h.ended {
+		return h.inEnd - h.in0, h.outEnd - h.out0
 	}
-	return c.in.Load(), c.out.Load()
+	return h.c.in.Load() - h.in0, h.c.out.Load() - h.out0
 }
 
 func (c *countConn) Read(p []byte) (int, error) {
@@ -94,16 +107,13 @@ func countingDial(dial func(ctx context.Context, network, addr string) (net.Conn
 	}
 }
 
-// wireMeter measures one net/http request's bytes on its connection,
-// which httptrace's GotConn names. A new connection's counts start at 0,
-// so its TLS handshake counts with its first request. Over HTTP/2 the
-// streams that share a connection at once share its counts.
+// wireMeter measures one net/http request's bytes on the connections
+// httptrace's GotConn names: more than one when net/http finds a reused
+// connection dead and sends the request again on a new one, and what went
+// over each counts. Over HTTP/2 the streams that share a connection at
+// once share its counts.
 type wireMeter struct {
-	c         *countConn
-	in0, out0 int64
-	// set by the next request that gets the connection, under c.mu
-	ended         bool
-	inEnd, outEnd int64
+	held []*holding
 }
 
 func (m *wireMeter) gotConn(info httptrace.GotConnInfo) {
@@ -111,22 +121,16 @@ func (m *wireMeter) gotConn(info httptrace.GotConnInfo) {
 	if nc, ok := conn.(interface{ NetConn() net.Conn }); ok {
 		conn = nc.NetConn() // TLS
 	}
-	c, ok := conn.(*countConn)
-	if !ok {
-		return
-	}
-	m.c = c
-	first, in, out := c.claim(m)
-	if !first { // the connection's first request also takes its handshake
-		m.in0, m.out0 = in, out
+	if c, ok := conn.(*countConn); ok {
+		m.held = append(m.held, c.claim())
 	}
 }
 
 // bytes are the request's bytes so far: received and sent.
 func (m *wireMeter) bytes() (in, out int64) {
-	if m.c == nil {
-		return 0, 0
+	for _, h := range m.held {
+		i, o := h.bytes()
+		in, out = in+i, out+o
 	}
-	in, out = m.c.until(m)
-	return in - m.in0, out - m.out0
+	return in, out
 }
