@@ -16,6 +16,8 @@ import (
 // counters summed), so each judgement costs the same late in a run as
 // early. They are judged at k6's pace (abortEvery), at the first interval
 // that ends past each tick, so a test stops after about as much as k6's.
+// Time is k6's test run duration (setup() included), as k6's metrics
+// engine reads it for its ticks, a Counter's rate and delayAbortEval.
 type abortWatch struct {
 	s      *k6script.Script
 	run    []analyze.Threshold      // judged on the run so far
@@ -24,7 +26,8 @@ type abortWatch struct {
 	so     rundir.Dir               // the run so far, as one interval
 	hists  record.Series
 	counts map[string]rundir.IntervalCounters
-	next   time.Duration // the next judgement is due at this elapsed time
+	since  func() time.Duration // the test run's duration so far
+	next   time.Duration        // the next judgement is due at this test run duration
 }
 
 // abortEvery is how often k6 judges thresholds during a run (its metrics
@@ -38,7 +41,8 @@ func nextJudgement(elapsed time.Duration) time.Duration {
 }
 
 // newAbortWatch picks the thresholds plan marks abortOnFail; nil when none.
-func newAbortWatch(s *k6script.Script, plan *k6script.Plan) (*abortWatch, error) {
+// since reads the test run's duration.
+func newAbortWatch(s *k6script.Script, plan *k6script.Plan, since func() time.Duration) (*abortWatch, error) {
 	if len(plan.AbortOnFail) == 0 {
 		return nil, nil
 	}
@@ -54,7 +58,7 @@ func newAbortWatch(s *k6script.Script, plan *k6script.Plan) (*abortWatch, error)
 	if err != nil {
 		return nil, err
 	}
-	w := &abortWatch{s: s, delay: delay, hists: record.Series{}, counts: map[string]rundir.IntervalCounters{}, next: abortEvery}
+	w := &abortWatch{s: s, delay: delay, hists: record.Series{}, counts: map[string]rundir.IntervalCounters{}, since: since, next: abortEvery}
 	for _, t := range ts {
 		if _, ok := delay[normalExpr(t.Expr)]; ok {
 			w.run = append(w.run, t)
@@ -90,27 +94,30 @@ func (w *abortWatch) add(meta *rundir.Meta, snap record.IntervalSnapshot) string
 	}
 	w.so.Meta = *meta
 	w.so.Intervals = []rundir.Interval{{Start: 0, End: snap.End, Histograms: w.hists, Counters: w.counts}}
-	elapsed := snap.End
+	// k6 judges on its test run duration (metrics/engine evaluateThresholds),
+	// and aborts only once it is past delayAbortEval (metrics/thresholds.go
+	// runAll: AbortGracePeriod < timeSpentInTest).
+	elapsed := w.since()
 	if elapsed < w.next {
 		return ""
 	}
 	w.next = nextJudgement(elapsed)
 	var due []analyze.Threshold
 	for _, t := range w.run {
-		if elapsed >= w.delay[normalExpr(t.Expr)] {
+		if elapsed > w.delay[normalExpr(t.Expr)] {
 			due = append(due, t)
 		}
 	}
 	var own []k6script.OwnThreshold
 	for _, t := range w.own {
-		if elapsed >= w.delay[normalExpr(t.Expr)] {
+		if elapsed > w.delay[normalExpr(t.Expr)] {
 			own = append(own, t)
 		}
 	}
 	results := append(analyze.EvaluateThresholds(&w.so, due), w.s.EvaluateOwn(own, elapsed)...)
 	for _, r := range results {
 		if !r.Pass && r.Note == "" { // nothing measured yet is not a crossing
-			return fmt.Sprintf("threshold %s crossed at %s (%s): abortOnFail stopped the test", r.Expr, elapsed.Round(time.Millisecond), r.Measured())
+			return fmt.Sprintf("threshold %s crossed at %s of the test run (%s): abortOnFail stopped the test", r.Expr, elapsed.Round(time.Millisecond), r.Measured())
 		}
 	}
 	return ""

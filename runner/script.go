@@ -62,12 +62,12 @@ var errIterationsDone = errors.New("every iteration of the script ran")
 // the run directory. An error before the load (setup, VU init) returns a
 // nil result.
 func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan, opt Options) (*ScriptResult, error) {
-	watch, err := newAbortWatch(s, plan)
+	clock := startVUs(s, plan, &opt)
+	defer clock.stop()
+	watch, err := newAbortWatch(s, plan, clock.elapsed)
 	if err != nil {
 		return nil, err
 	}
-	clock := startVUs(s, plan, &opt)
-	defer clock.stop()
 	if err := s.Setup(ctx); err != nil {
 		return nil, err
 	}

@@ -81,4 +81,23 @@ export default function () {
 	if code != ExitThresholds || !strings.Contains(out, "ABORTED: threshold mine: p(95)<10 crossed at") || n >= 600 {
 		t.Errorf("custom metric: exit %d, %d requests; want %d and an early stop\n%s\n%s", code, n, ExitThresholds, out, stderr)
 	}
+
+	// k6 judges on its test run duration, setup() included: a 3 s setup
+	// and 20 requests/s make http_reqs' rate 20·L/(3+L) at L s of load, 5/s
+	// at k6's judgement of 4 s, so rate>15 aborts the test there. Judged on
+	// the load's time alone (20/s) it would pass and the test run whole.
+	slow := writeJS(t, `import http from 'k6/http';
+import { sleep } from 'k6';
+export const options = {
+  scenarios: { s: { executor: 'constant-arrival-rate', rate: 20, timeUnit: '1s', duration: '20s', preAllocatedVUs: 5, maxVUs: 50 } },
+  thresholds: { http_reqs: [{ threshold: 'rate>15', abortOnFail: true }] },
+};
+export function setup() { sleep(3); }
+export default function () { http.get(__ENV.BASE + '/'); }
+`)
+	runs := t.TempDir()
+	code, out, stderr = runKnee(t, "run", slow, "-e", "BASE="+srv.URL, "--out", runs, "--quiet")
+	if code != ExitThresholds || !strings.Contains(out, "ABORTED: threshold http_reqs: rate>15 crossed at") {
+		t.Errorf("counter rate after a slow setup: exit %d, want %d with the abort said\n%s\n%s", code, ExitThresholds, out, stderr)
+	}
 }
