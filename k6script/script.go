@@ -140,7 +140,11 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 		}
 		o, err := DecodeOptions([]byte(raw))
 		if err != nil {
-			return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", locate(path, "options"), err)}
+			at := "options"
+			if ro := (*refusedOptions)(nil); errors.As(err, &ro) {
+				at = ro.first() // the refused option's own key
+			}
+			return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", locate(path, at), err)}
 		}
 		s.Options = o
 		if o.InsecureSkipTLSVerify {
