@@ -544,7 +544,7 @@ func (c *grpcClient) callParams(method string, params goja.Value, what string) g
 			case "metadata":
 				r.meta = c.metadata(val, "metadata")
 			case "tags":
-				custom = tagsArg(val)
+				custom = c.v.mustTags(val, what+" metric tags")
 			case "timeout":
 				r.timeout = c.v.durationValue(val, what+" invalid timeout value")
 			case "discardResponseMessage":

@@ -188,14 +188,9 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 			call.Header.Set(k, h.Get(k).String())
 		}
 	}
-	if t, ok := p.Get("tags").(*goja.Object); ok {
-		tags = map[string]string{}
-		for _, k := range t.Keys() {
-			tags[k] = t.Get(k).String()
-		}
-		if n := t.Get("name"); n != nil && !goja.IsUndefined(n) {
-			name = n.String()
-		}
+	tags = v.mustTags(p.Get("tags"), "invalid HTTP request metric tags")
+	if n, ok := tags["name"]; ok {
+		name = n
 	}
 	// Digest is http_digest.go's, NTLM http_ntlm.go's.
 	if a := p.Get("auth"); a != nil && !goja.IsUndefined(a) && !goja.IsNull(a) {

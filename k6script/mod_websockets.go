@@ -195,7 +195,11 @@ func (m *wsAPI) params(raw goja.Value) (*wsParams, error) {
 				}
 			}
 		case "tags":
-			p.tags = tagsArg(val)
+			tags, err := tagsArg(val)
+			if err != nil {
+				return nil, fmt.Errorf("invalid WebSocket tags option: %w", err)
+			}
+			p.tags = tags
 		case "jar":
 			if jo, ok := val.(*goja.Object); ok && !nullish {
 				if j, ok := v.jars[jo]; ok {
