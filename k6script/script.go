@@ -321,6 +321,9 @@ func (s *Script) Setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("setup(): %w", err)
 	}
+	// k6 runs setup() in a group of that name (internal/js/runner.go
+	// runPart): its samples carry the group tag "::setup".
+	v.group = "::setup"
 	res, err := v.callTimed(ctx, "setup", nil, s.Options.SetupTimeout)
 	if err != nil {
 		var te *TimeoutError
@@ -350,6 +353,7 @@ func (s *Script) Teardown(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("teardown(): %w", err)
 	}
+	v.group = "::teardown" // as setup's
 	if _, err := v.callTimed(ctx, "teardown", v.setupData(), s.Options.TeardownTimeout); err != nil {
 		var te *TimeoutError
 		if errors.As(err, &te) || errors.Is(err, ErrInterrupted) {
