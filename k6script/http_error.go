@@ -1,0 +1,106 @@
+package k6script
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// k6Error is the error_code and error text k6 gives a request that failed
+// (res.error_code, res.error and the samples' error_code and error tags),
+// by k6 v1.8.1's rules: its transport's timeouts first
+// (lib/netext/httpext/transport.go RoundTrip: 1211 for a dial, else 1050),
+// http.Client's scheme mismatch, then the error's types (error_codes.go errorCodeForError). 0 and "" for
+// nil.
+func k6Error(err error) (int, string) {
+	if err == nil {
+		return 0, ""
+	}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return 1211, "dial: i/o timeout"
+		}
+		return 1050, "request timeout"
+	}
+	// k6 sends through http.Client, which turns a TLS record that reads
+	// "HTTP/" into ErrSchemeMismatch (net/http client.go send).
+	var rh tls.RecordHeaderError
+	if errors.As(err, &rh) && string(rh.RecordHeader[:]) == "HTTP/" {
+		return 1000, http.ErrSchemeMismatch.Error()
+	}
+	return k6ErrorOf(err)
+}
+
+// k6ErrorOf follows k6's errorCodeForError: the error's own type decides,
+// else the error it wraps (one level at a time, as errors.Unwrap), else
+// 1000 with the error's text.
+func k6ErrorOf(err error) (int, string) {
+	switch e := err.(type) {
+	case *net.DNSError:
+		if e.Err == "no such host" {
+			return 1101, "lookup: no such host"
+		}
+		return 1100, err.Error()
+	case *net.OpError:
+		return k6NetOpError(e)
+	case x509.UnknownAuthorityError:
+		return 1310, "x509: unknown authority"
+	case x509.HostnameError:
+		return 1311, "x509: certificate doesn't match hostname"
+	case tls.RecordHeaderError:
+		return 1301, err.Error()
+	case *url.Error:
+		return k6ErrorOf(e.Err)
+	}
+	if inner := errors.Unwrap(err); inner != nil {
+		return k6ErrorOf(inner)
+	}
+	return 1000, err.Error()
+}
+
+// k6NetOpError is k6's errorCodeForNetOpError: TCP resets and broken
+// pipes, other errnos, and a dial's refusal, errno or wrapped error.
+func k6NetOpError(e *net.OpError) (int, string) {
+	if e.Net != "tcp" && e.Net != "tcp6" {
+		return 1010, e.Error()
+	}
+	sys, isSys := e.Err.(*os.SyscallError)
+	if isSys {
+		switch sys.Err {
+		case syscall.ECONNRESET:
+			return 1220, e.Op + ": connection reset by peer"
+		case syscall.EPIPE:
+			return 1201, e.Op + ": broken pipe"
+		}
+	}
+	if e.Op != "dial" {
+		if errno, ok := e.Err.(syscall.Errno); ok {
+			return 1202, fmt.Sprintf("%s: unknown errno `%d` on %s with message `%s`", e.Op, int(errno), runtime.GOOS, errno.Error())
+		}
+		return 1200, e.Error()
+	}
+	if isSys {
+		if errno, ok := sys.Err.(syscall.Errno); ok {
+			if errno == syscall.ECONNREFUSED {
+				return 1212, "dial: connection refused"
+			}
+			return 1213, fmt.Sprintf("dial: unknown errno %d error with msg `%s`", int(errno), sys.Err)
+		}
+	}
+	if inner := errors.Unwrap(e); inner != nil {
+		if code, msg := k6ErrorOf(inner); code != 1000 {
+			return code, msg
+		}
+	}
+	return 1210, e.Error()
+}
