@@ -558,7 +558,9 @@ func (c *grpcClient) callParams(method string, params goja.Value, what string) g
 	tags["url"] = c.addr + method
 	svc, m, _ := strings.Cut(method[1:], "/")
 	tags["service"], tags["method"] = svc, m
-	if _, ok := custom["name"]; !ok {
+	// A name tag set anywhere (the params', a scenario's, options.tags)
+	// stays, as k6's callParams.SetSystemTags reads the call's tags.
+	if _, ok := tags["name"]; !ok {
 		tags["name"] = method
 	}
 	r.call = &grpcCall{v: c.v, run: c.v.ctx, tags: tags}
