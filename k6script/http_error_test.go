@@ -17,8 +17,10 @@ import (
 )
 
 // k6Error gives the codes and texts of k6 v1.8.1's
-// lib/netext/httpext/error_codes.go (errorCodeForError and its constants)
-// and transport.go's timeouts, for the errors Go's net and net/http make.
+// lib/netext/httpext/error_codes.go (errorCodeForError and its constants,
+// errorCodeForHTTP2Message: 1630/1650/1610 + 1 + the code, REFUSED_STREAM
+// 7, ENHANCE_YOUR_CALM 11) and transport.go's timeouts, for the errors
+// Go's net and net/http make.
 func TestK6ErrorCodesAndTexts(t *testing.T) {
 	dial := func(inner error) error {
 		return &url.Error{Op: "Get", URL: "http://h/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: inner}}
@@ -51,6 +53,14 @@ func TestK6ErrorCodesAndTexts(t *testing.T) {
 			1000, "http: server gave HTTP response to HTTPS client"},
 		{"closed before the response", &url.Error{Op: "Get", URL: "http://h/", Err: io.EOF}, 1000, "EOF"},
 		{"wrapped once", fmt.Errorf("send: %w", io.ErrUnexpectedEOF), 1000, "unexpected EOF"},
+		{"HTTP/2 stream error", &url.Error{Op: "Get", URL: "https://h/", Err: errors.New("stream error: stream ID 3; REFUSED_STREAM; received from peer")},
+			1638, "http2: stream error with http2 ErrCode REFUSED_STREAM"},
+		{"HTTP/2 stream error, no cause", errors.New("stream error: stream ID 1; PROTOCOL_ERROR"), 1632, "http2: stream error with http2 ErrCode PROTOCOL_ERROR"},
+		{"HTTP/2 connection error", errors.New("connection error: ENHANCE_YOUR_CALM"), 1662, "http2: connection error with http2 ErrCode ENHANCE_YOUR_CALM"},
+		{"HTTP/2 GOAWAY", errors.New(`http2: server sent GOAWAY and closed the connection; LastStreamID=1, ErrCode=NO_ERROR, debug=""`),
+			1611, "http2: received GoAway with http2 ErrCode NO_ERROR"},
+		{"HTTP/2 unknown code", errors.New("connection error: unknown error code 0x1f"), 1650, "http2: connection error with http2 ErrCode unknown error code 0x1f"},
+		{"HTTP/2 unknown name", errors.New("stream error: stream ID 1; NOPE"), 1000, "stream error: stream ID 1; NOPE"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, msg := k6Error(tt.err)
