@@ -86,8 +86,10 @@ func (o *Output) declare(name, kind, contains string) {
 	_, o.err = o.w.Write(append(line, '\n'))
 }
 
-// write writes one sample: a CSV row of csvHeader's columns, or a JSON Point.
-func (o *Output) write(row []string, at time.Time) {
+// write writes one sample: a CSV row of csvHeader's columns, or a JSON
+// Point with the sample's tags, every one (k6's JSON output writes the
+// TagSet whole: a top-level sample's group is "").
+func (o *Output) write(row []string, at time.Time, tags map[string]string) {
 	if o.err != nil {
 		return
 	}
@@ -96,16 +98,8 @@ func (o *Output) write(row []string, at time.Time) {
 		return
 	}
 	value, _ := strconv.ParseFloat(row[2], 64)
-	tags := map[string]string{}
-	for i, col := range csvHeader {
-		if i > 2 && row[i] != "" && col != "extra_tags" && col != "metadata" {
-			tags[col] = row[i]
-		}
-	}
-	for _, kv := range strings.Split(row[len(csvHeader)-2], "&") {
-		if k, val, ok := strings.Cut(kv, "="); ok {
-			tags[k] = val
-		}
+	if tags == nil {
+		tags = map[string]string{} // {} as k6 writes an empty set, not null
 	}
 	line, err := json.Marshal(map[string]any{"type": "Point", "metric": row[0],
 		"data": map[string]any{"time": at.UTC().Format(time.RFC3339Nano), "value": value, "tags": tags}})
@@ -174,7 +168,7 @@ func (o *Output) request(h *hopRow) {
 		if r[0] == k6metric.HTTPReqFailed && !h.judged {
 			continue
 		}
-		o.write(r, h.done)
+		o.write(r, h.done, h.tags)
 	}
 }
 
@@ -188,7 +182,7 @@ func (o *Output) sample(metric, kind, contains string, at time.Time, value float
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.declare(metric, kind, contains)
-	o.write(row, at)
+	o.write(row, at, tags)
 }
 
 // tagColumns is a row of csvHeader's columns with tags in them: each tag

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -187,5 +188,50 @@ export default function () { http.get(__ENV.TLS + '/ok', { tags: { name: 'n', te
 	}
 	if n != 1 {
 		t.Errorf("%d http_reqs rows; want 1", n)
+	}
+}
+
+// k6's JSON output writes a sample's tags whole (its TagSet): a request
+// and an iteration at the top level have "group": "", beside the custom
+// tags.
+func TestJSONPointHasEveryTag(t *testing.T) {
+	plain, _ := tagServers(t)
+	var buf bytes.Buffer
+	s := loadScript(t, `import http from 'k6/http';
+export default function () { http.get(__ENV.BASE + '/ok', { tags: { team: 'a' } }); }`, map[string]string{"BASE": plain.URL})
+	o := NewJSONOutput(nopCloser{&buf})
+	s.SetOutput(o)
+	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	var got samples
+	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]string{
+		"http_reqs":  {"group": "", "scenario": "x", "team": "a", "status": "200"},
+		"iterations": {"group": "", "scenario": "x"},
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var p struct {
+			Type, Metric string
+			Data         struct{ Tags map[string]string }
+		}
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatal(err)
+		}
+		w, ok := want[p.Metric]
+		if p.Type != "Point" || !ok {
+			continue
+		}
+		seen[p.Metric] = true
+		for k, v := range w {
+			if got, ok := p.Data.Tags[k]; !ok || got != v {
+				t.Errorf("%s: tag %s = %q (present %v); want %q", p.Metric, k, got, ok, v)
+			}
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("points of %v; want %d metrics", seen, len(want))
 	}
 }
