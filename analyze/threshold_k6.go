@@ -31,33 +31,34 @@ var k6ExprRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\s*(avg|min|max|med|count|rate|value|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|===|==|!==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$`)
 })
 
-// ParseK6Key reads a threshold's key as k6's metrics.ParseMetricName and
-// Metric.AddSubmetric do: metric{key:value,...}, the first ':' splitting
-// each tag, spaces and quotes around keys and values trimmed.
+// ParseK6Key reads a threshold's key as k6 v1.8.1 reads it: first
+// metrics.ParseMetricName (which k6's Thresholds.Validate calls), then the
+// metrics engine's Metric.AddSubmetric. The metric is the text before the
+// first '{' as written (k6 looks that name up, spaces and all); one '}'
+// ends the key; every tag has a non-empty text after its first ':'; the
+// tags are split at ',', each at its first ':', spaces and then quotes
+// trimmed around key and value (a value of spaces is the empty value).
 func ParseK6Key(key string) (metric string, tags map[string]string, err error) {
 	open, closing := strings.IndexByte(key, '{'), strings.LastIndexByte(key, '}')
 	if open < 0 && closing < 0 {
-		return strings.TrimSpace(key), nil, nil
+		return key, nil, nil
 	}
-	if open < 0 || closing < 0 || closing < open || closing != len(strings.TrimRight(key, " "))-1 {
+	if open < 0 || closing < 0 || closing < open || closing != len(key)-1 {
 		return "", nil, fmt.Errorf("threshold key %q: write metric{tag:value,...} with one closing brace at its end", key)
 	}
+	inner := key[open+1 : closing]
 	tags = map[string]string{}
-	for _, kv := range strings.Split(key[open+1:closing], ",") {
-		if strings.TrimSpace(kv) == "" {
-			continue
-		}
+	for _, kv := range strings.Split(inner, ",") {
 		k, v, _ := strings.Cut(kv, ":")
-		k, v = strings.Trim(strings.TrimSpace(k), `"'`), strings.Trim(strings.TrimSpace(v), `"'`)
-		if k == "" || v == "" {
+		if v == "" {
+			if strings.TrimSpace(inner) == "" {
+				return "", nil, fmt.Errorf("threshold key %q: the tags between {} are empty; remove {} or name a tag", key)
+			}
 			return "", nil, fmt.Errorf("threshold key %q: tag %q: write tag:value", key, strings.TrimSpace(kv))
 		}
-		tags[k] = v
+		tags[strings.Trim(strings.TrimSpace(k), `"'`)] = strings.Trim(strings.TrimSpace(v), `"'`)
 	}
-	if len(tags) == 0 {
-		return "", nil, fmt.Errorf("threshold key %q: the tags between {} are empty; remove {} or name a tag", key)
-	}
-	return strings.TrimSpace(key[:open]), tags, nil
+	return key[:open], tags, nil
 }
 
 // ParseK6Expr reads one k6 threshold of key (metric or

@@ -247,7 +247,11 @@ func TestParseK6ExprStrictEquality(t *testing.T) {
 }
 
 // Keys read as k6's ParseMetricName and AddSubmetric read them: the first
-// ':' splits a tag (a URL's or a group's own colons stay in the value).
+// ':' splits a tag (a URL's or a group's own colons stay in the value);
+// the metric is the text before '{' as written (k6 finds no metric
+// "http_reqs " and refuses it); '}' ends the key; a tag with nothing after
+// its ':' is refused, one of spaces is the empty value; a later tag of the
+// same key wins.
 func TestParseK6Key(t *testing.T) {
 	for _, tt := range []struct {
 		key, metric string
@@ -262,6 +266,17 @@ func TestParseK6Key(t *testing.T) {
 		{key: "http_reqs{status}", bad: true},
 		{key: "http_reqs{status:200", bad: true},
 		{key: "http_reqs{}", bad: true},
+		{key: "http_reqs {status:200}", metric: "http_reqs ", tags: map[string]string{"status": "200"}},
+		{key: " http_reqs", metric: " http_reqs"},
+		{key: "http_reqs{status:200} ", bad: true},
+		{key: "http_reqs{status:200,}", bad: true},
+		{key: "http_reqs{,status:200}", bad: true},
+		{key: "http_reqs{status:}", bad: true},
+		{key: "http_reqs{ }", bad: true},
+		{key: "http_reqs{group: }", metric: "http_reqs", tags: map[string]string{"group": ""}},
+		{key: "http_reqs{:x}", metric: "http_reqs", tags: map[string]string{"": "x"}},
+		{key: "http_reqs{status:200,status:404}", metric: "http_reqs", tags: map[string]string{"status": "404"}},
+		{key: "http_reqs{ status : ' 200' }", metric: "http_reqs", tags: map[string]string{"status": " 200"}},
 	} {
 		m, tags, err := analyze.ParseK6Key(tt.key)
 		if tt.bad {

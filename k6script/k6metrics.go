@@ -322,9 +322,11 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 	}
 }
 
+// matches is k6's TagSet.Contains: every tag of filter is in tags, with
+// its value (an empty value too: a tag absent is not a tag "").
 func matches(filter, tags map[string]string) bool {
 	for k, v := range filter {
-		if tags[k] != v {
+		if got, ok := tags[k]; !ok || got != v {
 			return false
 		}
 	}

@@ -68,3 +68,29 @@ func TestK6TrendKeepsBoundedSample(t *testing.T) {
 		t.Errorf("%+v, %d kept; want count 1000, sum 500500, min 1, max 1000, sampled, 100 kept", st, len(m.main["iteration_duration"].values))
 	}
 }
+
+// A submetric's tag of empty value selects the samples that have the tag
+// with that value, as k6's TagSet.Contains: not those without it (vus and
+// vus_max carry no group tag; a request at the top level has group "").
+func TestK6SubmetricEmptyValueNeedsTheTag(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		filter map[string]string
+		want   float64
+	}{
+		{"empty group", map[string]string{"group": ""}, 1},
+		{"empty custom tag", map[string]string{"team": ""}, 1},
+		{"a tag no sample has", map[string]string{"nope": ""}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newK6Metrics()
+			m.declare("c", KindCounter, false)
+			m.want("c", tt.filter)
+			m.add("", func() map[string]string { return map[string]string{"group": "", "team": ""} }, k6Point{"c", 1})
+			m.add("", func() map[string]string { return map[string]string{} }, k6Point{"c", 2})
+			if st, _ := m.Stat(SubmetricName("c", tt.filter)); st.Sum != tt.want {
+				t.Errorf("sum %g; want %g", st.Sum, tt.want)
+			}
+		})
+	}
+}

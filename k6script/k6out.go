@@ -86,8 +86,10 @@ func (o *Output) declare(name, kind, contains string) {
 	_, o.err = o.w.Write(append(line, '\n'))
 }
 
-// write writes one sample: a CSV row of csvHeader's columns, or a JSON Point.
-func (o *Output) write(row []string, at time.Time) {
+// write writes one sample: a CSV row of csvHeader's columns, or a JSON
+// Point with the sample's tags, every one (k6's JSON output writes the
+// TagSet whole: a top-level sample's group is "").
+func (o *Output) write(row []string, at time.Time, tags map[string]string) {
 	if o.err != nil {
 		return
 	}
@@ -96,16 +98,8 @@ func (o *Output) write(row []string, at time.Time) {
 		return
 	}
 	value, _ := strconv.ParseFloat(row[2], 64)
-	tags := map[string]string{}
-	for i, col := range csvHeader {
-		if i > 2 && row[i] != "" && col != "extra_tags" && col != "metadata" {
-			tags[col] = row[i]
-		}
-	}
-	for _, kv := range strings.Split(row[len(csvHeader)-2], "&") {
-		if k, val, ok := strings.Cut(kv, "="); ok {
-			tags[k] = val
-		}
+	if tags == nil {
+		tags = map[string]string{} // {} as k6 writes an empty set, not null
 	}
 	line, err := json.Marshal(map[string]any{"type": "Point", "metric": row[0],
 		"data": map[string]any{"time": at.UTC().Format(time.RFC3339Nano), "value": value, "tags": tags}})
@@ -129,42 +123,31 @@ func (s *Script) SetOutput(o *Output) {
 
 // hopRow is one request (one redirect hop) as k6 writes it.
 type hopRow struct {
-	done                         time.Time
-	method, name, url, group, sc string
-	proto                        string
-	status, code                 int
-	err                          error
-	expected                     bool
-	judged                       bool // a response callback judged it (none under a null one, as k6)
-	t                            request.Timings
-	bytesOut, bytesIn            int64
+	done     time.Time
+	tags     map[string]string // hopTags'
+	expected bool
+	judged   bool // a response callback judged it (none under a null one, as k6)
+	t        request.Timings
 }
 
 // request writes one request's rows, as k6 writes a hop's: http_reqs,
 // http_req_duration (k6's: sending + waiting + receiving), the six
-// phases, http_req_failed. data_sent and data_received come once per
-// iteration, as k6 writes them (K6Metrics.add).
+// phases, http_req_failed, each with the hop's tags. data_sent and
+// data_received come once per iteration, as k6 writes them
+// (K6Metrics.add).
 func (o *Output) request(h *hopRow) {
+	cols := tagColumns(h.tags)
 	ts := o.timestamp(h.done)
-	status := strconv.Itoa(h.status)
 	// k6 writes every value with %f (csv.SampleToRow): a Rate's 0 or 1 and
 	// a Counter's 1 as 0.000000 and 1.000000.
-	failed, expected := "0.000000", "true"
+	failed := "0.000000"
 	if !h.expected {
-		failed, expected = "1.000000", "false"
-	}
-	if !h.judged {
-		expected = ""
-	}
-	errText, errCode := "", ""
-	if h.err != nil {
-		errText = h.err.Error()
-	}
-	if h.code != 0 {
-		errCode = strconv.Itoa(h.code)
+		failed = "1.000000"
 	}
 	row := func(metric, value string) []string {
-		return []string{metric, ts, value, "", errText, errCode, expected, h.group, h.method, h.name, h.proto, h.sc, "", status, "", "", h.url, "", ""}
+		r := slices.Clone(cols)
+		r[0], r[1], r[2] = metric, ts, value
+		return r
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -185,7 +168,7 @@ func (o *Output) request(h *hopRow) {
 		if r[0] == k6metric.HTTPReqFailed && !h.judged {
 			continue
 		}
-		o.write(r, h.done)
+		o.write(r, h.done, h.tags)
 	}
 }
 
@@ -194,8 +177,19 @@ func (o *Output) request(h *hopRow) {
 // columns in theirs, the others as extra_tags (k=v joined by &, sorted
 // here; k6's order is its map's).
 func (o *Output) sample(metric, kind, contains string, at time.Time, value float64, tags map[string]string) {
-	row := make([]string, len(csvHeader))
+	row := tagColumns(tags)
 	row[0], row[1], row[2] = metric, o.timestamp(at), strconv.FormatFloat(value, 'f', 6, 64)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.declare(metric, kind, contains)
+	o.write(row, at, tags)
+}
+
+// tagColumns is a row of csvHeader's columns with tags in them: each tag
+// of a column in its own, the others as extra_tags (k=v joined by &,
+// sorted here; k6's order is its map's); the first three left empty.
+func tagColumns(tags map[string]string) []string {
+	row := make([]string, len(csvHeader))
 	var extra []string
 	for k, val := range tags {
 		if i := slices.Index(csvHeader, k); i > 2 && i < len(csvHeader)-2 {
@@ -206,10 +200,7 @@ func (o *Output) sample(metric, kind, contains string, at time.Time, value float
 	}
 	slices.Sort(extra)
 	row[len(csvHeader)-2] = strings.Join(extra, "&")
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.declare(metric, kind, contains)
-	o.write(row, at)
+	return row
 }
 
 func msString(d time.Duration) string {

@@ -96,8 +96,8 @@ func TestCSVRequestRowValuesAsK6Writes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			o := NewCSVOutput(nopCloser{&buf})
-			o.request(&hopRow{done: time.Unix(1700000000, 0), method: "GET", name: "n", url: "http://127.0.0.1/", sc: "s",
-				proto: "HTTP/1.1", status: 200, expected: tt.expected, judged: tt.judged,
+			o.request(&hopRow{done: time.Unix(1700000000, 0), tags: map[string]string{"method": "GET", "name": "n", "url": "n",
+				"scenario": "s", "proto": "HTTP/1.1", "status": "200"}, expected: tt.expected, judged: tt.judged,
 				t: request.Timings{Duration: 12500 * time.Microsecond}})
 			if err := o.Close(); err != nil {
 				t.Fatal(err)

@@ -4,12 +4,15 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/knee-dev/knee/k6metric"
 	"github.com/knee-dev/knee/record"
+	"github.com/knee-dev/knee/redact"
 	"github.com/knee-dev/knee/request"
 )
 
@@ -43,10 +46,8 @@ func (v *vu) tagsFor(scenario, group string) map[string]string {
 }
 
 // k6Hops makes call report each request of its redirect chain to the k6
-// metrics as one request, with the tags k6's httpext transport gives it:
-// method, name and url (the name given, else the hop's URL), status (0
-// when none), expected_response, error, error_code, proto, and the
-// params' tags. It runs on the VU's goroutine;
+// metrics as one request, with the tags k6's httpext transport gives it
+// (hopTags). It runs on the VU's goroutine;
 // the hook it sets may run on another (http.batch).
 func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 	group, scenario, out := v.group, "", v.s.out
@@ -84,30 +85,7 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 		}
 		hopMethod := method
 		tags := func() map[string]string {
-			tags := base()
-			for k, val := range custom {
-				tags[k] = val
-			}
-			// k6 (since v0.41) gives url the name's value when a name
-			// was set, else both are the hop's URL.
-			u := red.Name(hop.URL)
-			if named != "" {
-				u = named
-			}
-			tags["method"], tags["url"], tags["name"], tags["status"] = hopMethod, u, u, strconv.Itoa(hop.Status)
-			if hop.Err != nil {
-				tags["error"] = errorText(hop.Err)
-			}
-			if hop.Proto != "" {
-				tags["proto"] = hop.Proto
-			}
-			if code := errorCode(hop); code != 0 {
-				tags["error_code"] = strconv.Itoa(code)
-			}
-			if judged {
-				tags["expected_response"] = strconv.FormatBool(ok)
-			}
-			return tags
+			return hopTags(base(), custom, named, k6CleanURL(red, hop.URL), hopMethod, hop, judged, ok)
 		}
 		failed := 1.0
 		if ok || !judged {
@@ -121,13 +99,9 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 			phases.RecordPhases(scenario, record.Phases{t.Blocked, t.Connecting, t.TLSHandshaking, t.Sending, t.Waiting, t.Receiving})
 		}
 		if out != nil {
-			name := named
-			if name == "" {
-				name = red.Name(hop.URL)
-			}
-			out.request(&hopRow{done: hop.Done, method: hopMethod, name: name, url: red.Name(hop.URL), group: group, sc: scenario,
-				proto: hop.Proto, status: hop.Status, code: errorCode(hop), err: hop.Err, expected: ok, judged: judged, t: t,
-				bytesOut: hop.BytesOut, bytesIn: hop.BytesIn})
+			tm := tags() // the output's row and the submetrics, made once
+			tags = func() map[string]string { return tm }
+			out.request(&hopRow{done: hop.Done, tags: tm, expected: ok, judged: judged, t: t})
 		}
 		k6.add(group, tags,
 			k6Point{k6metric.HTTPReqs, 1},
@@ -148,6 +122,66 @@ func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
 			method = http.MethodGet
 		}
 	}
+}
+
+// k6CleanURL is a request's URL as k6 tags it (lib/netext/httpext/url.go
+// URL.Clean): its userinfo masked as "****:****", or "****" without a
+// password; the query values knee is told to mask (--redact-query) masked
+// too, as knee masks them everywhere.
+func k6CleanURL(red *redact.Redactor, raw string) string {
+	masked := red.Name(raw)
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return masked
+	}
+	mask := "****"
+	if _, ok := u.User.Password(); ok {
+		mask = "****:****"
+	}
+	return strings.Replace(masked, "://"+redact.Mask+"@", "://"+mask+"@", 1)
+}
+
+// hopTags are the tags k6's httpext transport gives a request (a hop),
+// as lib/netext/httpext/transport.go's measureAndEmitMetrics sets them
+// with the default system tags: on the VU's (base) and the params' tags,
+// name and url are the name tag when one is set anywhere (params.tags,
+// a scenario's or options.tags, else an http.url template, named), both
+// the hop's URL otherwise; method; on an error, error, error_code and
+// status "0"; else status, error_code from 400 on, proto and, over TLS,
+// tls_version; expected_response when a response callback judged it.
+func hopTags(base, custom map[string]string, named, url, method string, hop *request.Reply, judged, ok bool) map[string]string {
+	tags := base
+	for k, val := range custom {
+		tags[k] = val
+	}
+	name, set := tags["name"]
+	switch {
+	case set:
+	case named != "":
+		name = named
+	default:
+		name = url
+	}
+	tags["name"], tags["url"], tags["method"] = name, name, method
+	if hop.Err != nil {
+		code, msg := k6Error(hop.Err)
+		tags["error"], tags["error_code"], tags["status"] = msg, strconv.Itoa(code), "0"
+	} else {
+		tags["status"] = strconv.Itoa(hop.Status)
+		if code := errorCode(hop); code != 0 {
+			tags["error_code"] = strconv.Itoa(code)
+		}
+		if hop.Proto != "" {
+			tags["proto"] = hop.Proto
+		}
+		if v := tlsVersionName(hop.TLSVersion); v != "" {
+			tags["tls_version"] = v
+		}
+	}
+	if judged {
+		tags["expected_response"] = strconv.FormatBool(ok)
+	}
+	return tags
 }
 
 // k6Wire records the bytes the VU's requests moved since its last call

@@ -544,7 +544,7 @@ func (c *grpcClient) callParams(method string, params goja.Value, what string) g
 			case "metadata":
 				r.meta = c.metadata(val, "metadata")
 			case "tags":
-				custom = tagsArg(val)
+				custom = c.v.mustTags(val, what+" metric tags")
 			case "timeout":
 				r.timeout = c.v.durationValue(val, what+" invalid timeout value")
 			case "discardResponseMessage":
@@ -558,7 +558,9 @@ func (c *grpcClient) callParams(method string, params goja.Value, what string) g
 	tags["url"] = c.addr + method
 	svc, m, _ := strings.Cut(method[1:], "/")
 	tags["service"], tags["method"] = svc, m
-	if _, ok := custom["name"]; !ok {
+	// A name tag set anywhere (the params', a scenario's, options.tags)
+	// stays, as k6's callParams.SetSystemTags reads the call's tags.
+	if _, ok := tags["name"]; !ok {
 		tags["name"] = method
 	}
 	r.call = &grpcCall{v: c.v, run: c.v.ctx, tags: tags}

@@ -322,6 +322,41 @@ export default function () {
 	}
 }
 
+// A gRPC call's name tag is its method unless a name tag is set, in the
+// params or in the VU's tags (options.tags, a scenario's): k6 v1.8.1
+// internal/js/modules/k6/grpc/params.go SetSystemTags reads the call's
+// tags, the VU's included.
+func TestGRPCNameTagFromEveryLevel(t *testing.T) {
+	addr := greeterServer(t, greeterCfg{})
+	for _, tt := range []struct {
+		name, options, params, want string
+	}{
+		{"the method", "{}", "{}", "/kneetest.Greeter/Hello"},
+		{"options.tags", "{ tags: { name: 'o' } }", "{}", "o"},
+		{"the params over options.tags", "{ tags: { name: 'o' } }", "{ tags: { name: 'p' } }", "p"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := loadGRPC(t, `import grpc from 'k6/net/grpc';
+const client = new grpc.Client();
+client.load(null, 'greeter.proto');
+export const options = `+tt.options+`;
+export default function () {
+  client.connect(__ENV.ADDR, { plaintext: true });
+  client.invoke('kneetest.Greeter/Hello', { name: 'a' }, `+tt.params+`);
+  client.close();
+}`, addr)
+			key := "grpc_req_duration{name:" + tt.want + "}"
+			if _, _, err := s.SplitThresholds(map[string][]string{key: {"avg>=0"}}); err != nil {
+				t.Fatal(err)
+			}
+			runGRPC(t, s, 1)
+			if n, _ := k6Count(t, s, key); n != 1 {
+				t.Errorf("%s count %d; want 1", key, n)
+			}
+		})
+	}
+}
+
 // Server reflection, v1 and v1alpha: connect learns the methods, with no
 // load; the reflection stream is one grpc_req_duration of its own (as
 // k6's), tagged with no method.

@@ -188,14 +188,9 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 			call.Header.Set(k, h.Get(k).String())
 		}
 	}
-	if t, ok := p.Get("tags").(*goja.Object); ok {
-		tags = map[string]string{}
-		for _, k := range t.Keys() {
-			tags[k] = t.Get(k).String()
-		}
-		if n := t.Get("name"); n != nil && !goja.IsUndefined(n) {
-			name = n.String()
-		}
+	tags = v.mustTags(p.Get("tags"), "invalid HTTP request metric tags")
+	if n, ok := tags["name"]; ok {
+		name = n
 	}
 	// Digest is http_digest.go's, NTLM http_ntlm.go's.
 	if a := p.Get("auth"); a != nil && !goja.IsUndefined(a) && !goja.IsNull(a) {
@@ -342,7 +337,7 @@ var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
 func escapeQuotes(s string) string { return quoteEscaper.Replace(s) }
 
 // errorCode is k6's error_code: 0, 1000+status for HTTP errors, or a
-// network error's code.
+// failed request's code (k6Error).
 func errorCode(rep *request.Reply) int {
 	if rep.Err == nil {
 		if rep.Status >= 400 {
@@ -350,19 +345,8 @@ func errorCode(rep *request.Reply) int {
 		}
 		return 0
 	}
-	switch rep.ErrClass {
-	case request.ClassTimeout:
-		return 1050
-	case request.ClassDNS:
-		return 1100
-	case request.ClassRefused:
-		return 1212
-	case request.ClassReset:
-		return 1220
-	case request.ClassTLS:
-		return 1300
-	}
-	return 1000
+	code, _ := k6Error(rep.Err)
+	return code
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -429,7 +413,8 @@ func (r *responseObject) make(key string) goja.Value {
 	case "url":
 		return rt.ToValue(rep.URL)
 	case "error":
-		return rt.ToValue(errorText(rep.Err))
+		_, msg := k6Error(rep.Err)
+		return rt.ToValue(msg)
 	case "error_code":
 		return rt.ToValue(errorCode(rep))
 	case "body":

@@ -2,22 +2,50 @@ package k6script
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"time"
 
 	"github.com/dop251/goja"
 )
 
-// tagsArg reads a tags argument (check's third, a metric's add's second)
-// as k6 does: an object's entries as strings; nil for anything else.
-func tagsArg(val goja.Value) map[string]string {
+// tagsArg reads a tags argument (check's third, a metric's add's second,
+// a request's params.tags) as k6's common.ApplyCustomUserTags does: an
+// object's entries as strings; nil for anything else. A value that is not
+// a string, a boolean or a number (null, undefined, an object) is an error,
+// whose text is k6's (js/common/tags.go): k6 makes no sample of it.
+func tagsArg(val goja.Value) (map[string]string, error) {
 	o, ok := val.(*goja.Object)
 	if !ok || goja.IsUndefined(val) || goja.IsNull(val) {
-		return nil
+		return nil, nil
 	}
 	tags := map[string]string{}
 	for _, k := range o.Keys() {
-		tags[k] = o.Get(k).String()
+		x := o.Get(k)
+		var kind reflect.Kind
+		if t := x.ExportType(); t != nil {
+			kind = t.Kind()
+		}
+		switch kind {
+		case reflect.String, reflect.Bool, reflect.Int64, reflect.Float64:
+			tags[k] = x.String()
+		default:
+			return nil, fmt.Errorf("invalid value for metric tag '%s': only String, Boolean and Number types are accepted as a metric tag values", k)
+		}
+	}
+	return tags, nil
+}
+
+// mustTags is tagsArg, throwing its error prefixed with what k6 prefixes
+// it with at the call ("" for none).
+func (v *vu) mustTags(val goja.Value, prefix string) map[string]string {
+	tags, err := tagsArg(val)
+	if err != nil {
+		if prefix != "" {
+			err = fmt.Errorf("%s: %w", prefix, err)
+		}
+		panic(v.rt.NewGoError(err))
 	}
 	return tags
 }
@@ -28,6 +56,8 @@ func k6Module(v *vu) *goja.Object {
 	o := newLazyObject(rt)
 	must(o.Set("check", func(call goja.FunctionCall) goja.Value {
 		val := call.Argument(0)
+		// k6 reads the tags before any check is run or counted.
+		custom := v.mustTags(call.Argument(2), "")
 		sets, ok := call.Argument(1).(*goja.Object)
 		if !ok {
 			return rt.ToValue(true)
@@ -49,7 +79,7 @@ func k6Module(v *vu) *goja.Object {
 				// ends check() there, the later checks not run (as k6).
 				pass, thrown = err == nil && r.ToBoolean(), err
 			}
-			v.k6Check(name, pass, tagsArg(call.Argument(2)))
+			v.k6Check(name, pass, custom)
 			group := v.group
 			if group != "" {
 				group = v.groupName(group) // bounded as the groups' series are

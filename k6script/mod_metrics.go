@@ -43,7 +43,7 @@ func metricsModule(v *vu) *goja.Object {
 				if kind.kind == KindRate && n != 0 {
 					n = 1 // k6's Rate counts every non-zero value as true
 				}
-				v.k6Custom(name, n, tagsArg(c.Argument(1)))
+				v.k6Custom(name, n, v.mustTags(c.Argument(1), fmt.Sprintf("cannot add tags for the '%s' custom metric", name)))
 				if kind.kind == KindTrend {
 					v.addTrend(name, n)
 				} else {

@@ -130,7 +130,8 @@ func (m *wsAPI) newWebSocket(call goja.ConstructorCall) *goja.Object {
 	w.define()
 
 	// k6 tags a session's metrics with the VU's tags, the params' tags,
-	// url and name (the URL, or the name tag given, as both), status and
+	// url and name (the URL, or a name tag set in the params or the VU's
+	// tags, as both: websockets.go reads the session's tags), status and
 	// subproto (set by the handshake).
 	scenario, group := "", v.group
 	if v.shard != nil {
@@ -142,7 +143,7 @@ func (m *wsAPI) newWebSocket(call goja.ConstructorCall) *goja.Object {
 		for k, x := range p.tags {
 			t[k] = x
 		}
-		if name, ok := p.tags["name"]; ok {
+		if name, ok := t["name"]; ok {
 			t["url"] = name
 		} else {
 			t["url"], t["name"] = u.String(), u.String()
@@ -195,7 +196,11 @@ func (m *wsAPI) params(raw goja.Value) (*wsParams, error) {
 				}
 			}
 		case "tags":
-			p.tags = tagsArg(val)
+			tags, err := tagsArg(val)
+			if err != nil {
+				return nil, fmt.Errorf("invalid WebSocket tags option: %w", err)
+			}
+			p.tags = tags
 		case "jar":
 			if jo, ok := val.(*goja.Object); ok && !nullish {
 				if j, ok := v.jars[jo]; ok {

@@ -423,3 +423,42 @@ func testK6Output(t *testing.T, mod, src, url, tagName string) {
 		})
 	}
 }
+
+// A k6/websockets session's name and url are a name tag set in the
+// params or in the VU's tags (options.tags), else its URL: k6 v1.8.1
+// internal/js/modules/k6/websockets/websockets.go reads the session's
+// tags, the VU's included.
+func TestWebSocketsNameTagFromEveryLevel(t *testing.T) {
+	srv := wsServer(t, echo)
+	url := wsURL(srv)
+	for _, tt := range []struct {
+		name, options, params, want string
+	}{
+		{"the URL", "{}", "{}", url},
+		{"options.tags", "{ tags: { name: 'o' } }", "{}", "o"},
+		{"the params over options.tags", "{ tags: { name: 'o' } }", "{ tags: { name: 'p' } }", "p"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := loadScript(t, `import { WebSocket } from 'k6/websockets';
+export const options = `+tt.options+`;
+export default function () {
+  const ws = new WebSocket(__ENV.URL, null, `+tt.params+`);
+  ws.onopen = () => ws.close();
+}`, map[string]string{"URL": url})
+			keys := []string{"ws_sessions{name:" + tt.want + "}", "ws_sessions{url:" + tt.want + "}"}
+			all := map[string][]string{}
+			for _, k := range keys {
+				all[k] = []string{"count>=0"}
+			}
+			if _, _, err := s.SplitThresholds(all); err != nil {
+				t.Fatal(err)
+			}
+			runWS(t, s, 1)
+			for _, k := range keys {
+				if n, _ := k6Count(t, s, k); n != 1 {
+					t.Errorf("%s count %d; want 1", k, n)
+				}
+			}
+		})
+	}
+}

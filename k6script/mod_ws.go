@@ -103,7 +103,7 @@ func (v *vu) wsConnect(call goja.FunctionCall) goja.Value {
 				header.Set(k, h.Get(k).String())
 			}
 		}
-		custom = tagsArg(p.Get("tags"))
+		custom = v.mustTags(p.Get("tags"), "invalid ws.connect() metric tags")
 		if jo, ok := p.Get("jar").(*goja.Object); ok {
 			if j, ok := v.jars[jo]; ok {
 				d.Jar = j.jar

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,15 +216,19 @@ func DecodeOptions(b []byte) (Options, error) {
 	if err := json.Unmarshal(b, &keys); err != nil {
 		return o, fmt.Errorf("options: %w", cleanJSONErr(err))
 	}
-	var refused []string
+	refused := &refusedOptions{}
 	for k := range keys {
 		if why, ok := unsupportedOptions[k]; ok {
-			refused = append(refused, fmt.Sprintf("options.%s is not supported by knee: %s", k, why))
+			refused.add(k, fmt.Sprintf("options.%s is not supported by knee: %s", k, why))
 		}
 	}
-	if len(refused) > 0 {
-		sort.Strings(refused)
-		return o, errors.New(strings.Join(refused, "; "))
+	if raw, ok := keys["systemTags"]; ok {
+		if err := checkSystemTags(raw); err != nil {
+			refused.add("systemTags", err.Error())
+		}
+	}
+	if len(refused.msgs) > 0 {
+		return o, refused
 	}
 	if err := checkSummaryOptions(o); err != nil {
 		return o, err
@@ -300,6 +305,64 @@ func intStrings(b []byte) []byte {
 		return b
 	}
 	return out
+}
+
+// refusedOptions are the options DecodeOptions refuses, each with why.
+type refusedOptions struct {
+	keys, msgs []string
+}
+
+func (r *refusedOptions) add(key, msg string) {
+	r.keys, r.msgs = append(r.keys, key), append(r.msgs, msg)
+}
+
+func (r *refusedOptions) Error() string {
+	msgs := slices.Clone(r.msgs)
+	sort.Strings(msgs)
+	return strings.Join(msgs, "; ")
+}
+
+// first is the refused key that sorts first, where the refusal is placed.
+func (r *refusedOptions) first() string { return slices.Min(r.keys) }
+
+// k6DefaultSystemTags are the tags k6 v1.8.1 puts on samples by default
+// (metrics/system_tag.go DefaultSystemTagSet), the ones knee puts on them;
+// k6SystemTags all the system tags k6 knows, the others (iter, vu,
+// ocsp_status, ip) off by default.
+var (
+	k6DefaultSystemTags = []string{"proto", "subproto", "status", "method", "url", "name", "group", "check", "error",
+		"error_code", "tls_version", "scenario", "service", "expected_response"}
+	k6SystemTags = append(slices.Clone(k6DefaultSystemTags), "iter", "vu", "ocsp_status", "ip")
+)
+
+// checkSystemTags refuses an options.systemTags that changes k6's default
+// set: k6 then leaves the tags off its samples (a threshold on one selects
+// nothing), or adds others, and knee always tags as the default set does.
+// An empty list is k6's default (metrics.SystemTagSet.UnmarshalJSON), and
+// k6 drops the names it does not know (ToSystemTagSet).
+func checkSystemTags(raw json.RawMessage) error {
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return errors.New("options.systemTags: write it as a list of tag names, e.g. ['status', 'method', 'url']")
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, t := range list {
+		if slices.Contains(k6SystemTags, t) {
+			set[t] = true
+		}
+	}
+	same := len(set) == len(k6DefaultSystemTags)
+	for _, t := range k6DefaultSystemTags {
+		same = same && set[t]
+	}
+	if same {
+		return nil
+	}
+	return fmt.Errorf("options.systemTags is not supported by knee: knee tags every sample with k6's default system tags (%s); remove it",
+		strings.Join(k6DefaultSystemTags, ", "))
 }
 
 // checkSummaryOptions refuses what k6 refuses of the summary's options:

@@ -1,6 +1,7 @@
 package k6script
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"strings"
@@ -182,5 +183,41 @@ func TestParseDuration(t *testing.T) {
 		if _, err := ParseDuration(bad); err == nil {
 			t.Errorf("ParseDuration(%q) succeeded; want an error", bad)
 		}
+	}
+}
+
+// options.systemTags is taken when it is k6's default set (in any order,
+// empty, or with names k6 does not know, which k6 drops), refused
+// otherwise: k6 would leave tags off its samples, or add others, and a
+// threshold on a tag would select other samples than knee's. The
+// refusal is placed at the key.
+func TestSystemTagsOnlyK6Defaults(t *testing.T) {
+	all := `"proto","subproto","status","method","url","name","group","check","error","error_code","tls_version","scenario","service","expected_response"`
+	reversed := `"expected_response","service","scenario","tls_version","error_code","error","check","group","name","url","method","status","subproto","proto"`
+	for _, tt := range []struct {
+		name, tags string
+		refused    bool
+	}{
+		{"k6's default set", "[" + all + "]", false},
+		{"in another order", "[" + reversed + "]", false},
+		{"empty: k6's default", "[]", false},
+		{"null: k6's default", "null", false},
+		{"with a name k6 drops", "[" + all + `,"nope"]`, false},
+		{"without url", `["proto","status","method"]`, true},
+		{"with vu added", "[" + all + `,"vu"]`, true},
+		{"with ip added", "[" + all + `,"ip"]`, true},
+		{"not a list", `"status,method"`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeOptions([]byte(`{"systemTags": ` + tt.tags + `}`))
+			if got := err != nil; got != tt.refused {
+				t.Errorf("refused %v (%v); want %v", got, err, tt.refused)
+			}
+		})
+	}
+	path := writeScript(t, "s.js", map[string]string{"s.js": "export const options = {\n  vus: 1,\n  systemTags: ['status'],\n};\nexport default function () {}\n"})
+	_, err := Load(context.Background(), path, Config{})
+	if err == nil || !strings.Contains(err.Error(), path+":3:3: options.systemTags is not supported by knee") {
+		t.Errorf("Load: %v; want the refusal at %s:3:3", err, path)
 	}
 }

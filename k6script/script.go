@@ -140,7 +140,11 @@ func Load(ctx context.Context, path string, cfg Config) (*Script, error) {
 		}
 		o, err := DecodeOptions([]byte(raw))
 		if err != nil {
-			return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", locate(path, "options"), err)}
+			at := "options"
+			if ro := (*refusedOptions)(nil); errors.As(err, &ro) {
+				at = ro.first() // the refused option's own key
+			}
+			return nil, &ScriptError{Msg: fmt.Sprintf("%s: %v", locate(path, at), err)}
 		}
 		s.Options = o
 		if o.InsecureSkipTLSVerify {
@@ -317,6 +321,9 @@ func (s *Script) Setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("setup(): %w", err)
 	}
+	// k6 runs setup() in a group of that name (internal/js/runner.go
+	// runPart): its samples carry the group tag "::setup".
+	v.group = "::setup"
 	res, err := v.callTimed(ctx, "setup", nil, s.Options.SetupTimeout)
 	if err != nil {
 		var te *TimeoutError
@@ -346,6 +353,7 @@ func (s *Script) Teardown(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("teardown(): %w", err)
 	}
+	v.group = "::teardown" // as setup's
 	if _, err := v.callTimed(ctx, "teardown", v.setupData(), s.Options.TeardownTimeout); err != nil {
 		var te *TimeoutError
 		if errors.As(err, &te) || errors.Is(err, ErrInterrupted) {

@@ -1,8 +1,11 @@
 package k6script
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/knee-dev/knee/analyze"
 )
 
 // A threshold on a metric neither k6 has nor the init code makes is
@@ -45,4 +48,59 @@ export default function () {}
 	if got, want := s.Place("thresholds"), s.Path+":4:3"; got != want {
 		t.Errorf("Place(thresholds) = %q; want %q", got, want)
 	}
+}
+
+// k6 runs setup() and teardown() each in a group of its name
+// (internal/js/runner.go runPart): their samples carry the group tag
+// "::setup" and "::teardown" (a group inside, "::teardown::t"), so a
+// threshold on it selects them, and data.root_group has those groups.
+func TestSetupTeardownSamplesCarryTheirGroup(t *testing.T) {
+	srv := okServer(t)
+	s := loadScript(t, `import http from 'k6/http';
+import { check, group } from 'k6';
+export function setup() { check(http.get(__ENV.BASE), { ok: (r) => r.status === 200 }); }
+export default function () {}
+export function teardown() { group('t', () => { http.get(__ENV.BASE); }); }
+`, map[string]string{"BASE": srv.URL})
+	want := map[string]float64{"http_reqs{group:::setup}": 1, "checks{group:::setup}": 1, "http_reqs{group:::teardown::t}": 1,
+		"http_reqs{group:::teardown}": 0, "checks{group: }": 0}
+	all := map[string][]string{}
+	for k := range want {
+		all[k] = []string{"count>=0"}
+		if strings.HasPrefix(k, "checks") {
+			all[k] = []string{"rate>=0"}
+		}
+	}
+	if _, _, err := s.SplitThresholds(all); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Setup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Teardown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for k, w := range want {
+		st, _ := s.k6.Stat(SubmetricName(analyzeKey(t, k)))
+		if float64(st.Count) != w {
+			t.Errorf("%s has %d values; want %g", k, st.Count, w)
+		}
+	}
+	var names []string
+	for _, g := range s.rootGroup().Groups {
+		names = append(names, g.Name)
+	}
+	if got := strings.Join(names, ","); got != "setup,teardown" {
+		t.Errorf("root_group's groups %q; want setup,teardown", got)
+	}
+}
+
+// analyzeKey is a threshold key's metric and tags.
+func analyzeKey(t *testing.T, key string) (string, map[string]string) {
+	t.Helper()
+	m, tags, err := analyze.ParseK6Key(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, tags
 }

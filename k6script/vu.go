@@ -433,14 +433,6 @@ func (e *envObject) Keys() []string {
 	return keys
 }
 
-// errorText is a Go error's text for the script (k6's res.error).
-func errorText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return strings.TrimSpace(err.Error())
-}
-
 // stringify is JSON.stringify(val) in this runtime; a getter that throws
 // or a cycle is an error, not a panic.
 func (v *vu) stringify(val goja.Value) (string, error) {

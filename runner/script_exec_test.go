@@ -40,6 +40,16 @@ func runOpts(t *testing.T) runner.Options {
 	return runner.Options{Dir: filepath.Join(t.TempDir(), "run"), SkipEnvironment: true}
 }
 
+// allChecks are g's checks and its groups', as k6 puts setup()'s and
+// teardown()'s in groups of those names.
+func allChecks(g k6script.SummaryGroup) []k6script.SummaryCheck {
+	out := g.Checks
+	for _, sub := range g.Groups {
+		out = append(out, allChecks(sub)...)
+	}
+	return out
+}
+
 // exec.instance.vusInitialized is k6's initialised VUs (k6
 // lib/execution.go GetInitializedVUsCount): the VUs the plan initialises
 // before setup() (a closed scenario's peak, an open one's pre-allocated
@@ -74,7 +84,7 @@ export function teardown() { seen('teardown'); }
 			if _, err := runner.ExecuteScript(context.Background(), s, plan, runOpts(t)); err != nil {
 				t.Fatal(err)
 			}
-			checks := s.SummaryData(k6script.SummaryInput{})["root_group"].(k6script.SummaryGroup).Checks
+			checks := allChecks(s.SummaryData(k6script.SummaryInput{})["root_group"].(k6script.SummaryGroup))
 			if len(checks) != 3 {
 				t.Fatalf("checks %+v; want setup, iteration and teardown", checks)
 			}
@@ -143,7 +153,7 @@ export function teardown() { grows('teardown'); }
 	if _, err := runner.ExecuteScript(context.Background(), s, plan, runOpts(t)); err != nil {
 		t.Fatal(err)
 	}
-	checks := s.SummaryData(k6script.SummaryInput{})["root_group"].(k6script.SummaryGroup).Checks
+	checks := allChecks(s.SummaryData(k6script.SummaryInput{})["root_group"].(k6script.SummaryGroup))
 	want := map[string]int64{"setup after setup": 1, "setup grows": 1, "iteration after setup": 3, "iteration grows": 3,
 		"teardown after setup": 1, "teardown grows": 1}
 	if len(checks) != len(want) {
