@@ -83,7 +83,7 @@ func TestCallerBehaviour(t *testing.T) {
 		bytesOut int64  // on the wire, less the Host header's host:port and net/http's User-Agent; 0: not checked
 		class    string
 		urlPath  string
-		interrup bool // errors.Is ErrInterrupted
+		interrup bool  // errors.Is ErrInterrupted
 		sends    int64 // times the request went out whole; 0: once
 	}
 	tests := []struct {
