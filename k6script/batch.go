@@ -7,8 +7,6 @@ import (
 	"sync"
 
 	"github.com/dop251/goja"
-
-	"github.com/knee-dev/knee/request"
 )
 
 // batch is http.batch: the requests go out in parallel (through the shared
@@ -21,38 +19,34 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 	if !ok {
 		panic(rt.NewGoError(fmt.Errorf("http.batch: give an array or an object of requests")))
 	}
-	type item struct {
-		key string
-		builtCall
-		reps []request.Reply // the last the response (two with digest auth)
-	}
-	var items []*item
-	for _, key := range o.Keys() {
-		it := &item{key: key, builtCall: v.batchCall(o.Get(key))}
-		v.k6Hops(&it.builtCall, it.tags)
-		items = append(items, it)
+	keys := o.Keys()
+	items := make([]*responseObject, len(keys))
+	for i, key := range keys {
+		it := &responseObject{v: v, b: v.batchCall(o.Get(key))}
+		v.k6Hops(&it.b, it.b.tags)
+		items[i] = it
 	}
 	var wg sync.WaitGroup
 	for _, it := range items {
-		wg.Go(func() { it.reps = v.sendCall(v.ctx, &it.builtCall, nil) })
+		wg.Go(func() { it.send(v.ctx, nil) })
 	}
 	wg.Wait()
 	isArray := o.ClassName() == "Array"
 	var arr []any
 	out := rt.NewObject()
-	for _, it := range items {
-		for i := range it.reps {
-			v.record(it.name, &it.reps[i], it.verdictOf(i, &it.reps[i]))
+	for i, it := range items {
+		for j := range it.reps {
+			v.record(it.b.name, &it.reps[j], it.b.verdictOf(j, &it.reps[j]))
 		}
-		res := v.response(&it.builtCall, &it.reps[len(it.reps)-1])
+		res := rt.NewDynamicObject(it)
 		if isArray {
 			arr = append(arr, res)
 		} else {
-			must(out.Set(it.key, res))
+			must(out.Set(keys[i], res))
 		}
 	}
 	for _, it := range items { // every reply recorded first
-		v.throwIfFailed(&it.reps[len(it.reps)-1])
+		v.throwIfFailed(it.rep)
 	}
 	if isArray {
 		return rt.NewArray(arr...)

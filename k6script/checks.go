@@ -9,9 +9,12 @@ import (
 // were first seen (k6's per-check ✓/✗ lines and its checks rate).
 type Checks struct {
 	mu    sync.Mutex
-	byKey map[string]*checkCount
+	byKey map[checkKey]*checkCount
 	order []*checkCount
 }
+
+// checkKey names a check: its group path and its name.
+type checkKey struct{ group, name string }
 
 type checkCount struct {
 	name         string
@@ -27,10 +30,10 @@ type CheckResult struct {
 	Fails  int64  `json:"fails"`
 }
 
-func newChecks() *Checks { return &Checks{byKey: map[string]*checkCount{}} }
+func newChecks() *Checks { return &Checks{byKey: map[checkKey]*checkCount{}} }
 
 func (c *Checks) get(group, name string) *checkCount {
-	key := group + "\x00" + name
+	key := checkKey{group, name}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cc, ok := c.byKey[key]

@@ -39,6 +39,15 @@ func (j *cookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 	j.Jar.SetCookies(u, cookies)
 }
 
+// Cookies are the jar's cookies for u: none, without asking the jar (its
+// lock, the URL's host and path worked out), while none was ever set.
+func (j *cookieJar) Cookies(u *url.URL) []*http.Cookie {
+	if !j.set.Load() {
+		return nil
+	}
+	return j.Jar.Cookies(u)
+}
+
 // jarFor wraps j in its JavaScript object (once per jar).
 func (v *vu) jarObject(j *jarObject) *goja.Object {
 	if j.obj != nil {

@@ -24,16 +24,19 @@ import (
 // is challenged again.
 
 // sendCall sends b's call, with the digest or NTLM handshake when b asks
-// for it. It returns the replies to record, in order, the response the
-// last. It may run on another goroutine than the VU's (http.batch).
-func (v *vu) sendCall(ctx context.Context, b *builtCall, conns *request.Conns) []request.Reply {
+// for it. It returns the replies to record appended to dst, in order,
+// the response the last. It may run on another goroutine than the VU's
+// (http.batch).
+func (v *vu) sendCall(ctx context.Context, b *builtCall, conns *request.Conns, dst []request.Reply) []request.Reply {
 	switch b.auth {
 	case "ntlm":
-		return v.sendNTLM(ctx, b, conns)
+		return append(dst, v.sendNTLM(ctx, b, conns)...)
 	case "digest":
-		return v.sendDigest(ctx, b, conns)
+		return append(dst, v.sendDigest(ctx, b, conns)...)
 	}
-	return []request.Reply{v.s.caller.Do(ctx, b.call, b.jar, conns)}
+	dst = append(dst, request.Reply{})
+	v.s.caller.DoTo(ctx, &b.call, b.jar, conns, &dst[len(dst)-1])
+	return dst
 }
 
 // sendDigest sends b's call with the digest handshake, as sendCall's replies.
@@ -78,7 +81,7 @@ func (v *vu) sendDigest(ctx context.Context, b *builtCall, conns *request.Conns)
 	if hops > 1 {
 		user, pw = "", ""
 	}
-	ch, err := parseDigestChallenge(rep.Header.Get("WWW-Authenticate"))
+	ch, err := parseDigestChallenge(rep.Headers().Get("WWW-Authenticate"))
 	if err != nil {
 		// k6's library panics on such a header (the test dies); knee gives
 		// the 401 back with the error.

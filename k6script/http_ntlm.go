@@ -94,7 +94,7 @@ func (v *vu) sendNTLM(ctx context.Context, b *builtCall, conns *request.Conns) [
 	// far counted against the call's limit.
 	step.URL = first.URL
 	step.MaxRedirects = max(b.call.MaxRedirects-(hops-1), 0)
-	scheme, _ := ntlmAuth(first.Header)
+	scheme, _ := ntlmAuth(first.Headers())
 	if !isNTLMScheme(scheme) {
 		return reps
 	}
@@ -108,7 +108,7 @@ func (v *vu) sendNTLM(ctx context.Context, b *builtCall, conns *request.Conns) [
 	if second.Err != nil || second.Status != http.StatusUnauthorized {
 		return reps
 	}
-	scheme, data := ntlmAuth(second.Header)
+	scheme, data := ntlmAuth(second.Headers())
 	challenge, err := base64.StdEncoding.DecodeString(data)
 	if !isNTLMScheme(scheme) || err != nil || len(challenge) == 0 {
 		return reps

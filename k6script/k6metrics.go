@@ -2,6 +2,7 @@ package k6script
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -134,6 +135,10 @@ type K6Metrics struct {
 	timed map[string]bool              // custom Trends of durations (new Trend(name, true))
 	main  map[string]*k6Sink           // by metric
 	subs  map[string]map[string]*k6Sub // metric -> submetric name -> submetric
+	// entries are main's sinks and subs' submetrics fed by matching tags
+	// (not direct), by metric: what add needs of a value's metric in one
+	// lookup, the submetrics in a slice rather than a map to range over.
+	entries map[string]*k6Entry
 	// expected is subs' http_req_duration{expected_response:true}, which
 	// k6 always sums (addExpected).
 	expected *k6Sub
@@ -156,6 +161,7 @@ var hopMetrics = map[string]bool{k6metric.HTTPReqs: true, k6metric.HTTPReqDurati
 
 func newK6Metrics() *K6Metrics {
 	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, timed: map[string]bool{}, main: map[string]*k6Sink{}, subs: map[string]map[string]*k6Sub{},
+		entries:   map[string]*k6Entry{},
 		groupSeen: map[string]bool{}}
 	for _, n := range k6Summed {
 		b, _ := k6metric.Lookup(n)
@@ -166,6 +172,8 @@ func newK6Metrics() *K6Metrics {
 	// handleSummary's data once a request was expected.
 	m.expected = m.wantLocked(k6metric.HTTPReqDuration, expectedResponse)
 	m.expected.direct = true
+	e := m.entries[k6metric.HTTPReqDuration]
+	e.fed = slices.DeleteFunc(e.fed, func(s *k6Sub) bool { return s.direct })
 	return m
 }
 
@@ -220,6 +228,8 @@ func (m *K6Metrics) wantLocked(metric string, filter map[string]string) *k6Sub {
 	}
 	sub := &k6Sub{filter: filter, sink: m.newSink(m.kinds[metric])}
 	m.subs[metric][name] = sub
+	e := m.entry(metric)
+	e.fed = append(e.fed, sub)
 	return sub
 }
 
@@ -284,15 +294,17 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 		if math.IsNaN(p.value) {
 			continue
 		}
-		s := m.main[p.metric]
-		if s == nil {
+		e := m.entries[p.metric]
+		if e == nil || e.sink == nil {
 			kind := m.kinds[p.metric]
 			if kind == "" {
 				continue
 			}
-			s = m.newSink(kind)
-			m.main[p.metric] = s
+			e = m.entry(p.metric)
+			e.sink = m.newSink(kind)
+			m.main[p.metric] = e.sink
 		}
+		s := e.sink
 		s.add(p.value)
 		if m.out != nil && !hopMetrics[p.metric] {
 			contains := k6metric.Plain
@@ -308,10 +320,7 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 		if group != "" && (p.metric == k6metric.HTTPReqDuration || p.metric == k6metric.GroupDuration) {
 			m.wantLocked(p.metric, map[string]string{"group": group})
 		}
-		for _, sub := range m.subs[p.metric] {
-			if sub.direct {
-				continue
-			}
+		for _, sub := range e.fed {
 			if tm == nil {
 				tm = tags()
 			}
@@ -320,6 +329,22 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 			}
 		}
 	}
+}
+
+// k6Entry is what add takes of one metric (K6Metrics.entries).
+type k6Entry struct {
+	sink *k6Sink  // main's
+	fed  []*k6Sub // subs' that matching tags feed
+}
+
+// entry is metric's entry, made empty when new.
+func (m *K6Metrics) entry(metric string) *k6Entry {
+	e := m.entries[metric]
+	if e == nil {
+		e = &k6Entry{}
+		m.entries[metric] = e
+	}
+	return e
 }
 
 // matches is k6's TagSet.Contains: every tag of filter is in tags, with

@@ -47,80 +47,94 @@ func (v *vu) tagsFor(scenario, group string) map[string]string {
 
 // k6Hops makes call report each request of its redirect chain to the k6
 // metrics as one request, with the tags k6's httpext transport gives it
-// (hopTags). It runs on the VU's goroutine;
-// the hook it sets may run on another (http.batch).
+// (hopTags). It runs on the VU's goroutine, and takes there what the
+// hook needs of the VU; the hook may run on another (http.batch). b must
+// not move after it (the hook is bound to b).
 func (v *vu) k6Hops(b *builtCall, custom map[string]string) {
-	group, scenario, out := v.group, "", v.s.out
+	h := &b.hops
+	*h = hopState{v: v, group: v.group, method: b.call.Method, custom: custom, ctx: v.ctx}
 	if v.shard != nil { // setup and teardown have no scenario
-		scenario = v.st.Scenario
+		h.scenario = v.st.Scenario
 	}
-	base := func() map[string]string { return v.tagsFor(scenario, group) }
-	method, named := b.call.Method, b.named
-	cb, red := b.callback, v.s.cfg.Redact
-	k6 := v.s.k6
 	// The shard, taken here on the VU's goroutine: the hook may run on
 	// another (http.batch). Setup and teardown have none (nil).
-	phases, _ := v.shard.(phaseSink)
-	ctx := v.ctx
-	wireOut, wireIn := &v.wireOut, &v.wireIn
-	auth, hops := b.auth, 0
-	b.call.OnHop = func(hop *request.Reply) {
-		hops++
-		wireOut.Add(hop.BytesOut)
-		wireIn.Add(hop.BytesIn)
-		if ctx.Err() != nil {
-			// The run's end cut the call short: k6 pushes no sample once
-			// the VU's context is done (metrics.PushIfNotDone), so the hop
-			// counts in none of its metrics or outputs. knee's own records
-			// keep the request (as an error).
-			return
+	h.phases, _ = v.shard.(phaseSink)
+	b.call.OnHop = b.onHop
+}
+
+// hopState is what a call's hook (builtCall.onHop) keeps: the VU's state
+// when the call was made, and the hops so far.
+type hopState struct {
+	v               *vu
+	group, scenario string
+	phases          phaseSink
+	ctx             context.Context
+	custom          map[string]string
+	method          string // the next hop's, as the client follows the redirects
+	n               int    // hops so far
+}
+
+// onHop records one hop of b's call (see k6Hops).
+func (b *builtCall) onHop(hop *request.Reply) {
+	h := &b.hops
+	v := h.v
+	h.n++
+	v.wireOut.Add(hop.BytesOut)
+	v.wireIn.Add(hop.BytesIn)
+	if h.ctx.Err() != nil {
+		// The run's end cut the call short: k6 pushes no sample once
+		// the VU's context is done (metrics.PushIfNotDone), so the hop
+		// counts in none of its metrics or outputs. knee's own records
+		// keep the request (as an error).
+		return
+	}
+	cb, red, named, scenario, group := b.callback, v.s.cfg.Redact, b.named, h.scenario, h.group
+	expected := cb.verdict(hop)
+	ok := expected > 0 || expected == 0 && hop.Err == nil && hop.Status < 400
+	// A null response callback turns the judgement off: k6 then
+	// writes no http_req_failed and no expected_response tag.
+	judged := !cb.set || cb.statuses != nil
+	if h.n == 1 && judged {
+		ok = firstHopExpected(b.auth, hop, ok) // k6 expects the challenge
+	}
+	hopMethod := h.method
+	tags := func() map[string]string {
+		return hopTags(v.tagsFor(scenario, group), h.custom, named, k6CleanURL(red, hop.URL), hopMethod, hop, judged, ok)
+	}
+	failed := 1.0
+	if ok || !judged {
+		failed = math.NaN()
+		if judged {
+			failed = 0
 		}
-		expected := cb.verdict(hop)
-		ok := expected > 0 || expected == 0 && hop.Err == nil && hop.Status < 400
-		// A null response callback turns the judgement off: k6 then
-		// writes no http_req_failed and no expected_response tag.
-		judged := !cb.set || cb.statuses != nil
-		if hops == 1 && judged {
-			ok = firstHopExpected(auth, hop, ok) // k6 expects the challenge
-		}
-		hopMethod := method
-		tags := func() map[string]string {
-			return hopTags(base(), custom, named, k6CleanURL(red, hop.URL), hopMethod, hop, judged, ok)
-		}
-		failed := 1.0
-		if ok || !judged {
-			failed = math.NaN()
-			if judged {
-				failed = 0
-			}
-		}
-		t := hop.Timings
-		if phases != nil {
-			phases.RecordPhases(scenario, record.Phases{t.Blocked, t.Connecting, t.TLSHandshaking, t.Sending, t.Waiting, t.Receiving})
-		}
-		if out != nil {
-			tm := tags() // the output's row and the submetrics, made once
-			tags = func() map[string]string { return tm }
-			out.request(&hopRow{done: hop.Done, tags: tm, expected: ok, judged: judged, t: t})
-		}
-		k6.add(group, tags,
-			k6Point{k6metric.HTTPReqs, 1},
-			k6Point{k6metric.HTTPReqDuration, ms(t.Duration)},
-			k6Point{k6metric.HTTPReqBlocked, ms(t.Blocked)},
-			k6Point{k6metric.HTTPReqConnecting, ms(t.Connecting)},
-			k6Point{k6metric.HTTPReqTLSHandshaking, ms(t.TLSHandshaking)},
-			k6Point{k6metric.HTTPReqSending, ms(t.Sending)},
-			k6Point{k6metric.HTTPReqWaiting, ms(t.Waiting)},
-			k6Point{k6metric.HTTPReqReceiving, ms(t.Receiving)},
-			k6Point{k6metric.HTTPReqFailed, failed},
-		)
-		if judged && ok {
-			k6.addExpected(ms(t.Duration))
-		}
-		// The method of the next hop, as the client follows it.
-		if hop.Status == http.StatusSeeOther || (hop.Status == http.StatusMovedPermanently || hop.Status == http.StatusFound) && method == http.MethodPost {
-			method = http.MethodGet
-		}
+	}
+	t := hop.Timings
+	if h.phases != nil {
+		h.phases.RecordPhases(scenario, record.Phases{t.Blocked, t.Connecting, t.TLSHandshaking, t.Sending, t.Waiting, t.Receiving})
+	}
+	if out := v.s.out; out != nil {
+		tm := tags() // the output's row and the submetrics, made once
+		tags = func() map[string]string { return tm }
+		out.request(&hopRow{done: hop.Done, tags: tm, expected: ok, judged: judged, t: t})
+	}
+	k6 := v.s.k6
+	k6.add(group, tags,
+		k6Point{k6metric.HTTPReqs, 1},
+		k6Point{k6metric.HTTPReqDuration, ms(t.Duration)},
+		k6Point{k6metric.HTTPReqBlocked, ms(t.Blocked)},
+		k6Point{k6metric.HTTPReqConnecting, ms(t.Connecting)},
+		k6Point{k6metric.HTTPReqTLSHandshaking, ms(t.TLSHandshaking)},
+		k6Point{k6metric.HTTPReqSending, ms(t.Sending)},
+		k6Point{k6metric.HTTPReqWaiting, ms(t.Waiting)},
+		k6Point{k6metric.HTTPReqReceiving, ms(t.Receiving)},
+		k6Point{k6metric.HTTPReqFailed, failed},
+	)
+	if judged && ok {
+		k6.addExpected(ms(t.Duration))
+	}
+	// The method of the next hop, as the client follows it.
+	if hop.Status == http.StatusSeeOther || (hop.Status == http.StatusMovedPermanently || hop.Status == http.StatusFound) && h.method == http.MethodPost {
+		h.method = http.MethodGet
 	}
 }
 

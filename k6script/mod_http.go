@@ -2,6 +2,7 @@ package k6script
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -82,15 +83,14 @@ func httpModule(v *vu) *goja.Object {
 
 // httpRequest sends one request and returns k6's Response object.
 func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
-	b := v.buildCall(method, u, body, params)
-	v.k6Hops(&b, b.tags)
-	reps := v.sendCall(v.ctx, &b, v.conns)
-	for i := range reps {
-		v.record(b.name, &reps[i], b.verdictOf(i, &reps[i]))
+	r := &responseObject{v: v, b: v.buildCall(method, u, body, params)}
+	v.k6Hops(&r.b, r.b.tags)
+	r.send(v.ctx, v.conns)
+	for i := range r.reps {
+		v.record(r.b.name, &r.reps[i], r.b.verdictOf(i, &r.reps[i]))
 	}
-	rep := &reps[len(reps)-1]
-	v.throwIfFailed(rep)
-	return v.response(&b, rep)
+	v.throwIfFailed(r.rep)
+	return v.rt.NewDynamicObject(r)
 }
 
 // throwIfFailed makes a request that failed (no response: refused, reset,
@@ -115,6 +115,7 @@ type builtCall struct {
 	// plainBody is the body before params.compression (res.request.body,
 	// as k6 keeps it); nil when the body went as given.
 	plainBody []byte
+	hops      hopState // the k6 metrics' hook's (k6Hops)
 }
 
 // buildCall reads a request's arguments.
@@ -126,12 +127,15 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	if u == nil || goja.IsUndefined(u) || goja.IsNull(u) {
 		panic(rt.NewGoError(fmt.Errorf("http.%s: no URL given", strings.ToLower(method))))
 	}
-	call := request.Call{Method: method, URL: u.String(), Header: http.Header{}, MaxRedirects: defaultMaxRedirects,
+	call := request.Call{Method: method, URL: u.String(), Header: v.plainHeader(), MaxRedirects: defaultMaxRedirects,
 		Discard: v.s.Options.DiscardResponseBodies}
 	if v.s.Options.MaxRedirects != nil {
 		call.MaxRedirects = *v.s.Options.MaxRedirects
 	}
-	call.Header.Set("User-Agent", v.s.userAgent())
+	hasBody := body != nil && !goja.IsUndefined(body) && !goja.IsNull(body)
+	if _, ok := params.(*goja.Object); ok || hasBody {
+		call.Header = call.Header.Clone() // params and bodies add to it
+	}
 	// A request is named by its URL with the secrets masked (per request,
 	// without remembering: a token may change every iteration).
 	name := v.s.cfg.Redact.Name(urlName(u, call.URL))
@@ -168,7 +172,7 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 		}
 	}
 	var plain []byte
-	if body != nil && !goja.IsUndefined(body) && !goja.IsNull(body) {
+	if hasBody {
 		call.Body = v.requestBody(body, call.Header)
 		if len(encodings) > 0 {
 			plain = call.Body
@@ -176,6 +180,16 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 		}
 	}
 	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback, named: named, tags: tags, auth: auth, plainBody: plain}
+}
+
+// plainHeader is the header of a request without params or a body: the
+// User-Agent alone. The VU's calls share it, so it is only read; a call
+// that adds to its header clones it first.
+func (v *vu) plainHeader() http.Header {
+	if v.plain == nil {
+		v.plain = http.Header{"User-Agent": {v.s.userAgent()}}
+	}
+	return v.plain
 }
 
 // applyParams reads k6's params: headers, tags (name), timeout,
@@ -351,30 +365,37 @@ func errorCode(rep *request.Reply) int {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// response builds k6's Response object. It is a dynamic object whose
-// properties are made when first read: most scripts read one or two of
-// them, and building them all cost as much CPU as the request itself.
-func (v *vu) response(b *builtCall, rep *request.Reply) goja.Value {
-	r := &responseObject{v: v, call: &b.call, rep: *rep, binary: b.binary, reqBody: b.call.Body}
-	if b.plainBody != nil {
-		r.reqBody = b.plainBody
+// responseObject is k6's Response object, and the request it answers:
+// the call, its replies and the object are one allocation. It is a
+// dynamic object whose properties are made when first read: most scripts
+// read one or two of them, and building them all cost as much CPU as the
+// request itself.
+type responseObject struct {
+	v    *vu
+	b    builtCall
+	reps []request.Reply // sendCall's
+	rep  *request.Reply  // the response: the last of reps
+	one  [1]request.Reply
+	own  map[string]goja.Value // made or set properties
+}
+
+// send sends r's call through conns (nil: the shared transport).
+func (r *responseObject) send(ctx context.Context, conns *request.Conns) {
+	r.reps = r.v.sendCall(ctx, &r.b, conns, r.one[:0])
+	r.rep = &r.reps[len(r.reps)-1]
+}
+
+// sentBody is res.request.body: the body as the script gave it, before
+// params.compression.
+func (r *responseObject) sentBody() []byte {
+	if r.b.plainBody != nil {
+		return r.b.plainBody
 	}
-	return v.rt.NewDynamicObject(r)
+	return r.b.call.Body
 }
 
 // responseKeys are a Response's properties, in k6's order.
 var responseKeys = []string{"status", "status_text", "proto", "url", "body", "headers", "timings", "tls_version", "tls_cipher_suite", "ocsp", "remote_ip", "remote_port", "error", "error_code", "request", "json", "html", "submitForm", "clickLink", "cookies"}
-
-type responseObject struct {
-	v      *vu
-	call   *request.Call
-	rep    request.Reply
-	binary bool                  // body as an ArrayBuffer
-	own    map[string]goja.Value // made or set properties
-	// reqBody is res.request.body: the body as the script gave it, before
-	// params.compression.
-	reqBody []byte
-}
 
 func (r *responseObject) Get(key string) goja.Value {
 	if val, ok := r.own[key]; ok {
@@ -396,7 +417,7 @@ func (r *responseObject) Get(key string) goja.Value {
 }
 
 func (r *responseObject) make(key string) goja.Value {
-	rt, rep := r.v.rt, &r.rep
+	rt, rep := r.v.rt, r.rep
 	switch key {
 	case "status":
 		return rt.ToValue(rep.Status)
@@ -418,20 +439,20 @@ func (r *responseObject) make(key string) goja.Value {
 	case "error_code":
 		return rt.ToValue(errorCode(rep))
 	case "body":
-		if r.call.Discard || rep.Body == nil && rep.Err != nil {
+		if r.b.call.Discard || rep.Body == nil && rep.Err != nil {
 			return goja.Null()
 		}
-		body, err := decodeBody(rep.Header, rep.Body)
+		body, err := decodeBody(rep.Headers(), rep.Body)
 		if err != nil {
 			panic(rt.NewGoError(err))
 		}
-		if r.binary {
+		if r.b.binary {
 			return rt.ToValue(rt.NewArrayBuffer(append([]byte(nil), body...)))
 		}
 		return rt.ToValue(string(body))
 	case "headers":
 		hdr := rt.NewObject()
-		for k, vals := range rep.Header {
+		for k, vals := range rep.Headers() {
 			must(hdr.Set(k, strings.Join(vals, ", ")))
 		}
 		return hdr
@@ -482,7 +503,7 @@ func (r *responseObject) make(key string) goja.Value {
 // the cookies sent by name, each a list of {name, value, replace}.
 func (r *responseObject) request() goja.Value {
 	rt := r.v.rt
-	sent := &http.Request{Header: r.call.Header.Clone()}
+	sent := &http.Request{Header: r.b.call.Header.Clone()}
 	if sent.Header == nil {
 		sent.Header = http.Header{}
 	}
@@ -512,10 +533,10 @@ func (r *responseObject) request() goja.Value {
 		must(headers.Set(k, rt.NewArray(list...)))
 	}
 	req := rt.NewObject()
-	must(req.Set("method", r.call.Method))
-	must(req.Set("url", r.call.URL))
+	must(req.Set("method", r.b.call.Method))
+	must(req.Set("url", r.b.call.URL))
 	must(req.Set("headers", headers))
-	must(req.Set("body", string(r.reqBody)))
+	must(req.Set("body", string(r.sentBody())))
 	must(req.Set("cookies", cookies))
 	return req
 }
@@ -555,7 +576,7 @@ func (r *responseObject) cookies() goja.Value {
 	rt := r.v.rt
 	byName := map[string][]any{}
 	var names []string
-	for _, ck := range (&http.Response{Header: r.rep.Header}).Cookies() {
+	for _, ck := range (&http.Response{Header: r.rep.Headers()}).Cookies() {
 		c := rt.NewObject()
 		must(c.Set("name", ck.Name))
 		must(c.Set("value", ck.Value))

@@ -65,7 +65,7 @@ func k6Module(v *vu) *goja.Object {
 		all := true
 		for _, name := range sets.Keys() {
 			cond := sets.Get(name)
-			if isAsyncFunction(rt, cond) {
+			if v.isAsyncFunction(cond) {
 				// k6's words; the checks before it were counted.
 				panic(rt.NewGoError(errors.New("the built-in check() does not support async functions as arguments. " +
 					"Use the JavaScript utils library as a replacement. " +
@@ -114,7 +114,7 @@ func k6Module(v *vu) *goja.Object {
 		if !ok {
 			panic(rt.NewGoError(errors.New("group() requires a callback as a second argument")))
 		}
-		if isAsyncFunction(rt, cb) { // k6's words
+		if v.isAsyncFunction(cb) { // k6's words
 			panic(rt.NewGoError(errors.New("group() does not support async functions as arguments, " +
 				"please see https://grafana.com/docs/k6/latest/javascript-api/k6/group/ for more info")))
 		}
@@ -147,10 +147,13 @@ func k6Module(v *vu) *goja.Object {
 // isAsyncFunction tells an async function (its constructor is
 // AsyncFunction), which k6's group() and check() refuse: they would end
 // before its awaits, so what it measures would fall outside them.
-func isAsyncFunction(rt *goja.Runtime, val goja.Value) bool {
+func (v *vu) isAsyncFunction(val goja.Value) bool {
 	if val == nil || goja.IsUndefined(val) || goja.IsNull(val) {
 		return false
 	}
-	c, ok := val.ToObject(rt).Get("constructor").(*goja.Object)
-	return ok && c.Get("name").String() == "AsyncFunction"
+	c, ok := val.ToObject(v.rt).Get("constructor").(*goja.Object)
+	if !ok || c == v.function {
+		return false // a plain function's: not the name asked for, without reading it
+	}
+	return c.Get("name").String() == "AsyncFunction"
 }

@@ -107,4 +107,7 @@ func (t *timers) fire(tm *timer) error {
 }
 
 // reset drops every timer: the call that set them has ended.
-func (t *timers) reset() { t.queue, t.live = nil, map[int64]bool{} }
+func (t *timers) reset() {
+	t.queue = nil
+	clear(t.live) // most calls set none: no new map each
+}

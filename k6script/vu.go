@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/knee-dev/knee/internal/limits"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/knee-dev/knee/internal/limits"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/request"
 )
@@ -62,6 +63,10 @@ type vu struct {
 	wireOut, wireIn atomic.Int64
 
 	fsFiles map[*goja.Object]*fsFile // k6/experimental/fs's File objects, for k6/experimental/csv
+	plain   http.Header              // plainHeader's
+	// function is the runtime's own Function constructor, taken before
+	// the script runs (isAsyncFunction).
+	function *goja.Object
 }
 
 // close releases what the VU holds: its connections.
@@ -82,6 +87,7 @@ func (s *Script) newVU(ctx context.Context, id uint64) (*vu, error) {
 	rt := goja.New()
 	v := &vu{s: s, id: id, rt: rt, fns: map[string]goja.Callable{}, ctx: context.Background(), init: true, conns: request.NewConns(), jars: map[*goja.Object]*jarObject{}}
 	g := rt.GlobalObject()
+	v.function, _ = g.Get("Function").(*goja.Object)
 	must(g.Set("__VU", id))
 	must(g.Set("__ITER", 0))
 	must(g.Set("__ENV", rt.NewDynamicObject(&envObject{v: v})))

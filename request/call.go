@@ -51,7 +51,10 @@ type Reply struct {
 	Status int
 	Proto  string
 	URL    string // the final URL, after redirects
+	// Header is the response's header fields; read it with Headers: a
+	// Reply of Conns has it made from fields on the first call.
 	Header http.Header
+	fields fields // the fields as Conns read them, until Header is made
 	Body   []byte // nil when the Call discarded it
 	// SentCookies are the cookies the first request of the chain carried:
 	// the jar's, then the call's own.
@@ -72,6 +75,15 @@ type Reply struct {
 	OCSP []byte
 	// RemoteAddr is the connection's peer (nil when none was had).
 	RemoteAddr net.Addr
+}
+
+// Headers is the response's header fields (Header), made on the first
+// call when Conns read the response: most scripts never ask.
+func (r *Reply) Headers() http.Header {
+	if r.fields.head {
+		r.Header, r.fields = r.fields.header(), fields{}
+	}
+	return r.Header
 }
 
 // Caller sends Calls through one transport (request.NewTransport), shared
@@ -103,6 +115,14 @@ func (c *Caller) Close() {
 // own connections: plain http:// requests go through them, on the caller's
 // goroutine; the rest through the shared net/http transport.
 func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar, conns *Conns) Reply {
+	var rep Reply
+	c.DoTo(ctx, &call, jar, conns, &rep)
+	return rep
+}
+
+// DoTo is Do with the Reply written to rep, which the caller may keep in
+// an object of its own: a script's request then allocates no Reply.
+func (c *Caller) DoTo(ctx context.Context, call *Call, jar http.CookieJar, conns *Conns, rep *Reply) {
 	timeout := call.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -123,44 +143,51 @@ func (c *Caller) Do(ctx context.Context, call Call, jar http.CookieJar, conns *C
 	}
 	if err != nil {
 		now := time.Now()
-		return Reply{URL: call.URL, Sent: now, Done: now, Err: err, ErrClass: ClassOther}
+		*rep = Reply{URL: call.URL, Sent: now, Done: now, Err: err, ErrClass: ClassOther}
+		return
 	}
 	body := call.Body
-	var rep Reply
+	var sent time.Time // the chain's first send
+	var sentCookies []*http.Cookie
+	var bytesOut, bytesIn int64 // the hops' before this one
 	for hop := 0; ; hop++ {
-		var r Reply
+		// Each hop is written to rep itself, handed to OnHop as it came,
+		// then given the chain's first send and its bytes so far.
 		if authority, ok := leanAuthority(u); ok && conns != nil && validCallHeaders(call.Header) {
-			r = conns.once(ctx, authority, method, u, call.Header, body, call.Discard, jar, call.Cookies, timeout)
+			*rep = conns.once(ctx, authority, method, u, call.Header, body, call.Discard, jar, call.Cookies, timeout)
 		} else {
 			rctx, cancel := context.WithTimeout(ctx, timeout)
-			r = c.once(rctx, method, u, urlCredentials(u, call.Header), body, call.Discard, jar, call.Cookies)
+			*rep = c.once(rctx, method, u, urlCredentials(u, call.Header), body, call.Discard, jar, call.Cookies)
 			cancel()
 		}
 		if call.OnHop != nil {
-			call.OnHop(&r)
+			call.OnHop(rep)
 		}
 		if hop == 0 {
-			rep.Sent = r.Sent
+			sent, sentCookies = rep.Sent, rep.SentCookies
 		} else {
-			r.Sent, r.SentCookies = rep.Sent, rep.SentCookies
-			r.BytesOut += rep.BytesOut
-			r.BytesIn += rep.BytesIn
+			rep.Sent, rep.SentCookies = sent, sentCookies
+			rep.BytesOut += bytesOut
+			rep.BytesIn += bytesIn
 		}
-		rep = r
+		bytesOut, bytesIn = rep.BytesOut, rep.BytesIn
 		if rep.Err != nil {
 			if ctx.Err() != nil {
 				rep.Err = fmt.Errorf("%w: %w", ErrInterrupted, rep.Err)
 				rep.ErrClass = ClassOther
 			}
-			return rep
+			return
 		}
-		loc := rep.Header.Get("Location")
-		if hop >= call.MaxRedirects || loc == "" || !isRedirect(rep.Status) {
-			return rep
+		if hop >= call.MaxRedirects || !isRedirect(rep.Status) {
+			return
+		}
+		loc := rep.Headers().Get("Location")
+		if loc == "" {
+			return
 		}
 		next, err := u.Parse(loc)
 		if err != nil {
-			return rep
+			return
 		}
 		u = next
 		if rep.Status == http.StatusSeeOther || ((rep.Status == http.StatusMovedPermanently || rep.Status == http.StatusFound) && method == http.MethodPost) {

@@ -163,11 +163,11 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 				var r response
 				r, err = readResponse(c.br, method == http.MethodHead, &c.s, &k)
 				c.s.trim()
-				if k.header != nil { // the head arrived; the body may have been cut short
-					rep.Status, rep.Proto, rep.Header, rep.Body = r.status, k.proto, k.header, k.body
+				if k.proto != "" { // the head arrived; the body may have been cut short
+					rep.Status, rep.Proto, rep.fields, rep.Body = r.status, k.proto, k.fields, k.body
 					keep = err == nil && r.keepAlive
-					if jar != nil {
-						cookies = (&http.Response{Header: k.header}).Cookies()
+					if jar != nil && k.fields.setCookie {
+						cookies = (&http.Response{Header: rep.Headers()}).Cookies()
 					}
 				}
 			}

@@ -106,7 +106,7 @@ func keptRead(data []byte, head bool) (keptOutcome, error) {
 	if int64(len(k.body)) != r.bytesIn {
 		return keptOutcome{}, fmt.Errorf("kept %d body bytes, counted %d", len(k.body), r.bytesIn)
 	}
-	return keptOutcome{outcome{r.status, r.bytesIn, r.keepAlive}, k.proto, headerText(k.header), string(k.body)}, err
+	return keptOutcome{outcome{r.status, r.bytesIn, r.keepAlive}, k.proto, headerText(k.fields.header()), string(k.body)}, err
 }
 
 // headerText writes h out sorted by name, values in order, so two headers

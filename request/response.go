@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/textproto"
+	"strings"
 )
 
 // Limits of the lean client's response parser. Each is net/http's, so that
@@ -51,16 +52,75 @@ type response struct {
 // give it, header fields as net/http leaves them and the body decoded
 // from its framing.
 type kept struct {
-	proto    string      // "HTTP/1.1"
-	header   http.Header // set by readResponse
-	body     []byte      // the body, when keepBody
-	keepBody bool        // false: the body is counted and discarded
+	proto    string // "HTTP/1.1"; "" until the final response's head arrived
+	fields   fields // set by readResponse
+	body     []byte // the body, when keepBody
+	keepBody bool   // false: the body is counted and discarded
+}
+
+// fields are a response's header fields as Conns read them, kept in one
+// string until asked for (header): a script that never reads a response's
+// headers then costs no map. Each field is "Name\x00value\x00", the name
+// canonical (net/textproto's), in the order they came; neither holds a
+// NUL, which readFields refuses in a field.
+type fields struct {
+	head bool // the fields of a head that arrived (Reply.Headers makes them a Header)
+	text string
+	// The framing fields that net/http's ReadResponse leaves out of the
+	// header (its readTransfer), besides Transfer-Encoding, always left
+	// out: Connection when it said close from HTTP/1.1 on, a chunked
+	// body's Content-Length, a chunked response's Trailer.
+	dropConnection, dropContentLength, dropTrailer bool
+	setCookie                                      bool // a Set-Cookie field is among them
+}
+
+// header is the fields as net/http's ReadResponse leaves them in a
+// Response's Header: the framing fields out, repeated equal
+// Content-Length fields as one.
+func (f *fields) header() http.Header {
+	n := strings.Count(f.text, "\x00") / 2
+	h := make(http.Header, n)
+	vals := make([]string, 0, n) // the first value of each name, sliced for h
+	for rest := f.text; rest != ""; {
+		i := strings.IndexByte(rest, 0)
+		name := rest[:i]
+		rest = rest[i+1:]
+		i = strings.IndexByte(rest, 0)
+		val := rest[:i]
+		rest = rest[i+1:]
+		switch name {
+		case "Transfer-Encoding":
+			continue
+		case "Connection":
+			if f.dropConnection {
+				continue
+			}
+		case "Content-Length":
+			if f.dropContentLength || len(h[name]) > 0 {
+				continue
+			}
+		case "Trailer":
+			if f.dropTrailer {
+				continue
+			}
+		}
+		if vs, ok := h[name]; ok {
+			h[name] = append(vs, val)
+			continue
+		}
+		vals = append(vals, val)
+		// Capacity 1: a second value of the name, or an Add by the
+		// caller, copies rather than overwrite the next name's.
+		h[name] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	return h
 }
 
 // scratch is a connection's space for lines longer than its read buffer
 // and for folded header fields.
 type scratch struct {
 	line, fold []byte
+	fields     []byte // a response's fields, as fields.text has them
 	// keys maps header names as they came to their canonical form, so that
 	// a connection's responses, which repeat the same names, allocate a
 	// name once (up to maxKeys names) rather than once per field.
@@ -94,6 +154,9 @@ func (s *scratch) trim() {
 	if cap(s.fold) > keepScratch {
 		s.fold = nil
 	}
+	if cap(s.fields) > keepScratch {
+		s.fields = nil
+	}
 }
 
 // headerInfo is what the parser takes from a response's headers.
@@ -109,6 +172,7 @@ type headerInfo struct {
 	// badTrailer: a Trailer field names Transfer-Encoding, Trailer or
 	// Content-Length, which net/http refuses in a chunked response.
 	badTrailer bool
+	setCookie  bool // a Set-Cookie field came
 }
 
 // readResponse reads one response to a request (head: to a HEAD request)
@@ -134,11 +198,12 @@ func readResponse(br *bufio.Reader, head bool, s *scratch, k *kept) (response, e
 			return r, err
 		}
 		var info headerInfo
-		var h http.Header
+		var f *[]byte
 		if k != nil {
-			h = http.Header{}
+			s.fields = s.fields[:0]
+			f = &s.fields
 		}
-		if err := readFields(br, s, &budget, &info, h); err != nil {
+		if err := readFields(br, s, &budget, &info, f); err != nil {
 			return r, err
 		}
 		// Transfer-Encoding counts from HTTP/1.1 on; net/http reads
@@ -167,9 +232,13 @@ func readResponse(br *bufio.Reader, head bool, s *scratch, k *kept) (response, e
 		noBody := head || status >= 100 && status <= 199 || status == 204 || status == 304
 		var dst *[]byte
 		if k != nil {
-			k.proto = string([]byte{'H', 'T', 'T', 'P', '/', '0' + byte(major), '.', '0' + byte(minor)})
-			k.header = h
-			fixFraming(h, major, minor, &info, chunked, noBody)
+			k.proto = protoName(major, minor)
+			k.fields = fields{head: true, text: string(s.fields),
+				dropConnection:    info.close && major >= 1 && !(major == 1 && minor == 0),
+				dropContentLength: chunked && !noBody,
+				dropTrailer:       chunked,
+				setCookie:         info.setCookie,
+			}
 			if k.keepBody {
 				k.body = []byte{}
 				dst = &k.body
@@ -190,6 +259,17 @@ func readResponse(br *bufio.Reader, head bool, s *scratch, k *kept) (response, e
 		r.keepAlive = !closing && status >= 200
 		return r, err
 	}
+}
+
+// protoName is "HTTP/major.minor", without an allocation for the usual two.
+func protoName(major, minor int) string {
+	switch {
+	case major == 1 && minor == 1:
+		return "HTTP/1.1"
+	case major == 1 && minor == 0:
+		return "HTTP/1.0"
+	}
+	return string([]byte{'H', 'T', 'T', 'P', '/', '0' + byte(major), '.', '0' + byte(minor)})
 }
 
 // readRaw returns the next line with its LF. The slice is valid until the
@@ -293,13 +373,12 @@ func isOWS(ch byte) bool { return ch == ' ' || ch == '\t' }
 // space (RFC 9112 §5.2), a name holds token bytes (or spaces, which
 // net/http keeps but never matches), a value no control bytes but tab.
 // info (nil for trailers) takes the fields that frame the body and the
-// connection; h, when not nil, every field under net/textproto's
-// canonical name.
-func readFields(br *bufio.Reader, s *scratch, budget *int, info *headerInfo, h http.Header) error {
+// connection; f, when not nil, every field under net/textproto's
+// canonical name, as fields.text has them.
+func readFields(br *bufio.Reader, s *scratch, budget *int, info *headerInfo, f *[]byte) error {
 	if b, err := br.Peek(1); err == nil && isOWS(b[0]) {
 		return fmt.Errorf("%w: header block starts with a space", errMalformed)
 	}
-	var vals []string // the first value of each name, sliced for h (one allocation for several)
 	for {
 		line, err := readLine(br, &s.line, budget)
 		if err != nil {
@@ -345,42 +424,12 @@ func readFields(br *bufio.Reader, s *scratch, budget *int, info *headerInfo, h h
 				return err
 			}
 		}
-		if h != nil {
-			key := s.key(name)
-			if vs, ok := h[key]; ok {
-				h[key] = append(vs, string(value))
-				continue
-			}
-			if len(vals) == cap(vals) {
-				vals = make([]string, 0, 4)
-			}
-			vals = append(vals, string(value))
-			// Capacity 1: a second value of the name, or an Add by the
-			// caller, copies rather than overwrite the next name's.
-			h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+		if f != nil {
+			b := append(*f, s.key(name)...)
+			b = append(b, 0)
+			b = append(b, value...)
+			*f = append(b, 0)
 		}
-	}
-}
-
-// fixFraming leaves the fields that frame a body as net/http's
-// ReadResponse leaves them (its readTransfer): Transfer-Encoding moves out
-// of the header (into the Response's TransferEncoding), and so do a
-// chunked body's Content-Length and Trailer (into its Trailer); repeated
-// equal Content-Length fields become one; from HTTP/1.1 on, a Connection
-// field that says close goes (into the Response's Close).
-func fixFraming(h http.Header, major, minor int, info *headerInfo, chunked, noBody bool) {
-	if info.close && major >= 1 && !(major == 1 && minor == 0) {
-		delete(h, "Connection")
-	}
-	delete(h, "Transfer-Encoding")
-	if cl := h["Content-Length"]; len(cl) > 1 {
-		h["Content-Length"] = cl[:1]
-	}
-	if chunked && !noBody {
-		delete(h, "Content-Length")
-	}
-	if chunked {
-		delete(h, "Trailer")
 	}
 }
 
@@ -415,6 +464,8 @@ func (h *headerInfo) add(name, value []byte) error {
 	case equalFold(name, "connection"):
 		h.close = h.close || hasToken(value, "close")
 		h.keepAlive = h.keepAlive || hasToken(value, "keep-alive")
+	case equalFold(name, "set-cookie"):
+		h.setCookie = true
 	case equalFold(name, "trailer"):
 		h.badTrailer = h.badTrailer || hasToken(value, "transfer-encoding") || hasToken(value, "trailer") || hasToken(value, "content-length")
 	}

@@ -193,7 +193,7 @@ func TestReadResponseKept(t *testing.T) {
 				t.Errorf("%s: %v", c.name, err)
 				continue
 			}
-			if got := headerText(k.header); k.proto != c.proto || got != c.hdr || string(k.body) != c.body {
+			if got := headerText(k.fields.header()); k.proto != c.proto || got != c.hdr || string(k.body) != c.body {
 				t.Errorf("%s (one byte at a time %v): %s %q %q, want %s %q %q", c.name, oneByte, k.proto, got, k.body, c.proto, c.hdr, c.body)
 			}
 		}
@@ -211,8 +211,9 @@ func TestReadResponseKeptFieldsAreTheirOwn(t *testing.T) {
 		if _, err := readResponse(bufio.NewReaderSize(strings.NewReader(in), leanReadBuffer), false, &s, &k); err != nil {
 			t.Fatal(err)
 		}
-		k.header.Add("X-A", "added")
-		if got, want := headerText(k.header), "Content-Length: 0\r\nX-A: 1\r\nX-A: added\r\nX-B: 2\r\n"; got != want {
+		h := k.fields.header()
+		h.Add("X-A", "added")
+		if got, want := headerText(h), "Content-Length: 0\r\nX-A: 1\r\nX-A: added\r\nX-B: 2\r\n"; got != want {
 			t.Errorf("round %d: %q, want %q", round, got, want)
 		}
 	}
