@@ -51,10 +51,10 @@ type Reply struct {
 	Status int
 	Proto  string
 	URL    string // the final URL, after redirects
-	// Header is the response's header fields; read it with Headers: a
+	// header is the response's header fields, read with Headers: a
 	// Reply of Conns has it made from fields on the first call.
-	Header http.Header
-	fields fields // the fields as Conns read them, until Header is made
+	header http.Header
+	fields fields // the fields as Conns read them, until header is made
 	Body   []byte // nil when the Call discarded it
 	// SentCookies are the cookies the first request of the chain carried:
 	// the jar's, then the call's own.
@@ -77,13 +77,13 @@ type Reply struct {
 	RemoteAddr net.Addr
 }
 
-// Headers is the response's header fields (Header), made on the first
-// call when Conns read the response: most scripts never ask.
+// Headers is the response's header fields, made on the first call when
+// Conns read the response: most scripts never ask.
 func (r *Reply) Headers() http.Header {
 	if r.fields.head {
-		r.Header, r.fields = r.fields.header(), fields{}
+		r.header, r.fields = r.fields.header(), fields{}
 	}
-	return r.Header
+	return r.header
 }
 
 // Caller sends Calls through one transport (request.NewTransport), shared
@@ -318,7 +318,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		if cerr := resp.Body.Close(); err == nil {
 			err = cerr
 		}
-		rep.Status, rep.Proto, rep.Header = resp.StatusCode, resp.Proto, resp.Header
+		rep.Status, rep.Proto, rep.header = resp.StatusCode, resp.Proto, resp.Header
 		if resp.TLS != nil {
 			rep.TLSVersion, rep.TLSCipherSuite = resp.TLS.Version, resp.TLS.CipherSuite
 			rep.OCSP = resp.TLS.OCSPResponse
