@@ -156,14 +156,7 @@ func TestCSVRequestRowHasItsTags(t *testing.T) {
 	s := loadScript(t, `import http from 'k6/http';
 export const options = { insecureSkipTLSVerify: true, tags: { env: 'g' } };
 export default function () { http.get(__ENV.TLS + '/ok', { tags: { name: 'n', team: 'a' } }); }`, map[string]string{"TLS": secure.URL})
-	o := NewCSVOutput(nopCloser{&buf})
-	s.SetOutput(o)
-	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	var got samples
-	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
-	if err := o.Close(); err != nil {
-		t.Fatal(err)
-	}
+	iterateInto(t, s, NewCSVOutput(nopCloser{&buf}))
 	rows, err := csv.NewReader(&buf).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -199,14 +192,7 @@ func TestJSONPointHasEveryTag(t *testing.T) {
 	var buf bytes.Buffer
 	s := loadScript(t, `import http from 'k6/http';
 export default function () { http.get(__ENV.BASE + '/ok', { tags: { team: 'a' } }); }`, map[string]string{"BASE": plain.URL})
-	o := NewJSONOutput(nopCloser{&buf})
-	s.SetOutput(o)
-	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	var got samples
-	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
-	if err := o.Close(); err != nil {
-		t.Fatal(err)
-	}
+	iterateInto(t, s, NewJSONOutput(nopCloser{&buf}))
 	want := map[string]map[string]string{
 		"http_reqs":  {"group": "", "scenario": "x", "team": "a", "status": "200"},
 		"iterations": {"group": "", "scenario": "x"},
@@ -233,5 +219,18 @@ export default function () { http.get(__ENV.BASE + '/ok', { tags: { team: 'a' } 
 	}
 	if len(seen) != len(want) {
 		t.Errorf("points of %v; want %d metrics", seen, len(want))
+	}
+}
+
+// iterateInto runs one iteration of s's default function, as VU 1 of
+// scenario "x", with its samples written to o, and closes o.
+func iterateInto(t *testing.T, s *Script, o *Output) {
+	t.Helper()
+	s.SetOutput(o)
+	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	var got samples
+	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
