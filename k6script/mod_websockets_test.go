@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"io"
 	"maps"
 	"strings"
@@ -397,14 +396,7 @@ func testK6Output(t *testing.T, mod, src, url, tagName string) {
 					check(r[0], tags)
 				}
 			} else {
-				for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-					var p struct {
-						Type, Metric string
-						Data         struct{ Tags map[string]string }
-					}
-					if err := json.Unmarshal([]byte(line), &p); err != nil {
-						t.Fatal(err)
-					}
+				for _, p := range jsonLines(t, buf.String()) {
 					if p.Type == "Metric" {
 						declared[p.Metric] = true
 						continue

@@ -198,14 +198,7 @@ export default function () { http.get(__ENV.BASE + '/ok', { tags: { team: 'a' } 
 		"iterations": {"group": "", "scenario": "x"},
 	}
 	seen := map[string]bool{}
-	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-		var p struct {
-			Type, Metric string
-			Data         struct{ Tags map[string]string }
-		}
-		if err := json.Unmarshal([]byte(line), &p); err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range jsonLines(t, buf.String()) {
 		w, ok := want[p.Metric]
 		if p.Type != "Point" || !ok {
 			continue
@@ -233,4 +226,24 @@ func iterateInto(t *testing.T, s *Script, o *Output) {
 	if err := o.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// jsonLine is a line of k6's JSON output as the tag tests read it.
+type jsonLine struct {
+	Type, Metric string
+	Data         struct{ Tags map[string]string }
+}
+
+// jsonLines reads k6's JSON output, a JSON object per line.
+func jsonLines(t *testing.T, out string) []jsonLine {
+	t.Helper()
+	var ls []jsonLine
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var l jsonLine
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		ls = append(ls, l)
+	}
+	return ls
 }
