@@ -120,9 +120,6 @@ func (s *k6Sink) pct(p float64) float64 {
 type k6Sub struct {
 	filter map[string]string
 	sink   *k6Sink
-	// direct: fed by its own call (addExpected), not by matching tags,
-	// so a request builds no tag map for it.
-	direct bool
 }
 
 // K6Metrics holds k6's metrics of a script as k6 sums them: the built-ins,
@@ -133,11 +130,10 @@ type K6Metrics struct {
 	keep  int
 	kinds map[string]string            // metric -> kind
 	timed map[string]bool              // custom Trends of durations (new Trend(name, true))
-	main  map[string]*k6Sink           // by metric
 	subs  map[string]map[string]*k6Sub // metric -> submetric name -> submetric
-	// entries are main's sinks and subs' submetrics fed by matching tags
-	// (not direct), by metric: what add needs of a value's metric in one
-	// lookup, the submetrics in a slice rather than a map to range over.
+	// entries are, by metric, its own sink and subs' submetrics fed by
+	// matching tags (all but expected): what add needs of a value's
+	// metric in one lookup, the submetrics in a slice to range over.
 	entries map[string]*k6Entry
 	// expected is subs' http_req_duration{expected_response:true}, which
 	// k6 always sums (addExpected).
@@ -160,7 +156,7 @@ var hopMetrics = map[string]bool{k6metric.HTTPReqs: true, k6metric.HTTPReqDurati
 	k6metric.HTTPReqWaiting: true, k6metric.HTTPReqReceiving: true, k6metric.HTTPReqFailed: true}
 
 func newK6Metrics() *K6Metrics {
-	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, timed: map[string]bool{}, main: map[string]*k6Sink{}, subs: map[string]map[string]*k6Sub{},
+	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, timed: map[string]bool{}, subs: map[string]map[string]*k6Sub{},
 		entries:   map[string]*k6Entry{},
 		groupSeen: map[string]bool{}}
 	for _, n := range k6Summed {
@@ -170,10 +166,10 @@ func newK6Metrics() *K6Metrics {
 	// k6 always sums this submetric (v1.8.1 internal/metrics/engine
 	// engine.go, with the default system tags), so it is in
 	// handleSummary's data once a request was expected.
+	// addExpected feeds it, so a request builds no tag map for it.
 	m.expected = m.wantLocked(k6metric.HTTPReqDuration, expectedResponse)
-	m.expected.direct = true
 	e := m.entries[k6metric.HTTPReqDuration]
-	e.fed = slices.DeleteFunc(e.fed, func(s *k6Sub) bool { return s.direct })
+	e.fed = slices.DeleteFunc(e.fed, func(s *k6Sub) bool { return s == m.expected })
 	return m
 }
 
@@ -302,7 +298,6 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 			}
 			e = m.entry(p.metric)
 			e.sink = m.newSink(kind)
-			m.main[p.metric] = e.sink
 		}
 		s := e.sink
 		s.add(p.value)
@@ -333,8 +328,16 @@ func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k
 
 // k6Entry is what add takes of one metric (K6Metrics.entries).
 type k6Entry struct {
-	sink *k6Sink  // main's
+	sink *k6Sink  // the metric's own; nil until its first value
 	fed  []*k6Sub // subs' that matching tags feed
+}
+
+// sinkOf is metric's own sink; nil before its first value.
+func (m *K6Metrics) sinkOf(metric string) *k6Sink {
+	if e := m.entries[metric]; e != nil {
+		return e.sink
+	}
+	return nil
 }
 
 // entry is metric's entry, made empty when new.
@@ -393,7 +396,7 @@ func (m *K6Metrics) stat(name string) (K6Stat, *k6Sink, bool) {
 	metric, _, _ := strings.Cut(name, "{")
 	var s *k6Sink
 	if metric == name {
-		s = m.main[name]
+		s = m.sinkOf(name)
 	} else if sub, ok := m.subs[metric][name]; ok {
 		s = sub.sink
 	}
@@ -433,7 +436,7 @@ func (m *K6Metrics) Builtins() []K6Stat {
 	defer m.mu.Unlock()
 	var out []K6Stat
 	for _, n := range k6Order {
-		if s := m.main[n]; s != nil && s.count > 0 {
+		if s := m.sinkOf(n); s != nil && s.count > 0 {
 			st, _, _ := m.stat(n)
 			out = append(out, st)
 		}

@@ -64,8 +64,8 @@ func TestK6TrendKeepsBoundedSample(t *testing.T) {
 		m.add("", nil, k6Point{"iteration_duration", float64(i)})
 	}
 	st, _ := m.Stat("iteration_duration")
-	if st.Count != 1000 || st.Sum != 500500 || st.Min != 1 || st.Max != 1000 || !st.Sampled || len(m.main["iteration_duration"].values) != 100 {
-		t.Errorf("%+v, %d kept; want count 1000, sum 500500, min 1, max 1000, sampled, 100 kept", st, len(m.main["iteration_duration"].values))
+	if st.Count != 1000 || st.Sum != 500500 || st.Min != 1 || st.Max != 1000 || !st.Sampled || len(m.sinkOf("iteration_duration").values) != 100 {
+		t.Errorf("%+v, %d kept; want count 1000, sum 500500, min 1, max 1000, sampled, 100 kept", st, len(m.sinkOf("iteration_duration").values))
 	}
 }
 

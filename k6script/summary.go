@@ -80,9 +80,9 @@ func (s *Script) summaryMetrics(in SummaryInput, stats []string) map[string]any 
 	contains := s.metricContains()
 	m := s.k6
 	m.mu.Lock()
-	for name, sink := range m.main {
-		if sink.count > 0 {
-			out[name] = metricEntry(m.kinds[name], contains[name], sink, stats, in.Duration)
+	for name, e := range m.entries {
+		if e.sink != nil && e.sink.count > 0 {
+			out[name] = metricEntry(m.kinds[name], contains[name], e.sink, stats, in.Duration)
 		}
 	}
 	if m.expected.sink.count > 0 {
@@ -146,7 +146,7 @@ func (m *K6Metrics) seriesLocked(name string) *k6Sink {
 	metric, _, _ := strings.Cut(name, "{")
 	var s *k6Sink
 	if metric == name {
-		s = m.main[name]
+		s = m.sinkOf(name)
 	} else if sub, ok := m.subs[metric][name]; ok {
 		s = sub.sink
 	}
