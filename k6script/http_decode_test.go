@@ -25,31 +25,23 @@ import (
 // bytes. The server encodes the same JSON document as each path says.
 func TestResponseBodyDecoded(t *testing.T) {
 	const doc = `{"greeting":"hello","n":42}`
-	gz := func(b []byte) []byte {
-		var buf bytes.Buffer
-		w := gzip.NewWriter(&buf)
-		w.Write(b)
-		w.Close()
-		return buf.Bytes()
+	// encode writes b through a compressing writer of w's.
+	encode := func(w func(io.Writer) io.WriteCloser) func([]byte) []byte {
+		return func(b []byte) []byte {
+			var buf bytes.Buffer
+			zw := w(&buf)
+			zw.Write(b)
+			zw.Close()
+			return buf.Bytes()
+		}
 	}
-	zl := func(b []byte) []byte {
-		var buf bytes.Buffer
-		w := zlib.NewWriter(&buf)
-		w.Write(b)
-		w.Close()
-		return buf.Bytes()
-	}
+	gz := encode(func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) })
+	zl := encode(func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) })
+	bro := encode(func(w io.Writer) io.WriteCloser { return brotli.NewWriter(w) })
 	zs := func(b []byte) []byte {
 		w, _ := zstd.NewWriter(nil)
 		defer w.Close()
 		return w.EncodeAll(b, nil)
-	}
-	bro := func(b []byte) []byte {
-		var buf bytes.Buffer
-		w := brotli.NewWriter(&buf)
-		w.Write(b)
-		w.Close()
-		return buf.Bytes()
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, enc := []byte(doc), ""
