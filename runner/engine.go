@@ -55,13 +55,21 @@ func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fa
 		e.maxVUs[sc.Name] = sc.Executor.PeakVUs()
 	}
 	// When a signal stops the run, iterations stop starting then: the
-	// summary's rate is over the time up to it.
+	// summary's rate is over the time up to it. AfterFunc runs the note in
+	// a goroutine of its own, which the load's end can outrun: once it has
+	// started, the run waits for it, so finish always finds the stop.
+	noted := make(chan struct{})
 	unwatch := context.AfterFunc(ctx, func() {
 		e.mu.Lock()
 		e.stopped = time.Now()
 		e.mu.Unlock()
+		close(noted)
 	})
-	defer unwatch()
+	defer func() {
+		if !unwatch() {
+			<-noted
+		}
+	}()
 	cpu0, cpuErr := hostinfo.Self()
 	if cpuErr != nil {
 		e.note("generator CPU not measured: reading it at the start failed: " + cpuErr.Error())
