@@ -3,16 +3,19 @@ package k6script
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dop251/goja"
 )
 
 // batch is http.batch: the requests go out in parallel (through the shared
-// transport, since the VU's own connections carry one request at a time);
-// the JavaScript waits, and each reply is recorded on the VU's goroutine.
-// It returns an array or an object of Responses, as it was given.
+// transport, since the VU's own connections carry one request at a time),
+// as many at once as k6 lets them (sendBatch); the JavaScript waits, and
+// each reply is recorded on the VU's goroutine. It returns an array or an
+// object of Responses, as it was given.
 func (v *vu) batch(reqs goja.Value) goja.Value {
 	rt := v.rt
 	o, ok := reqs.(*goja.Object)
@@ -26,11 +29,7 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 		v.k6Hops(&it.b, it.b.tags)
 		items[i] = it
 	}
-	var wg sync.WaitGroup
-	for _, it := range items {
-		wg.Go(func() { it.send(v.ctx, nil) })
-	}
-	wg.Wait()
+	v.sendBatch(items)
 	isArray := o.ClassName() == "Array"
 	var arr []any
 	out := rt.NewObject()
@@ -70,4 +69,52 @@ func (v *vu) batchCall(e goja.Value) builtCall {
 		method = strings.ToUpper(m.String())
 	}
 	return v.buildCall(method, o.Get("url"), o.Get("body"), o.Get("params"))
+}
+
+// sendBatch sends a batch's requests as k6 does (lib/netext/httpext
+// batch.go MakeBatchRequests): min(len(items), options.batch) workers take
+// them in order, and each waits for one of its host's options.batchPerHost
+// slots (none: no bound). k6's defaults are its CLI's, 20 and 6: a batch
+// of ten requests to one host has six in flight, on six connections.
+func (v *vu) sendBatch(items []*responseObject) {
+	parallel, perHost := v.s.Options.batchLimits()
+	var slots map[string]chan struct{}
+	if perHost > 0 {
+		slots = map[string]chan struct{}{}
+		for _, it := range items {
+			h := batchHost(it.b.call.URL)
+			if slots[h] == nil {
+				slots[h] = make(chan struct{}, perHost)
+			}
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(items), parallel) {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(items)); i = next.Add(1) - 1 {
+				it := items[i]
+				slot := slots[batchHost(it.b.call.URL)]
+				if slot != nil {
+					slot <- struct{}{}
+				}
+				it.send(v.ctx, nil)
+				if slot != nil {
+					<-slot
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// batchHost is the host a batch request's slot is counted by: its URL's
+// host and port as written, k6's URL.Host; "" for a URL that does not
+// parse (the request then fails on its own).
+func batchHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }

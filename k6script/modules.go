@@ -65,6 +65,13 @@ func unsupported(path string) (string, bool) {
 		// url, cloud), named sources, and every value fetched redacted from
 		// the logs; half of it would print secrets.
 		return fmt.Sprintf("%q: secrets are not supported by knee (it has no --secret-source and does not redact secrets from its output); pass the value with -e NAME=VALUE and read __ENV.NAME, or run the script with k6", path), true
+	case path == "k6/experimental/timers" || path == "k6/experimental/webcrypto":
+		// Removed from k6 v1 too (internal/js/jsmodules.go): both graduated to globals.
+		return fmt.Sprintf("%q: k6 v1 removed it too; its API is global now (setTimeout…, crypto): remove the import", path), true
+	case path == "k6/experimental/tracing":
+		return fmt.Sprintf("%q: k6 v1 removed it too (it is a jslib module now); remove the import, or run the script with k6", path), true
+	case path == "k6/crypto/x509":
+		return fmt.Sprintf("%q: x509 certificate parsing is not supported by knee; remove the import, or run the script with k6", path), true
 	case strings.HasPrefix(path, "k6/experimental/") && !knownModule(path):
 		return fmt.Sprintf("%q: k6's experimental modules are not supported by knee, but for k6/experimental/fs and k6/experimental/csv; remove the import, or run the script with k6", path), true
 	case strings.HasPrefix(path, "k6/x/"):

@@ -39,7 +39,14 @@ type Options struct {
 	TeardownTimeout       *Duration                  `json:"teardownTimeout"`
 	MinIterationDuration  *Duration                  `json:"minIterationDuration"`
 	Throw                 bool                       `json:"throw"` // a failed request throws instead of returning its Response
-	Tags                  map[string]string          `json:"tags"`  // added to every sample's tags, as k6's options.tags
+	// Batch and BatchPerHost bound an http.batch's requests in flight, in
+	// all and to one host; nil: k6's defaults (defaultBatch).
+	Batch        *int64 `json:"batch"`
+	BatchPerHost *int64 `json:"batchPerHost"`
+	// NoSetup and NoTeardown leave setup() and teardown() unrun, as k6.
+	NoSetup    bool              `json:"noSetup"`
+	NoTeardown bool              `json:"noTeardown"`
+	Tags       map[string]string `json:"tags"` // added to every sample's tags, as k6's options.tags
 	// SummaryTrendStats, SummaryTimeUnit and HandleSummaryTimeout are
 	// handleSummary's: the Trend values of its data, data.options'
 	// summaryTimeUnit, and how long it may run.
@@ -55,14 +62,12 @@ var unsupportedOptions = map[string]string{
 	"hosts":                    "knee resolves names through the system; put the address in the URL or an /etc/hosts entry",
 	"dns":                      "knee resolves names through the system resolver; remove it",
 	"rps":                      "knee has no global request-rate cap; use an arrival-rate scenario (constant-arrival-rate) for the rate you want",
-	"batch":                    "knee sends every request of an http.batch at once; remove it, or split the batch",
-	"batchPerHost":             "knee sends every request of an http.batch at once; remove it, or split the batch",
+	"paused":                   "knee has no REST API to resume a paused test; remove it",
 	"noConnectionReuse":        "knee keeps connections alive, as browsers and k6 do by default; remove it",
 	"noVUConnectionReuse":      "knee keeps each VU's connections between iterations; remove it",
 	"tlsAuth":                  "client certificates are not supported by knee; remove it",
 	"tlsVersion":               "knee uses Go's TLS defaults; remove it",
 	"tlsCipherSuites":          "knee uses Go's TLS defaults; remove it",
-	"localIPs":                 "knee connects from the system's default address; remove it",
 	"blockHostnames":           "knee has no host block list; remove it (knee sends only what the script asks)",
 	"blacklistIPs":             "knee has no address block list; remove it (knee sends only what the script asks)",
 	"executionSegment":         "use knee's --execution-segment flags instead",
@@ -233,6 +238,9 @@ func DecodeOptions(b []byte) (Options, error) {
 	if err := checkSummaryOptions(o); err != nil {
 		return o, err
 	}
+	if err := checkBatchOptions(o); err != nil {
+		return o, err
+	}
 	var raw struct {
 		Scenarios map[string]json.RawMessage `json:"scenarios"`
 	}
@@ -291,7 +299,7 @@ func intStrings(b []byte) []byte {
 			}
 		}
 	}
-	fix(top, "vus", "iterations")
+	fix(top, "vus", "iterations", "batch", "batchPerHost")
 	stages(top)
 	scs, _ := top["scenarios"].(map[string]any)
 	for _, sc := range scs {
@@ -657,4 +665,36 @@ func stages(in []StageOption) []load.Stage {
 		out = append(out, load.Stage{Duration: time.Duration(st.Duration), Target: st.Target})
 	}
 	return out
+}
+
+// k6's defaults for options.batch and options.batchPerHost (its run
+// command's --batch and --batch-per-host).
+const (
+	defaultBatch        = 20
+	defaultBatchPerHost = 6
+)
+
+// batchLimits are the requests of an http.batch in flight at once, in all
+// and to one host (0: no bound).
+func (o Options) batchLimits() (parallel, perHost int) {
+	parallel, perHost = defaultBatch, defaultBatchPerHost
+	if o.Batch != nil {
+		parallel = int(*o.Batch)
+	}
+	if o.BatchPerHost != nil {
+		perHost = int(*o.BatchPerHost)
+	}
+	return parallel, perHost
+}
+
+// checkBatchOptions refuses bounds k6 would hang or misread on: a batch of
+// 0 starts no worker, and k6 then waits for replies forever.
+func checkBatchOptions(o Options) error {
+	if o.Batch != nil && *o.Batch < 1 {
+		return fmt.Errorf("options.batch is %d: at least one request of an http.batch must be let go at a time (k6 would wait forever); set 1 or more, or remove it for k6's 20", *o.Batch)
+	}
+	if o.BatchPerHost != nil && *o.BatchPerHost < 0 {
+		return fmt.Errorf("options.batchPerHost is %d: set 0 for no bound per host, or a positive number (k6's default is 6)", *o.BatchPerHost)
+	}
+	return nil
 }

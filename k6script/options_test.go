@@ -131,7 +131,6 @@ func TestPlanErrors(t *testing.T) {
 		{`{"thresholds": {"http_req_duration": [{"abortOnFail": true}]}}`, "a threshold is a string"},
 		{`{"hosts": {"books.local": "127.0.0.1:5080"}}`, "options.hosts is not supported by knee: knee resolves names through the system; put the address in the URL"},
 		{`{"rps": 100, "noConnectionReuse": true}`, "options.noConnectionReuse is not supported by knee: knee keeps connections alive, as browsers and k6 do by default; remove it; options.rps is not supported by knee"},
-		{`{"batchPerHost": 6}`, "options.batchPerHost is not supported"},
 		// k6's shared-iterations refuses fewer iterations than VUs, from the
 		// shortcut as from a scenario; per-vu-iterations has no such rule.
 		{`{"vus": 5, "iterations": 2}`, "options: the number of iterations (2) can't be less than the number of VUs (5)"},

@@ -309,12 +309,13 @@ func (s *Script) vuFor(ctx context.Context, id uint64, taken *atomic.Int64) (v *
 	return v, fresh, nil
 }
 
-// Setup runs the script's setup() (if any) and keeps its result for every
+// Setup runs the script's setup() (if any, and unless options.noSetup:
+// then the VUs get undefined, as in k6) and keeps its result for every
 // VU's default function, as JSON as k6 passes it. setup() gets the
 // script's setupTimeout (k6's default: 60 s); past it the error is a
 // *TimeoutError, and ctx's end interrupts it (ErrInterrupted).
 func (s *Script) Setup(ctx context.Context) error {
-	if !s.exports["setup"] {
+	if !s.exports["setup"] || s.Options.NoSetup {
 		return nil
 	}
 	v, err := s.newVU(ctx, 0)
@@ -342,11 +343,12 @@ func (s *Script) Setup(ctx context.Context) error {
 	return nil
 }
 
-// Teardown runs the script's teardown(data) (if any), within the script's
+// Teardown runs the script's teardown(data) (if any, and unless
+// options.noTeardown), within the script's
 // teardownTimeout (k6's default: 60 s; past it a *TimeoutError); ctx's end
 // interrupts it (ErrInterrupted).
 func (s *Script) Teardown(ctx context.Context) error {
-	if !s.exports["teardown"] {
+	if !s.exports["teardown"] || s.Options.NoTeardown {
 		return nil
 	}
 	v, err := s.newVU(ctx, 0)
