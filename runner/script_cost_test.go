@@ -24,9 +24,10 @@ import (
 // by the kernel), a script's VU 1.5 times (the next start, and its reply,
 // on which its iteration goes on, in the 56 % of requests whose reply is
 // not in when it reads; 2026-12-07), and a wake-up from idle is most of
-// the cost here, with the script's work run cold after each (docs/k6.md). request's BenchmarkOpenModel shows it without a script: the
-// same requests on goroutine VUs cost 1.6-2.0x the loop at 2,000/s (2.1
-// context switches per request against 1.2; 2026-12-07).
+// the cost here, with the script's work run cold after each (docs/k6.md).
+// request's BenchmarkOpenModel shows it without a script: the same
+// requests on goroutine VUs cost 2.0-2.3x the loop at 2,000/s (2.0
+// context switches per request against 1.1-1.4; 2026-12-07 14:00 UTC).
 func TestScriptCostPerRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("four 5 s runs; skipped in -short")
