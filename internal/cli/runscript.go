@@ -234,9 +234,13 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	// print its default summary (handleSummary threw or returned nothing).
 	var sum k6script.SummaryResult
 	var hsErr error
+	var data map[string]any
+	if s.HasHandleSummary() || export != "" {
+		data = a.summaryData(s, res, plan.Thresholds, own)
+	}
 	restore := func() {}
 	if s.HasHandleSummary() {
-		if sum, hsErr = a.callHandleSummary(s, res, plan.Thresholds, own); !sum.Default {
+		if sum, hsErr = a.callHandleSummary(s, data); !sum.Default {
 			restore = a.stdoutToStderr()
 		}
 	}
@@ -247,7 +251,12 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	if part && len(ownTs) > 0 {
 		fmt.Fprintf(a.env.Stdout, "thresholds on k6's metrics: %d not judged here: this runner ran a part of a split test; knee merge judges those it can on the run directories\n", len(ownTs))
 	}
-	ferr := a.finishRun(res.Result, export, thresholds)
+	ferr := a.finishRun(res.Result, "", thresholds)
+	if export != "" {
+		if xerr := writeK6Export(export, data, res.Summary); xerr != nil {
+			ferr = xerr // as finishRun's own export: a failure of the run, whatever the thresholds said
+		}
+	}
 	// The script's own thresholds join the block finishRun printed, if any.
 	ownPass := printOwnThresholds(a.env.Stdout, own, len(thresholds) == 0)
 	jr.add(res.Result, thresholds, own...)

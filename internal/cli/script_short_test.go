@@ -184,7 +184,7 @@ func k6OutputRoundTrip(t *testing.T, base, script, format string) {
 			Max float64 `json:"max"`
 		} `json:"service_ms"`
 	}
-	readJSON(t, runExport, &run)
+	readKneeExport(t, runExport, &run)
 	aExport := filepath.Join(dir, "a.json")
 	code, aout, stderr := runKnee(t, "analyze", csvPath, "--summary-export", aExport)
 	if code != 0 {

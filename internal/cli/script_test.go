@@ -112,7 +112,7 @@ func runScriptFrozen(t *testing.T, script, model string, extra ...string) (scrip
 	}
 	t.Logf("%s:\n%s", model, out)
 	var run scriptRunExport
-	readJSON(t, export, &run)
+	readKneeExport(t, export, &run)
 	runDir := runDirOf(t, out)
 	aexp := filepath.Join(dir, "analyze.json")
 	code, aout, stderr := runKnee(t, "analyze", runDir, "--summary-export", aexp)
@@ -133,6 +133,17 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// readKneeExport reads knee's run summary from a script's --summary-export,
+// k6's file with knee's under "knee".
+func readKneeExport(t *testing.T, path string, v any) {
+	t.Helper()
+	var k6 struct{ Knee json.RawMessage }
+	readJSON(t, path, &k6)
+	if err := json.Unmarshal(k6.Knee, v); err != nil {
+		t.Fatalf("%s: knee's summary under \"knee\": %v", path, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -11,17 +12,39 @@ import (
 	"github.com/knee-dev/knee/runner"
 )
 
-// callHandleSummary builds k6's summary data from the script's run and
-// calls its handleSummary, as k6 does after teardown(). own are the
-// thresholds judged on k6's metrics, for data.metrics[...].thresholds. An
-// exception in handleSummary is logged to stderr, and knee's summary then
-// goes to stdout where k6 would print its default one (Default).
-func (a *app) callHandleSummary(s *k6script.Script, res *runner.ScriptResult, ts map[string][]string, own []analyze.ThresholdResult) (k6script.SummaryResult, error) {
-	data := s.SummaryData(k6script.SummaryInput{
+// summaryData is k6's end-of-test summary data of the script's run (for
+// handleSummary and the k6 summary export). own are the thresholds judged
+// on k6's metrics, for data.metrics[...].thresholds.
+func (a *app) summaryData(s *k6script.Script, res *runner.ScriptResult, ts map[string][]string, own []analyze.ThresholdResult) map[string]any {
+	return s.SummaryData(k6script.SummaryInput{
 		Duration: res.TestRunDuration, Thresholds: ts, Results: own, Dropped: res.Summary.DroppedIterations,
 		StdoutTTY: a.env.IsTerminal, StderrTTY: a.env.StderrIsTerminal,
 		NoColor: a.getenv("NO_COLOR") != "" || a.getenv("K6_NO_COLOR") != "",
 	})
+}
+
+// writeK6Export writes --summary-export for a script: k6's own summary
+// export of data, so what reads k6's file reads knee's, with knee's run
+// summary (the file knee writes for a run from flags) under "knee".
+func writeK6Export(path string, data map[string]any, sum rundir.Summary) error {
+	knee, err := marshalExport(sum)
+	if err != nil {
+		return fmt.Errorf("--summary-export: %w", err)
+	}
+	b, err := k6script.LegacySummary(data, json.RawMessage(knee))
+	if err != nil {
+		return fmt.Errorf("--summary-export: %w", err)
+	}
+	if err := rundir.WriteFileAtomic(path, b, 0o644); err != nil {
+		return fmt.Errorf("--summary-export: %w", err)
+	}
+	return nil
+}
+
+// callHandleSummary calls the script's handleSummary with data, as k6
+// does after teardown(). An exception in handleSummary is logged to stderr, and knee's summary then
+// goes to stdout where k6 would print its default one (Default).
+func (a *app) callHandleSummary(s *k6script.Script, data map[string]any) (k6script.SummaryResult, error) {
 	// k6 runs it on its global context: a first Ctrl-C (which ended the
 	// load) lets it run, a second one interrupts it.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(a.ctx))
