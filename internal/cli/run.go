@@ -68,6 +68,11 @@ omission can be detected and corrected by knee analyze.`,
   knee run - < scenario.yaml                 # the scenario from standard input`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 && isScript(args[0]) {
+				if err := applyK6Env(c.Flags(), a.env.Getenv); err != nil {
+					return usageErr(fmt.Errorf("%s: %w", args[0], err))
+				}
+			}
 			if err := splitOuts(&f, len(args) == 1 && isScript(args[0])); err != nil {
 				return usageErr(err)
 			}
