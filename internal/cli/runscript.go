@@ -497,6 +497,10 @@ func splitOuts(f *runFlags, script bool) error {
 	for _, o := range f.outs {
 		kind, file, ok := strings.Cut(o, "=")
 		switch {
+		case !ok && script && (o == "csv" || o == "json"):
+			// k6 reads these as its outputs to their default places
+			// (file.csv; stdout), not as a directory.
+			return fmt.Errorf("--out %s: with a k6 script this is k6's %s output, which knee writes to a file: give --out %s=FILE (k6's default is file.csv for csv), or ./%s for a run directory of that name", o, o, o, o)
 		case !ok:
 			f.out = o
 		case kind == "prometheus-rw":

@@ -164,6 +164,14 @@ export default function () {
 	if code != 2 || !strings.Contains(stderr, "k6 outputs are written for k6 scripts") {
 		t.Errorf("--out csv= without a script: exit %d, %q; want 2 and why", code, stderr)
 	}
+	// k6 reads a bare --out csv as its output to file.csv, --out json as
+	// its output to stdout: with a script, neither is a directory.
+	for _, o := range []string{"csv", "json"} {
+		code, _, stderr = runKnee(t, "run", script, "-e", "BASE="+srv.URL, "--out", o)
+		if code != 2 || !strings.Contains(stderr, "--out "+o+"=FILE") {
+			t.Errorf("--out %s with a script: exit %d, %q; want 2 and how to give the file", o, code, stderr)
+		}
+	}
 }
 
 func k6OutputRoundTrip(t *testing.T, base, script, format string) {
