@@ -338,9 +338,39 @@ func TestConsoleIsRateLimited(t *testing.T) {
 	if got := strings.Count(out, "log: line "); got != 20 {
 		t.Errorf("%d log lines shown; want the first 20 of 100", got)
 	}
-	for _, want := range []string{`log: line 0 {"vu":1}`, "console: 81 lines not shown (more than 20 a second)"} {
+	for _, want := range []string{`log: line 0 { vu: 1 }`, "console: 81 lines not shown (more than 20 a second)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("console output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// console prints values as k6 v1.8.1's console does (internal/js
+// console.go): objects key by key, strings inside them quoted, functions
+// and cycles as placeholders, binary data with its bytes, Errors and
+// top-level primitives as their strings.
+func TestConsoleFormatsAsK6(t *testing.T) {
+	for _, c := range []struct{ args, want string }{
+		{`'plain', 5, true, null, undefined`, `plain 5 true null undefined`},
+		{`{ a: 1, b: 'x', c: [1, 'y', null, undefined], d: { e: true } }`, `{ a: 1, b: "x", c: [ 1, "y", null, null ], d: { e: true } }`},
+		{`[], {}, () => 1, { f() {} }`, `[] {} [object Function] { f: [object Function] }`},
+		{`new Error('boom'), { e: new Error('in') }`, `Error: boom { e: Error: in }`},
+		{`(() => { const o = { n: 1 }; o.self = o; return o; })()`, `{ n: 1, self: [Circular] }`},
+		{`new Date(0), { d: new Date(0) }`, `"1970-01-01T00:00:00.000Z" { d: "1970-01-01T00:00:00.000Z" }`},
+		{`new Uint8Array([1, 255]), new Float64Array(0), new Int16Array([-2])`, `Uint8Array(2) [ 1, 255 ] Float64Array(0) [] Int16Array(1) [ -2 ]`},
+		{`new Uint8Array([1, 171]).buffer`, `ArrayBuffer { [Uint8Contents]: <01 ab>, byteLength: 2 }`},
+	} {
+		var buf strings.Builder
+		path := writeScript(t, "s.js", map[string]string{"s.js": "export default function () { console.log(" + c.args + "); }"})
+		s, err := Load(context.Background(), path, Config{Stderr: &buf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := s.Iteration("c", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+		it.DoRecord(context.Background(), load.Start{Scenario: "c", VU: 1, Called: time.Now()}, &samples{})
+		s.Close()
+		if got := strings.TrimSpace(buf.String()); got != "log: "+c.want {
+			t.Errorf("console.log(%s):\n got %s\nwant log: %s", c.args, got, c.want)
 		}
 	}
 }
