@@ -19,7 +19,7 @@ func htmlModule(v *vu) *goja.Object {
 }
 
 // parseHTML parses src as an HTML document and returns its Selection.
-func (v *vu) parseHTML(src string) *goja.Object { return v.selection(v.parseDoc(src)) }
+func (v *vu) parseHTML(src string) *goja.Object { return v.selection(v.parseDoc(src), "") }
 
 func (v *vu) parseDoc(src string) *goquery.Selection {
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(src))
@@ -29,10 +29,13 @@ func (v *vu) parseDoc(src string) *goquery.Selection {
 	return doc.Selection
 }
 
-// selection is k6's Selection of sel.
-func (v *vu) selection(sel *goquery.Selection) *goja.Object {
+// selection is k6's Selection of sel. base is the URL of the document
+// (res.url; "" for parseHTML), against which Elements resolve URLs.
+func (v *vu) selection(sel *goquery.Selection, base string) *goja.Object {
 	rt := v.rt
 	o := rt.NewObject()
+	sub := func(s *goquery.Selection) *goja.Object { return v.selection(s, base) }
+	elem := func(s *goquery.Selection) goja.Value { return v.element(s, base) }
 	str := func(val goja.Value) string {
 		if val == nil || goja.IsUndefined(val) || goja.IsNull(val) {
 			return ""
@@ -48,24 +51,24 @@ func (v *vu) selection(sel *goquery.Selection) *goja.Object {
 			return all()
 		}))
 	}
-	must(o.Set("find", func(s string) *goja.Object { return v.selection(sel.Find(s)) }))
-	nav("children", func() *goja.Object { return v.selection(sel.Children()) }, func(s string) *goja.Object { return v.selection(sel.ChildrenFiltered(s)) })
-	nav("parent", func() *goja.Object { return v.selection(sel.Parent()) }, func(s string) *goja.Object { return v.selection(sel.ParentFiltered(s)) })
-	nav("next", func() *goja.Object { return v.selection(sel.Next()) }, func(s string) *goja.Object { return v.selection(sel.NextFiltered(s)) })
-	nav("prev", func() *goja.Object { return v.selection(sel.Prev()) }, func(s string) *goja.Object { return v.selection(sel.PrevFiltered(s)) })
-	must(o.Set("closest", func(s string) *goja.Object { return v.selection(sel.Closest(s)) }))
-	must(o.Set("filter", func(s string) *goja.Object { return v.selection(sel.Filter(s)) }))
+	must(o.Set("find", func(s string) *goja.Object { return sub(sel.Find(s)) }))
+	nav("children", func() *goja.Object { return sub(sel.Children()) }, func(s string) *goja.Object { return sub(sel.ChildrenFiltered(s)) })
+	nav("parent", func() *goja.Object { return sub(sel.Parent()) }, func(s string) *goja.Object { return sub(sel.ParentFiltered(s)) })
+	nav("next", func() *goja.Object { return sub(sel.Next()) }, func(s string) *goja.Object { return sub(sel.NextFiltered(s)) })
+	nav("prev", func() *goja.Object { return sub(sel.Prev()) }, func(s string) *goja.Object { return sub(sel.PrevFiltered(s)) })
+	must(o.Set("closest", func(s string) *goja.Object { return sub(sel.Closest(s)) }))
+	must(o.Set("filter", func(s string) *goja.Object { return sub(sel.Filter(s)) }))
 	must(o.Set("is", func(s string) bool { return sel.Is(s) }))
-	must(o.Set("first", func() *goja.Object { return v.selection(sel.First()) }))
-	must(o.Set("last", func() *goja.Object { return v.selection(sel.Last()) }))
-	must(o.Set("eq", func(i int) *goja.Object { return v.selection(sel.Eq(i)) }))
+	must(o.Set("first", func() *goja.Object { return sub(sel.First()) }))
+	must(o.Set("last", func() *goja.Object { return sub(sel.Last()) }))
+	must(o.Set("eq", func(i int) *goja.Object { return sub(sel.Eq(i)) }))
 	// get and each hand out k6's Element (mod_html_element.go), as k6 does;
 	// map and toArray hand out Selections.
 	must(o.Set("get", func(call goja.FunctionCall) goja.Value {
 		if goja.IsUndefined(call.Argument(0)) {
 			out := make([]any, sel.Length())
 			for i := range out {
-				out[i] = v.element(sel.Eq(i))
+				out[i] = elem(sel.Eq(i))
 			}
 			return rt.NewArray(out...)
 		}
@@ -73,12 +76,12 @@ func (v *vu) selection(sel *goquery.Selection) *goja.Object {
 		if i >= sel.Length() || i <= -sel.Length() {
 			return goja.Undefined()
 		}
-		return v.element(sel.Eq(i))
+		return elem(sel.Eq(i))
 	}))
 	must(o.Set("size", func() int { return sel.Length() }))
 	must(o.Set("toArray", func() goja.Value {
 		out := make([]any, 0, sel.Length())
-		sel.Each(func(_ int, s *goquery.Selection) { out = append(out, v.selection(s)) })
+		sel.Each(func(_ int, s *goquery.Selection) { out = append(out, sub(s)) })
 		return rt.NewArray(out...)
 	}))
 	must(o.Set("attr", func(call goja.FunctionCall) goja.Value {
@@ -113,9 +116,9 @@ func (v *vu) selection(sel *goquery.Selection) *goja.Object {
 	each := func(fn goja.Callable, keep bool) []any {
 		var out []any
 		sel.EachWithBreak(func(i int, s *goquery.Selection) bool {
-			var item goja.Value = v.selection(s)
+			var item goja.Value = sub(s)
 			if !keep {
-				item = v.element(s)
+				item = elem(s)
 			}
 			r, err := fn(goja.Undefined(), rt.ToValue(i), item)
 			if err != nil {

@@ -21,9 +21,10 @@ const (
 // element is k6/html's Element for the first node of sel: what get(i),
 // each() and the Element's own traversals hand a script. The methods,
 // their names and their results for a missing node (undefined) follow
-// k6's js/modules/k6/html/element.go; tag-specific ones (href(), …) are
-// not here.
-func (v *vu) element(sel *goquery.Selection) goja.Value {
+// k6's js/modules/k6/html/element.go; an element also gets the methods
+// of its tag (href(), value(), rows(), …; mod_html_tags.go). base is the
+// document's URL, which those resolve URLs against.
+func (v *vu) element(sel *goquery.Selection, base string) goja.Value {
 	if sel.Length() == 0 || sel.Nodes[0] == nil {
 		return goja.Undefined()
 	}
@@ -42,12 +43,12 @@ func (v *vu) element(sel *goquery.Selection) goja.Value {
 		if m == nil {
 			return goja.Undefined()
 		}
-		return v.element(one(m))
+		return v.element(one(m), base)
 	}
 	list := func(s *goquery.Selection) goja.Value {
 		out := make([]any, s.Length())
 		for i := range out {
-			out[i] = v.element(s.Eq(i))
+			out[i] = v.element(s.Eq(i), base)
 		}
 		return rt.NewArray(out...)
 	}
@@ -148,11 +149,11 @@ func (v *vu) element(sel *goquery.Selection) goja.Value {
 	set("previousSibling", func() goja.Value { return node(n.PrevSibling) })
 	set("nextSibling", func() goja.Value { return node(n.NextSibling) })
 	set("parentNode", func() goja.Value { return node(n.Parent) })
-	set("parentElement", func() goja.Value { return v.element(sel.Parent()) })
-	set("firstElementChild", func() goja.Value { return v.element(sel.Children().First()) })
-	set("lastElementChild", func() goja.Value { return v.element(sel.Children().Last()) })
-	set("previousElementSibling", func() goja.Value { return v.element(sel.Prev()) })
-	set("nextElementSibling", func() goja.Value { return v.element(sel.Next()) })
+	set("parentElement", func() goja.Value { return v.element(sel.Parent(), base) })
+	set("firstElementChild", func() goja.Value { return v.element(sel.Children().First(), base) })
+	set("lastElementChild", func() goja.Value { return v.element(sel.Children().Last(), base) })
+	set("previousElementSibling", func() goja.Value { return v.element(sel.Prev(), base) })
+	set("nextElementSibling", func() goja.Value { return v.element(sel.Next(), base) })
 	set("ownerDocument", func() goja.Value {
 		m := n
 		for m != nil && m.Type != html.DocumentNode {
@@ -165,10 +166,10 @@ func (v *vu) element(sel *goquery.Selection) goja.Value {
 	set("childElementCount", func() int { return sel.Children().Length() })
 	set("getElementsByClassName", func(name string) goja.Value { return list(sel.Find("." + name)) })
 	set("getElementsByTagName", func(name string) goja.Value { return list(sel.Find(name)) })
-	set("querySelector", func(s string) goja.Value { return v.element(sel.Find(s)) })
+	set("querySelector", func(s string) goja.Value { return v.element(sel.Find(s), base) })
 	set("querySelectorAll", func(s string) goja.Value { return list(sel.Find(s)) })
 	set("matches", func(s string) bool { return sel.Is(s) })
-	set("selection", func() *goja.Object { return v.selection(sel) })
+	set("selection", func() *goja.Object { return v.selection(sel, base) })
 	set("isSameNode", func(val goja.Value) bool { m, ok := other(val); return ok && m == n })
 	set("isEqualNode", func(val goja.Value) bool {
 		m, ok := other(val)
@@ -183,6 +184,7 @@ func (v *vu) element(sel *goquery.Selection) goja.Value {
 		m, ok := other(val)
 		return ok && m != n && sel.Contains(m)
 	})
+	v.tagMethods(o, sel, base)
 	return o
 }
 

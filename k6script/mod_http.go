@@ -484,7 +484,7 @@ func (r *responseObject) make(key string) goja.Value {
 			if s := call.Argument(0); !goja.IsUndefined(s) && !goja.IsNull(s) {
 				doc = doc.Find(s.String())
 			}
-			return r.v.selection(doc)
+			return r.v.selection(doc, r.rep.URL)
 		})
 	case "submitForm":
 		return rt.ToValue(r.submitForm)
