@@ -16,7 +16,7 @@ import (
 )
 
 // Output writes k6's --out csv format (the columns k6 writes, times in
-// k6's unix_micro timeFormat) or its --out json format (JSON lines of
+// k6's default timeFormat, unix seconds) or its --out json format (JSON lines of
 // Metric declarations and Points) for every request, one row set per
 // redirect hop as k6 writes them, so a team's k6 tooling keeps working;
 // knee's importer reads both back. The durations are k6's:
@@ -29,7 +29,7 @@ type Output struct {
 	c    *csv.Writer
 	dst  io.WriteCloser
 	err  error
-	// stamp writes a CSV row's timestamp; nil is unix_micro.
+	// stamp writes a CSV row's timestamp; nil is unix, k6's default.
 	stamp func(time.Time) string
 	// declared are the metrics declared in the JSON output so far: the
 	// HTTP ones at the start, others (ws_*) at their first Point, as k6
@@ -41,7 +41,7 @@ func (o *Output) timestamp(t time.Time) string {
 	if o.stamp != nil {
 		return o.stamp(t)
 	}
-	return strconv.FormatInt(t.UnixMicro(), 10)
+	return strconv.FormatInt(t.Unix(), 10) // k6's default timeFormat, unix
 }
 
 // CSVOutput is the csv Output (its old name).
