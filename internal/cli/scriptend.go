@@ -18,7 +18,7 @@ import (
 // goes to stdout where k6 would print its default one (Default).
 func (a *app) callHandleSummary(s *k6script.Script, res *runner.ScriptResult, ts map[string][]string, own []analyze.ThresholdResult) (k6script.SummaryResult, error) {
 	data := s.SummaryData(k6script.SummaryInput{
-		Duration: res.TestRunDuration, Thresholds: ts, Results: own, Dropped: res.Summary.DroppedIterations,
+		Duration: res.TestRunDuration, Thresholds: ts, Results: own,
 		StdoutTTY: a.env.IsTerminal, StderrTTY: a.env.StderrIsTerminal,
 		NoColor: a.getenv("NO_COLOR") != "" || a.getenv("K6_NO_COLOR") != "",
 	})
