@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -239,5 +241,46 @@ export default function () {}`, nil)
 	m, _ := s.SummaryData(SummaryInput{Duration: 2 * time.Second})["metrics"].(map[string]any)["dropped_iterations"].(map[string]any)
 	if m == nil || m["type"] != "counter" || !reflect.DeepEqual(m["values"], map[string]float64{"count": 3, "rate": 1.5}) {
 		t.Errorf("dropped_iterations in data.metrics: %v; want a counter of count 3, rate 1.5", m)
+	}
+}
+
+// k6's JSON output writes a sample's value whole (a float64 in its
+// Point), its CSV with %f (6 decimals). By hand: 1.23456789 is
+// 1.23456789 in the JSON, 1.234568 in the CSV; 1e-7 is 0.000000 there.
+func TestOutputValuePrecision(t *testing.T) {
+	src := `import { Trend } from 'k6/metrics';
+const t = new Trend('t');
+export default function () { t.add(1.23456789); t.add(1e-7); }`
+	var js, cs bytes.Buffer
+	iterateInto(t, loadScript(t, src, nil), NewJSONOutput(nopCloser{&js}))
+	iterateInto(t, loadScript(t, src, nil), NewCSVOutput(nopCloser{&cs}))
+	var points []float64
+	for _, line := range strings.Split(strings.TrimSpace(js.String()), "\n") {
+		var l struct {
+			Type, Metric string
+			Data         struct{ Value float64 }
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatal(err)
+		}
+		if l.Type == "Point" && l.Metric == "t" {
+			points = append(points, l.Data.Value)
+		}
+	}
+	if want := []float64{1.23456789, 1e-7}; !reflect.DeepEqual(points, want) {
+		t.Errorf("JSON points %v; want %v", points, want)
+	}
+	rows, err := csv.NewReader(&cs).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, row := range rows[1:] {
+		if row[0] == "t" {
+			got = append(got, row[2])
+		}
+	}
+	if want := []string{"1.234568", "0.000000"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("CSV rows %v; want %v", got, want)
 	}
 }
