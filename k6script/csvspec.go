@@ -7,9 +7,10 @@ import (
 	"time"
 )
 
-// csvTimeFormats are k6's CSV timeFormat values. knee's default stays
-// unix_micro (k6's own default is unix, whole seconds, too coarse to
-// order a test's requests).
+// csvTimeFormats are k6's CSV timeFormat values; the default is k6's,
+// unix (whole seconds: k6 v1.8.1 internal/output/csv/config.go), so a
+// tool that reads k6's CSV reads knee's the same. unix_micro or
+// rfc3339_nano keep the sub-second order.
 var csvTimeFormats = map[string]func(time.Time) string{
 	"unix":         func(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) },
 	"unix_milli":   func(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) },
@@ -48,7 +49,7 @@ func ParseCSVOut(spec string) (file, timeFormat string, err error) {
 }
 
 // SetTimeFormat makes a CSV output write its timestamps in k6's timeFormat
-// name (see ParseCSVOut); "" keeps unix_micro.
+// name (see ParseCSVOut); "" keeps k6's default, unix.
 func (o *Output) SetTimeFormat(name string) error {
 	if name == "" {
 		return nil

@@ -1,6 +1,8 @@
 package k6script
 
 import (
+	"bytes"
+	"encoding/csv"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +44,33 @@ func TestCSVTimeFormats(t *testing.T) {
 	} {
 		if got := csvTimeFormats[name](at); got != want {
 			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+}
+
+// A CSV output's timestamps are in the timeFormat given, and without one
+// in k6's default, unix: whole seconds, as k6 v1.8.1 wrote
+// shared/testdata/k6/default-timeformat.csv (1796034358). By hand for
+// 2026-01-02T03:04:05.123456789Z.
+func TestCSVOutputTimeFormat(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	for _, tt := range []struct{ format, want string }{
+		{"", "1767323045"},
+		{"unix_micro", "1767323045123456"},
+		{"rfc3339_nano", "2026-01-02T03:04:05.123456789Z"},
+	} {
+		var buf bytes.Buffer
+		o := NewCSVOutput(nopCloser{&buf})
+		if err := o.SetTimeFormat(tt.format); err != nil {
+			t.Fatal(err)
+		}
+		o.sample("c", KindCounter, "default", at, 1, nil)
+		if err := o.Close(); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(&buf).ReadAll()
+		if err != nil || len(rows) != 2 || rows[1][1] != tt.want {
+			t.Errorf("timeFormat %q: rows %v (%v); want the timestamp %s", tt.format, rows, err, tt.want)
 		}
 	}
 }

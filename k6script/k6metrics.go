@@ -18,7 +18,8 @@ import (
 // is sending + waiting + receiving. The ws_* metrics are k6/ws's and
 // k6/websockets' (mod_ws.go, mod_websockets.go, as k6's modules record
 // them), the grpc_* ones k6/net/grpc's (mod_grpc.go, grpcstats.go,
-// grpcstream.go); vus and vus_max are sampled each second (RecordVUs).
+// grpcstream.go); vus and vus_max are sampled each second (RecordVUs),
+// dropped_iterations sent per drop (RecordDropped).
 var k6Summed = []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HTTPReqBlocked,
 	k6metric.HTTPReqConnecting, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqSending,
 	k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving, k6metric.HTTPReqFailed,
@@ -26,10 +27,10 @@ var k6Summed = []string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HT
 	k6metric.WSConnecting, k6metric.WSMsgsReceived, k6metric.WSMsgsSent, k6metric.WSPing,
 	k6metric.WSSessionDuration, k6metric.WSSessions, k6metric.DataSent, k6metric.DataReceived,
 	k6metric.GRPCReqDuration, k6metric.GRPCStreams, k6metric.GRPCStreamsMsgsReceived, k6metric.GRPCStreamsMsgsSent,
-	k6metric.VUs, k6metric.VUsMax}
+	k6metric.VUs, k6metric.VUsMax, k6metric.DroppedIterations}
 
 // k6Order is the order the built-ins are printed in, k6's summary's.
-var k6Order = []string{k6metric.Checks, k6metric.DataReceived, k6metric.DataSent, k6metric.GRPCReqDuration, k6metric.GRPCStreams, k6metric.GRPCStreamsMsgsReceived,
+var k6Order = []string{k6metric.Checks, k6metric.DataReceived, k6metric.DataSent, k6metric.DroppedIterations, k6metric.GRPCReqDuration, k6metric.GRPCStreams, k6metric.GRPCStreamsMsgsReceived,
 	k6metric.GRPCStreamsMsgsSent, k6metric.HTTPReqBlocked, k6metric.HTTPReqConnecting, k6metric.HTTPReqDuration, k6metric.HTTPReqFailed,
 	k6metric.HTTPReqReceiving, k6metric.HTTPReqSending, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqWaiting, k6metric.HTTPReqs,
 	k6metric.IterationDuration, k6metric.Iterations, k6metric.VUs, k6metric.VUsMax, k6metric.WSConnecting, k6metric.WSMsgsReceived, k6metric.WSMsgsSent,
@@ -86,6 +87,11 @@ func (s *k6Sink) add(v float64) {
 		s.values[j] = v
 	}
 }
+
+// gaugeMax is a Gauge's max as k6's GaugeSink keeps it: it starts at 0
+// and only a greater value raises it, so a Gauge of negative values has
+// max 0 (k6 v1.8.1 metrics/sink.go), where its min is the least value.
+func (s *k6Sink) gaugeMax() float64 { return math.Max(s.max, 0) }
 
 // rand is splitmix64: fast, and the same run of values keeps the same sample.
 func (s *k6Sink) rand() uint64 {
@@ -369,22 +375,31 @@ func (m *K6Metrics) groupOrder() []string {
 	return append([]string(nil), m.groups...)
 }
 
-// K6Stat is one series' aggregates as k6 computes them.
+// K6Stat is one series' aggregates as k6 computes them. Only the fields
+// of its kind are set beside Count and Sum: a Trend's Min to P99, a
+// Rate's Trues and Rate, a Gauge's Value, Min and Max.
 type K6Stat struct {
-	Name  string  `json:"name"` // metric or metric{tag:value,...}
-	Kind  string  `json:"kind"`
-	Count int64   `json:"count"` // values added
-	Sum   float64 `json:"sum"`   // a Counter's count (k6's) is this
-	Trues int64   `json:"trues,omitempty"`
-	Rate  float64 `json:"rate,omitempty"` // a Rate's share of non-zero values
-	Value float64 `json:"value,omitempty"`
-	Min   float64 `json:"min,omitempty"`
-	Max   float64 `json:"max,omitempty"`
-	Avg   float64 `json:"avg,omitempty"`
-	Med   float64 `json:"med,omitempty"`
-	P90   float64 `json:"p90,omitempty"`
-	P95   float64 `json:"p95,omitempty"`
-	P99   float64 `json:"p99,omitempty"`
+	Name     string `json:"name"` // metric or metric{tag:value,...}
+	Kind     string `json:"kind"`
+	Contains string `json:"contains,omitempty"` // k6's: time, data or default
+	// Values are k6's values of the series under k6's names, as its
+	// handleSummary data has them (and k6's --summary-export): a Trend's
+	// summaryTrendStats columns, a Counter's count and rate (per second of
+	// the test run), a Rate's rate, passes and fails, a Gauge's value, min
+	// and max. Set by Builtins.
+	Values map[string]float64 `json:"values,omitempty"`
+	Count  int64              `json:"samples"`       // samples added, whatever their values
+	Sum    float64            `json:"sum,omitempty"` // their sum; a Counter's count (k6's) is this
+	Trues  int64              `json:"trues,omitempty"`
+	Rate   float64            `json:"rate,omitempty"` // a Rate's share of non-zero values
+	Value  float64            `json:"value,omitempty"`
+	Min    float64            `json:"min,omitempty"`
+	Max    float64            `json:"max,omitempty"`
+	Avg    float64            `json:"avg,omitempty"`
+	Med    float64            `json:"med,omitempty"`
+	P90    float64            `json:"p90,omitempty"`
+	P95    float64            `json:"p95,omitempty"`
+	P99    float64            `json:"p99,omitempty"`
 	// Sampled is set when a Trend had more than TrendKeep values: its
 	// percentiles are estimated from a uniform sample of TrendKeep.
 	Sampled bool `json:"sampled,omitempty"`
@@ -407,12 +422,19 @@ func (m *K6Metrics) stat(name string) (K6Stat, *k6Sink, bool) {
 	if s == nil {
 		s = m.newSink(kind)
 	}
-	st := K6Stat{Name: name, Kind: kind, Count: s.count, Sum: s.sum, Trues: s.trues, Value: s.last}
-	if s.count > 0 {
-		st.Min, st.Max, st.Avg = s.min, s.max, s.sum/float64(s.count)
-		st.Rate = float64(s.trues) / float64(s.count)
-	}
-	if kind == KindTrend {
+	st := K6Stat{Name: name, Kind: kind, Count: s.count, Sum: s.sum}
+	switch kind {
+	case KindRate:
+		st.Trues = s.trues
+		if s.count > 0 {
+			st.Rate = float64(s.trues) / float64(s.count)
+		}
+	case KindGauge:
+		st.Value, st.Min, st.Max = s.last, s.min, s.gaugeMax()
+	case KindTrend:
+		if s.count > 0 {
+			st.Min, st.Max, st.Avg = s.min, s.max, s.sum/float64(s.count)
+		}
 		st.Med, st.P90, st.P95, st.P99 = s.pct(0.5), s.pct(0.9), s.pct(0.95), s.pct(0.99)
 		st.Sampled = s.count > int64(len(s.values))
 	}
@@ -429,15 +451,18 @@ func (m *K6Metrics) Stat(name string) (K6Stat, bool) {
 }
 
 // Builtins are the k6 built-in metrics that have values, in k6's
-// summary's order. Each group's http_req_duration and group_duration are
+// summary's order, with k6's Values for the Trend columns stats over a
+// test run of d. Each group's http_req_duration and group_duration are
 // the script's metrics (Script.Metrics), with k6's aggregates too.
-func (m *K6Metrics) Builtins() []K6Stat {
+func (m *K6Metrics) Builtins(stats []string, d time.Duration) []K6Stat {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []K6Stat
 	for _, n := range k6Order {
 		if s := m.sinkOf(n); s != nil && s.count > 0 {
 			st, _, _ := m.stat(n)
+			b, _ := k6metric.Lookup(n)
+			st.Contains, st.Values = b.Contains, k6Values(st.Kind, s, stats, d)
 			out = append(out, st)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // Output writes k6's --out csv format (the columns k6 writes, times in
-// k6's unix_micro timeFormat) or its --out json format (JSON lines of
+// k6's default timeFormat, unix seconds) or its --out json format (JSON lines of
 // Metric declarations and Points) for every request, one row set per
 // redirect hop as k6 writes them, so a team's k6 tooling keeps working;
 // knee's importer reads both back. The durations are k6's:
@@ -29,7 +29,7 @@ type Output struct {
 	c    *csv.Writer
 	dst  io.WriteCloser
 	err  error
-	// stamp writes a CSV row's timestamp; nil is unix_micro.
+	// stamp writes a CSV row's timestamp; nil is unix, k6's default.
 	stamp func(time.Time) string
 	// declared are the metrics declared in the JSON output so far: the
 	// HTTP ones at the start, others (ws_*) at their first Point, as k6
@@ -41,7 +41,7 @@ func (o *Output) timestamp(t time.Time) string {
 	if o.stamp != nil {
 		return o.stamp(t)
 	}
-	return strconv.FormatInt(t.UnixMicro(), 10)
+	return strconv.FormatInt(t.Unix(), 10) // k6's default timeFormat, unix
 }
 
 // CSVOutput is the csv Output (its old name).
@@ -86,18 +86,19 @@ func (o *Output) declare(name, kind, contains string) {
 	_, o.err = o.w.Write(append(line, '\n'))
 }
 
-// write writes one sample: a CSV row of csvHeader's columns, or a JSON
-// Point with the sample's tags, every one (k6's JSON output writes the
-// TagSet whole: a top-level sample's group is "").
-func (o *Output) write(row []string, at time.Time, tags map[string]string) {
+// write writes one sample of value: a CSV row of csvHeader's columns
+// (its value written with %f, as k6's csv.SampleToRow: 6 decimals), or a
+// JSON Point with the value whole and the sample's tags, every one (k6's
+// JSON output writes the TagSet whole: a top-level sample's group is "").
+func (o *Output) write(row []string, at time.Time, value float64, tags map[string]string) {
 	if o.err != nil {
 		return
 	}
 	if !o.json {
+		row[2] = strconv.FormatFloat(value, 'f', 6, 64)
 		o.err = o.c.Write(row)
 		return
 	}
-	value, _ := strconv.ParseFloat(row[2], 64)
 	if tags == nil {
 		tags = map[string]string{} // {} as k6 writes an empty set, not null
 	}
@@ -138,37 +139,32 @@ type hopRow struct {
 func (o *Output) request(h *hopRow) {
 	cols := tagColumns(h.tags)
 	ts := o.timestamp(h.done)
-	// k6 writes every value with %f (csv.SampleToRow): a Rate's 0 or 1 and
-	// a Counter's 1 as 0.000000 and 1.000000.
-	failed := "0.000000"
+	failed := 0.0
 	if !h.expected {
-		failed = "1.000000"
-	}
-	row := func(metric, value string) []string {
-		r := slices.Clone(cols)
-		r[0], r[1], r[2] = metric, ts, value
-		return r
+		failed = 1
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.err != nil {
 		return
 	}
-	for _, r := range [][]string{
-		row(k6metric.HTTPReqs, "1.000000"),
-		row(k6metric.HTTPReqDuration, msString(h.t.Duration)),
-		row(k6metric.HTTPReqBlocked, msString(h.t.Blocked)),
-		row(k6metric.HTTPReqConnecting, msString(h.t.Connecting)),
-		row(k6metric.HTTPReqTLSHandshaking, msString(h.t.TLSHandshaking)),
-		row(k6metric.HTTPReqSending, msString(h.t.Sending)),
-		row(k6metric.HTTPReqWaiting, msString(h.t.Waiting)),
-		row(k6metric.HTTPReqReceiving, msString(h.t.Receiving)),
-		row(k6metric.HTTPReqFailed, failed),
+	for _, p := range []k6Point{
+		{k6metric.HTTPReqs, 1},
+		{k6metric.HTTPReqDuration, ms(h.t.Duration)},
+		{k6metric.HTTPReqBlocked, ms(h.t.Blocked)},
+		{k6metric.HTTPReqConnecting, ms(h.t.Connecting)},
+		{k6metric.HTTPReqTLSHandshaking, ms(h.t.TLSHandshaking)},
+		{k6metric.HTTPReqSending, ms(h.t.Sending)},
+		{k6metric.HTTPReqWaiting, ms(h.t.Waiting)},
+		{k6metric.HTTPReqReceiving, ms(h.t.Receiving)},
+		{k6metric.HTTPReqFailed, failed},
 	} {
-		if r[0] == k6metric.HTTPReqFailed && !h.judged {
+		if p.metric == k6metric.HTTPReqFailed && !h.judged {
 			continue
 		}
-		o.write(r, h.done, h.tags)
+		r := slices.Clone(cols)
+		r[0], r[1] = p.metric, ts
+		o.write(r, h.done, p.value, h.tags)
 	}
 }
 
@@ -178,11 +174,11 @@ func (o *Output) request(h *hopRow) {
 // here; k6's order is its map's).
 func (o *Output) sample(metric, kind, contains string, at time.Time, value float64, tags map[string]string) {
 	row := tagColumns(tags)
-	row[0], row[1], row[2] = metric, o.timestamp(at), strconv.FormatFloat(value, 'f', 6, 64)
+	row[0], row[1] = metric, o.timestamp(at)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.declare(metric, kind, contains)
-	o.write(row, at, tags)
+	o.write(row, at, value, tags)
 }
 
 // tagColumns is a row of csvHeader's columns with tags in them: each tag
@@ -201,10 +197,6 @@ func tagColumns(tags map[string]string) []string {
 	slices.Sort(extra)
 	row[len(csvHeader)-2] = strings.Join(extra, "&")
 	return row
-}
-
-func msString(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 6, 64)
 }
 
 // Close flushes and closes the file; the first error of any write.

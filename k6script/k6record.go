@@ -201,19 +201,25 @@ func hopTags(base, custom map[string]string, named, url, method string, hop *req
 // k6Wire records the bytes the VU's requests moved since its last call
 // ended as k6's data_sent and data_received, with the VU's tags: k6 sends
 // them at the end of every iteration (interrupted too), setup and
-// teardown (its VU's Dialer.IOSamples), whatever the context.
-func (v *vu) k6Wire() {
-	out, in := v.wireOut.Swap(0), v.wireIn.Swap(0)
-	if out == 0 && in == 0 {
-		return
-	}
-	v.s.k6.add(v.group, v.k6Tags, k6Point{k6metric.DataSent, float64(out)}, k6Point{k6metric.DataReceived, float64(in)})
-}
+// teardown (its VU's Dialer.IOSamples), whatever the context, 0 too (a
+// script without requests has data_sent 0 B in k6's summary); not for
+// handleSummary, whose samples k6 drops.
+func (v *vu) k6Wire() { v.k6End(0, false) }
 
-// k6Iteration records a finished iteration: iterations and
-// iteration_duration, as k6 emits them (an interrupted one is not).
-func (v *vu) k6Iteration(d time.Duration) {
-	v.s.k6.add(v.group, v.k6Tags, k6Point{k6metric.Iterations, 1}, k6Point{k6metric.IterationDuration, ms(d)})
+// k6End records the end of a call: its wire bytes (k6Wire) and, for an
+// iteration that ran to its end (full), iteration_duration d and
+// iterations, at one time and in the order k6's runFn sends them
+// (internal/js/runner.go: IOSamples, then iterationSamples); an
+// interrupted iteration counts in neither.
+func (v *vu) k6End(d time.Duration, full bool) {
+	out, in := v.wireOut.Swap(0), v.wireIn.Swap(0)
+	pts := [...]k6Point{{k6metric.DataSent, float64(out)}, {k6metric.DataReceived, float64(in)},
+		{k6metric.IterationDuration, ms(d)}, {k6metric.Iterations, 1}}
+	n := 2
+	if full {
+		n = len(pts)
+	}
+	v.s.k6.add(v.group, v.k6Tags, pts[:n]...)
 }
 
 // k6Check records one check's result into k6's checks Rate.
@@ -292,6 +298,25 @@ func (s *Script) RecordVUs(active, initialised int64) {
 		return out
 	}
 	s.k6.add("", tags, k6Point{k6metric.VUs, float64(active)}, k6Point{k6metric.VUsMax, float64(initialised)})
+}
+
+// RecordDropped records n iterations of scenario that an arrival-rate
+// executor dropped as k6's dropped_iterations, one sample of 1 each, with
+// the test-wide tags (options.tags) and the scenario's name, as k6's
+// executors send them (lib/executor: getMetricTags); so the k6 outputs
+// have a row per drop. Safe on load's scheduler goroutines.
+func (s *Script) RecordDropped(scenario string, n int64) {
+	tags := func() map[string]string {
+		out := make(map[string]string, len(s.Options.Tags)+1)
+		for k, v := range s.Options.Tags {
+			out[k] = v
+		}
+		out["scenario"] = scenario
+		return out
+	}
+	for range n {
+		s.k6.add("", tags, k6Point{k6metric.DroppedIterations, 1})
+	}
 }
 
 // VUsTaken is how many of load's VU ids took a runtime in scenario so

@@ -40,9 +40,8 @@ func metricsModule(v *vu) *goja.Object {
 					v.s.con.line("warn", err.Error())
 					return rt.ToValue(false)
 				}
-				if kind.kind == KindRate && n != 0 {
-					n = 1 // k6's Rate counts every non-zero value as true
-				}
+				// A Rate's value stays as given (k6's outputs write 5 as
+				// 5.000000); its sinks count every non-zero one as true.
 				v.k6Custom(name, n, v.mustTags(c.Argument(1), fmt.Sprintf("cannot add tags for the '%s' custom metric", name)))
 				if kind.kind == KindTrend {
 					v.addTrend(name, n)

@@ -326,6 +326,7 @@ func (s *Script) Setup(ctx context.Context) error {
 	// runPart): its samples carry the group tag "::setup".
 	v.group = "::setup"
 	res, err := v.callTimed(ctx, "setup", nil, s.Options.SetupTimeout)
+	v.k6Wire() // whatever its end, as k6's runFn
 	if err != nil {
 		var te *TimeoutError
 		if errors.As(err, &te) || errors.Is(err, ErrInterrupted) {
@@ -356,7 +357,9 @@ func (s *Script) Teardown(ctx context.Context) error {
 		return fmt.Errorf("teardown(): %w", err)
 	}
 	v.group = "::teardown" // as setup's
-	if _, err := v.callTimed(ctx, "teardown", v.setupData(), s.Options.TeardownTimeout); err != nil {
+	_, err = v.callTimed(ctx, "teardown", v.setupData(), s.Options.TeardownTimeout)
+	v.k6Wire() // whatever its end, as k6's runFn
+	if err != nil {
 		var te *TimeoutError
 		if errors.As(err, &te) || errors.Is(err, ErrInterrupted) {
 			return err
@@ -413,8 +416,28 @@ func (s *Script) Iterations() int64 { return s.iterations.Load() }
 // K6Builtins are k6's built-in metrics as k6 sums them, under k6's names:
 // every request and redirect hop, setup's and teardown's included, with
 // k6's http_req_duration (sending + waiting + receiving) and k6's
-// percentiles (interpolated between the sorted values).
-func (s *Script) K6Builtins() []K6Stat { return s.k6.Builtins() }
+// percentiles (interpolated between the sorted values); their Values are
+// k6's summary's, a Counter's rate over a test run of d.
+func (s *Script) K6Builtins(d time.Duration) []K6Stat {
+	return s.k6.Builtins(s.TrendStats(), d)
+}
+
+// TimeUnit is summaryTimeUnit as written, "" when not set.
+func (s *Script) TimeUnit() string {
+	if s.Options.SummaryTimeUnit != nil {
+		return *s.Options.SummaryTimeUnit
+	}
+	return ""
+}
+
+// TrendStats are the Trend columns of k6's summary: summaryTrendStats, or
+// k6's default.
+func (s *Script) TrendStats() []string {
+	if s.Options.SummaryTrendStats != nil {
+		return s.Options.SummaryTrendStats
+	}
+	return DefaultSummaryTrendStats
+}
 
 // CountVUsInitialised sets how exec.instance.vusInitialized is counted:
 // k6's initialised VUs, which the runner knows from the plan and the
@@ -497,19 +520,25 @@ func (e *iterErrors) get() (int64, string) {
 func (s *Script) Metrics(trend func(name string) *record.Histogram) []MetricResult {
 	out := s.metrics.Results(trend)
 	for i := range out {
-		out[i] = s.k6Trend(out[i])
+		out[i] = s.k6Aggregates(out[i])
 	}
 	return out
 }
 
-// k6Trend gives a Trend's aggregates as k6 computes them, from the values
-// k6's way keeps (setup's and teardown's too), when it has any.
-func (s *Script) k6Trend(r MetricResult) MetricResult {
-	if r.Kind != KindTrend {
+// k6Aggregates gives a Trend's and a Gauge's aggregates as k6 computes
+// them, from the values k6's way keeps (setup's and teardown's too), when
+// it has any: a Trend's interpolated percentiles, a Gauge's max that
+// starts at 0 (k6Sink.gaugeMax).
+func (s *Script) k6Aggregates(r MetricResult) MetricResult {
+	if r.Kind != KindTrend && r.Kind != KindGauge {
 		return r
 	}
 	st, ok := s.k6.Stat(r.Name)
 	if !ok || st.Count == 0 {
+		return r
+	}
+	if r.Kind == KindGauge {
+		r.Value, r.Min, r.Max = st.Value, st.Min, st.Max
 		return r
 	}
 	r.Count, r.Avg, r.Min, r.Max = st.Count, st.Avg, st.Min, st.Max

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -35,9 +36,6 @@ type SummaryInput struct {
 	// Results are the thresholds judged on k6's metrics (EvaluateOwn's);
 	// a threshold without a result gets no entry.
 	Results []analyze.ThresholdResult
-	// Dropped is the run's dropped_iterations, a k6 Counter that k6
-	// lists once an iteration was dropped (or a threshold names it).
-	Dropped int64
 	// StdoutTTY, StderrTTY and NoColor are data.state's and data.options'.
 	StdoutTTY, StderrTTY, NoColor bool
 }
@@ -51,14 +49,7 @@ func (s *Script) HasHandleSummary() bool { return s.exports["handleSummary"] }
 // value is k6's: the metrics as K6Metrics sums them, Trend percentiles
 // interpolated between the values (k6's TrendSink.P).
 func (s *Script) SummaryData(in SummaryInput) map[string]any {
-	stats := s.Options.SummaryTrendStats
-	if stats == nil {
-		stats = DefaultSummaryTrendStats
-	}
-	unit := ""
-	if s.Options.SummaryTimeUnit != nil {
-		unit = *s.Options.SummaryTimeUnit
-	}
+	stats, unit := s.TrendStats(), s.TimeUnit()
 	data := map[string]any{
 		"metrics":    s.summaryMetrics(in, stats),
 		"root_group": s.rootGroup(),
@@ -89,14 +80,6 @@ func (s *Script) summaryMetrics(in SummaryInput, stats []string) map[string]any 
 		out[SubmetricName(k6metric.HTTPReqDuration, m.expected.filter)] = metricEntry(KindTrend, k6metric.Time, m.expected.sink, stats, in.Duration)
 	}
 	m.mu.Unlock()
-	dropped := in.Dropped > 0
-	for key := range in.Thresholds {
-		dropped = dropped || k6SeriesName(key) == k6metric.DroppedIterations
-	}
-	if dropped {
-		out[k6metric.DroppedIterations] = map[string]any{"type": KindCounter, "contains": k6metric.Plain,
-			"values": counterValues(float64(in.Dropped), in.Duration)}
-	}
 	ok := map[string]bool{}
 	for _, r := range in.Results {
 		ok[r.Expr] = r.Pass
@@ -173,25 +156,32 @@ func metricEntry(kind, contains string, sink *k6Sink, stats []string, d time.Dur
 	if contains == "" {
 		contains = k6metric.Plain
 	}
-	var values map[string]float64
+	return map[string]any{"type": kind, "contains": contains, "values": k6Values(kind, sink, stats, d)}
+}
+
+// k6Values are a series' values as k6's summary gives them
+// (internal/js/summary.go metricValueGetter): a Counter's count and rate
+// over a test run of d, a Gauge's value, min and max, a Rate's rate,
+// passes and fails, a Trend's stats columns.
+func k6Values(kind string, sink *k6Sink, stats []string, d time.Duration) map[string]float64 {
 	switch kind {
 	case KindCounter:
-		values = counterValues(sink.sum, d)
+		return counterValues(sink.sum, d)
 	case KindGauge:
-		values = map[string]float64{"value": sink.last, "min": sink.min, "max": sink.max}
 		if sink.count == 0 {
-			values = map[string]float64{"value": 0, "min": 0, "max": 0}
+			return map[string]float64{"value": 0, "min": 0, "max": 0}
 		}
+		return map[string]float64{"value": sink.last, "min": sink.min, "max": sink.gaugeMax()}
 	case KindRate:
 		rate := 0.0
 		if sink.count > 0 {
 			rate = float64(sink.trues) / float64(sink.count)
 		}
-		values = map[string]float64{"rate": rate, "passes": float64(sink.trues), "fails": float64(sink.count - sink.trues)}
+		return map[string]float64{"rate": rate, "passes": float64(sink.trues), "fails": float64(sink.count - sink.trues)}
 	case KindTrend:
-		values = trendValues(sink, stats)
+		return trendValues(sink, stats)
 	}
-	return map[string]any{"type": kind, "contains": contains, "values": values}
+	return nil
 }
 
 // metricContains is what each metric's values are, k6's contains: the
@@ -369,6 +359,7 @@ func (s *Script) HandleSummary(ctx context.Context, data map[string]any) (Summar
 	if !s.HasHandleSummary() {
 		return SummaryResult{Default: true}, nil
 	}
+	odd := nonFinite(data)
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return SummaryResult{}, fmt.Errorf("handleSummary(): its data: %w", err)
@@ -381,6 +372,10 @@ func (s *Script) HandleSummary(ctx context.Context, data map[string]any) (Summar
 	arg, err := parse(goja.Undefined(), v.rt.ToValue(string(raw)))
 	if err != nil {
 		return SummaryResult{}, fmt.Errorf("handleSummary(): its data: %s", jsError(err))
+	}
+	metrics := arg.ToObject(v.rt).Get("metrics").ToObject(v.rt)
+	for _, o := range odd {
+		must(metrics.Get(o.metric).ToObject(v.rt).Get("values").ToObject(v.rt).Set(o.key, o.v))
 	}
 	timeout := s.Options.HandleSummaryTimeout
 	if timeout == nil {
@@ -396,6 +391,43 @@ func (s *Script) HandleSummary(ctx context.Context, data map[string]any) (Summar
 		return SummaryResult{Default: true, Exception: fmt.Errorf("handleSummary(): %w", err)}, nil
 	}
 	return summaryOutputs(res)
+}
+
+// oddValue is a metric's value JSON cannot carry (Infinity, NaN).
+type oddValue struct {
+	metric, key string
+	v           float64
+}
+
+// nonFinite takes the values JSON cannot carry out of data's metrics (a
+// Trend of Infinity has avg Infinity), leaving null in their place, and
+// returns them to be set as numbers once the rest is parsed: k6 hands
+// handleSummary its data as JavaScript values, Infinity and NaN included.
+func nonFinite(data map[string]any) []oddValue {
+	metrics, _ := data["metrics"].(map[string]any)
+	var odd []oddValue
+	for name, e := range metrics {
+		entry, _ := e.(map[string]any)
+		values, _ := entry["values"].(map[string]float64)
+		var kept map[string]any
+		for k, v := range values {
+			if !math.IsInf(v, 0) && !math.IsNaN(v) {
+				continue
+			}
+			if kept == nil {
+				kept = make(map[string]any, len(values))
+				for k2, v2 := range values {
+					kept[k2] = v2
+				}
+			}
+			kept[k] = nil
+			odd = append(odd, oddValue{name, k, v})
+		}
+		if kept != nil {
+			entry["values"] = kept
+		}
+	}
+	return odd
 }
 
 // summaryOutputs reads handleSummary's result as k6's getSummaryResult

@@ -157,8 +157,7 @@ func TestSummaryDataEmpty(t *testing.T) {
 
 // A metric a threshold names is in data.metrics even without values, as
 // k6 marks it observed; its thresholds carry their verdicts, keyed by the
-// expression as written. dropped_iterations is a Counter whose rate is
-// over testRunDuration.
+// expression as written.
 func TestSummaryDataThresholds(t *testing.T) {
 	path := writeScript(t, "s.js", map[string]string{"s.js": "export default function () {}\n"})
 	s, err := Load(context.Background(), path, Config{})
@@ -181,8 +180,6 @@ func TestSummaryDataThresholds(t *testing.T) {
 			"http_reqs{status: 200}", map[string]float64{"count": 0, "rate": 0}, map[string]bool{"count>=0 ": true}},
 		{"a threshold not judged here", SummaryInput{Thresholds: map[string][]string{"iterations": {"count>1"}}},
 			"iterations", map[string]float64{"count": 0, "rate": 0}, nil},
-		{"dropped iterations", SummaryInput{Dropped: 4, Duration: 2 * time.Second},
-			"dropped_iterations", map[string]float64{"count": 4, "rate": 2}, nil},
 		{"dropped_iterations named by a threshold", SummaryInput{Thresholds: map[string][]string{"dropped_iterations": {"count<1"}}},
 			"dropped_iterations", map[string]float64{"count": 0, "rate": 0}, nil},
 	} {

@@ -39,8 +39,14 @@ func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]str
 			errs = append(errs, kerr)
 			continue
 		}
+		if metric == k6metric.DroppedIterations {
+			// Judged on the run directory, whose count is the same as
+			// k6's sum (RecordDropped), for knee merge to judge it too.
+			rest[key] = all[key]
+			continue
+		}
 		kind := s.k6.kind(metric)
-		if kind == "" && metric != k6metric.DroppedIterations {
+		if kind == "" {
 			// k6 refuses it too (metrics/thresholds.go: "no metric name %q
 			// found"): a custom metric must be made in the init code.
 			for _, expr := range all[key] {
@@ -48,10 +54,6 @@ func (s *Script) SplitThresholds(all map[string][]string) (rest map[string][]str
 					Msg: fmt.Sprintf("no metric named %q: neither k6's nor one the script's init code makes", metric),
 					Fix: fmt.Sprintf("check the name, or make it at the top of the script: new Trend('%s'), Counter, Rate or Gauge from k6/metrics", metric)})
 			}
-			continue
-		}
-		if kind == "" {
-			rest[key] = all[key]
 			continue
 		}
 		for _, expr := range all[key] {

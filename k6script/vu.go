@@ -213,7 +213,6 @@ func (v *vu) callPlain(ctx context.Context, name string, arg goja.Value) (goja.V
 	if err == nil {
 		res, err = settled(res)
 	}
-	v.k6Wire()
 	if err != nil {
 		return nil, errors.New(jsError(err))
 	}
@@ -268,12 +267,11 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 	// ending during the padding does not interrupt the iteration.
 	d := time.Since(began)
 	cut := ctx.Err() != nil && !v.aborting // the run's end cut it short (a sleep returns early, a request fails)
-	v.k6Wire()                             // every iteration's bytes, interrupted or not, as k6 sends them
+	v.k6End(d, !cut)                       // every iteration's bytes, interrupted or not, as k6 sends them
 	if cut {
 		v.s.exec.interrupted.Add(1)
 	} else {
 		v.s.iterations.Add(1)
-		v.k6Iteration(d)
 		v.recordIteration(d)
 	}
 	if m := v.s.Options.MinIterationDuration; m != nil && !cut {

@@ -25,7 +25,7 @@ import (
 func (e *engine) run(ctx context.Context, scs []load.Scenario, faults []fault.Fault, grace time.Duration) error {
 	// started is closed once load knows t0; the rotation and the faults both wait for it.
 	started := make(chan struct{})
-	lr, err := load.NewGenerator(scs, sinkAdapter{r: e.rec, drops: &e.drops, fail: &e.fail}, load.Options{
+	lr, err := load.NewGenerator(scs, sinkAdapter{r: e.rec, drops: &e.drops, fail: &e.fail, onDrop: e.opt.OnDropped}, load.Options{
 		GracefulStop: grace,
 		Abort:        e.opt.Abort,
 		// OnStart runs before the first iteration, so nothing is recorded

@@ -87,6 +87,11 @@ type Options struct {
 	// to call from any goroutine, during and after the load): for what
 	// samples the VUs beside the intervals (a script's vus and vus_max).
 	OnLoad func(stats func() []load.Stats)
+	// OnDropped, when set, is told of every n iterations of a scenario
+	// dropped (no free VU, or the generator too late to start them), on
+	// load's scheduler goroutines: a script's dropped_iterations samples.
+	// It must not block.
+	OnDropped func(scenario string, n int64)
 }
 
 // Result is what a run left behind.

@@ -89,6 +89,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 		return s.Iteration(sc.Name, plan.Scenarios[sc.Name], func() { cancel(errIterationsDone) })
 	}
 	opt.Completed = errIterationsDone
+	opt.OnDropped = s.RecordDropped
 	// test.abort() and an abortOnFail threshold cut every iteration at once,
 	// as k6 cancels its test run context: no gracefulStop, so an iteration
 	// in flight neither sends more nor counts (the second Ctrl-C's path).
@@ -138,7 +139,7 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	out.Checks, out.Metrics = s.Checks.Results(), s.Metrics(trendOf(res))
 	out.ChecksRate, out.ChecksTotal = s.Checks.Rate()
 	out.IterationErrors, out.FirstError = s.IterationErrors()
-	out.K6, out.Iterations = s.K6Builtins(), s.Iterations()
+	out.K6, out.Iterations = s.K6Builtins(out.TestRunDuration), s.Iterations()
 	if werr := writeScriptFiles(res.Dir, out); err == nil {
 		err = werr
 	}

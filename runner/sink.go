@@ -14,9 +14,10 @@ import (
 // record. It notes when each scenario first dropped an iteration (drops may
 // be nil), for the summary's account of the drops.
 type sinkAdapter struct {
-	r     *record.Recorder
-	drops *firstDrops
-	fail  *firstFailure // may be nil
+	r      *record.Recorder
+	drops  *firstDrops
+	fail   *firstFailure                  // may be nil
+	onDrop func(scenario string, n int64) // Options.OnDropped; may be nil
 }
 
 var (
@@ -31,11 +32,19 @@ func (a sinkAdapter) Dropped(scenario string, n int64) {
 	if a.drops != nil {
 		a.drops.note(scenario, time.Now())
 	}
+	if a.onDrop != nil {
+		a.onDrop(scenario, n)
+	}
 }
 
 // DroppedLate counts drops of a generator behind its schedule; they say
 // nothing of when the VUs ran out, so they leave firstDrops alone.
-func (a sinkAdapter) DroppedLate(scenario string, n int64) { a.r.DroppedLate(scenario, n) }
+func (a sinkAdapter) DroppedLate(scenario string, n int64) {
+	a.r.DroppedLate(scenario, n)
+	if a.onDrop != nil {
+		a.onDrop(scenario, n)
+	}
+}
 
 // firstDrops is when each scenario first dropped an iteration. Drops come
 // from load's scheduler goroutines, only when every VU is busy.

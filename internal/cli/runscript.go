@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/knee-dev/knee/analyze"
-	"github.com/knee-dev/knee/k6metric"
 	"github.com/knee-dev/knee/k6script"
 	"github.com/knee-dev/knee/load"
 	"github.com/knee-dev/knee/redact"
@@ -246,7 +245,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	}
 	defer func() { restore() }()
 	printChecks(a.env.Stdout, res)
-	printK6(report.Wrapped(a.tables()), res.K6) // wrapped between fields on a narrow terminal
+	printK6(report.Wrapped(a.tables()), res.K6, s.TrendStats(), s.TimeUnit()) // wrapped between fields on a narrow terminal
 	printMetrics(a.env.Stdout, res.Metrics)
 	if part && len(ownTs) > 0 {
 		fmt.Fprintf(a.env.Stdout, "thresholds on k6's metrics: %d not judged here: this runner ran a part of a split test; knee merge judges those it can on the run directories\n", len(ownTs))
@@ -285,49 +284,42 @@ func mergeableK6(all map[string][]string) []analyze.Threshold {
 }
 
 // printK6 prints k6's built-in metrics as k6 sums them, one line each (on
-// a terminal narrower than a line, w wraps it between its fields), under k6's names
-// and with k6's aggregates (its summary's avg, min, med, max, p(90),
-// p(95)); knee's own figures (latency from the intended start, send lag)
-// are in the summary above, under knee's names.
-func printK6(w io.Writer, ms []k6script.K6Stat) {
+// a terminal narrower than a line, w wraps it between its fields), under
+// k6's names, with k6's summary's values written as it writes them
+// (k6Value): a Trend's stats columns (summaryTrendStats), a Counter's
+// count and rate per second, a Rate's share and count, a Gauge's value,
+// min and max; unit is summaryTimeUnit. knee's own figures (latency from
+// the intended start, send lag) are in the summary above, under knee's
+// names.
+func printK6(w io.Writer, ms []k6script.K6Stat, stats []string, unit string) {
 	if len(ms) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "k6 metrics (as k6 sums them; setup and teardown included)")
 	for _, m := range ms {
+		val := func(key string) string { return k6Value(m.Values[key], m.Kind, m.Contains, unit) }
+		var fields []string
 		switch m.Kind {
 		case k6script.KindTrend:
-			fmt.Fprintf(w, "  %-32s avg=%s min=%s med=%s max=%s p(90)=%s p(95)=%s", m.Name, k6ms(m.Avg), k6ms(m.Min), k6ms(m.Med), k6ms(m.Max), k6ms(m.P90), k6ms(m.P95))
+			for _, st := range stats {
+				v := val(st)
+				if st == "count" {
+					v = strconv.FormatFloat(m.Values[st], 'f', -1, 64)
+				}
+				fields = append(fields, st+"="+v)
+			}
 			if m.Sampled {
-				fmt.Fprintf(w, " (percentiles estimated: %d values, a uniform sample of %d kept)", m.Count, k6script.TrendKeep)
+				fields = append(fields, fmt.Sprintf("(percentiles estimated: %d values, a uniform sample of %d kept)", m.Count, k6script.TrendKeep))
 			}
-			fmt.Fprintln(w)
 		case k6script.KindCounter:
-			// Exact, never 1e+06; bytes with their unit.
-			unit := ""
-			if b, ok := k6metric.Lookup(m.Name); ok && b.Contains == k6metric.Data {
-				unit = " B"
-			}
-			fmt.Fprintf(w, "  %-32s %s%s\n", m.Name, strconv.FormatFloat(m.Sum, 'f', -1, 64), unit)
+			fields = []string{val("count"), val("rate") + "/s"}
 		case k6script.KindRate:
-			fmt.Fprintf(w, "  %-32s %.2f%% %d out of %d\n", m.Name, 100*m.Rate, m.Trues, m.Count)
+			fields = []string{val("rate"), fmt.Sprintf("%s out of %s", jsNumber(m.Values["passes"]), jsNumber(m.Values["passes"]+m.Values["fails"]))}
 		case k6script.KindGauge:
-			// k6's summary: the last value, then min and max.
-			g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-			fmt.Fprintf(w, "  %-32s %s min=%s max=%s\n", m.Name, g(m.Value), g(m.Min), g(m.Max))
+			fields = []string{val("value"), "min=" + val("min"), "max=" + val("max")}
 		}
+		fmt.Fprintf(w, "  %-32s %s\n", m.Name, strings.Join(fields, " "))
 	}
-}
-
-// k6ms writes milliseconds as k6's summary does: µs below 1 ms, s from 1 s.
-func k6ms(v float64) string {
-	switch {
-	case v >= 1000:
-		return strconv.FormatFloat(v/1000, 'f', 2, 64) + "s"
-	case v >= 1 || v == 0:
-		return strconv.FormatFloat(v, 'f', 2, 64) + "ms"
-	}
-	return strconv.FormatFloat(v*1000, 'f', 2, 64) + "µs"
 }
 
 // openK6Output creates the k6 output asked for (csv=FILE[,timeFormat=...]

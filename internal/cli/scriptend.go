@@ -17,7 +17,7 @@ import (
 // on k6's metrics, for data.metrics[...].thresholds.
 func (a *app) summaryData(s *k6script.Script, res *runner.ScriptResult, ts map[string][]string, own []analyze.ThresholdResult) map[string]any {
 	return s.SummaryData(k6script.SummaryInput{
-		Duration: res.TestRunDuration, Thresholds: ts, Results: own, Dropped: res.Summary.DroppedIterations,
+		Duration: res.TestRunDuration, Thresholds: ts, Results: own,
 		StdoutTTY: a.env.IsTerminal, StderrTTY: a.env.StderrIsTerminal,
 		NoColor: a.getenv("NO_COLOR") != "" || a.getenv("K6_NO_COLOR") != "",
 	})
