@@ -160,6 +160,7 @@ func notMetrics() map[string][]string {
 		"internal/cli/lab.go":       {VUs},             // --vus flag
 		"internal/cli/run.go":       {VUs},             // --vus flag
 		"internal/cli/runscript.go": {VUs, Iterations}, // k6's --vus and --iterations flags
+		"internal/cli/k6env.go":     {VUs, Iterations}, // the --vus and --iterations flags K6_VUS and K6_ITERATIONS stand for
 		"k6script/options.go":       {VUs, Iterations}, // the vus and iterations options, read as k6 reads them
 		"k6script/webcrypto_ops.go": {Iterations},      // PBKDF2's iterations parameter
 		"load/config.go":            {VUs},             // the vus: setting, in its error
