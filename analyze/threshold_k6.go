@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/knee-dev/knee/k6metric"
@@ -26,10 +24,6 @@ type K6Expr struct {
 	Op     string            // <, <=, >, >=, ==, !=
 	Value  float64
 }
-
-var k6ExprRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*(avg|min|max|med|count|rate|value|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|===|==|!==|!=|<|>)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$`)
-})
 
 // ParseK6Key reads a threshold's key as k6 v1.8.1 reads it: first
 // metrics.ParseMetricName (which k6's Thresholds.Validate calls), then the
@@ -62,32 +56,56 @@ func ParseK6Key(key string) (metric string, tags map[string]string, err error) {
 }
 
 // ParseK6Expr reads one k6 threshold of key (metric or
-// metric{tag:value,...}). JavaScript's === and !== read as == and !=.
+// metric{tag:value,...}) as k6 v1.8.1's metrics/thresholds_parser.go
+// does: the first of <=, <, >=, >, ===, ==, != with text after it splits
+// the expression (so "count!==5" reads as the method "count!", refused as
+// k6 refuses it); the method is value, count, rate, avg, min, med, max or
+// p(N); the value is any float Go's strconv reads (".5", "1e3"). === reads
+// as ==.
 func ParseK6Expr(key, expr string) (K6Expr, error) {
 	full := strings.TrimSpace(key) + ": " + strings.TrimSpace(expr)
 	metric, tags, err := ParseK6Key(key)
 	if err != nil {
 		return K6Expr{}, &ThresholdError{Expr: full, Msg: err.Error(), Fix: "e.g. http_req_duration{status:200}"}
 	}
-	m := k6ExprRe().FindStringSubmatch(expr)
-	if m == nil {
-		return K6Expr{}, &ThresholdError{Expr: full, Msg: "not AGGREGATE OP NUMBER", Fix: "e.g. p(95)<200, rate<0.01, count>100"}
+	bad := func(msg string) (K6Expr, error) {
+		return K6Expr{}, &ThresholdError{Expr: full, Msg: msg, Fix: "e.g. p(95)<200, rate<0.01, count>100"}
 	}
-	e := K6Expr{Expr: full, Metric: metric, Tags: tags, Agg: m[1], Op: m[3]}
-	switch e.Op {
-	case "===":
-		e.Op = "=="
-	case "!==":
-		e.Op = "!="
-	}
-	if m[2] != "" {
-		e.Agg = "p"
-		e.P, _ = strconv.ParseFloat(m[2], 64)
-		if e.P < 0 || e.P > 100 {
-			return e, &ThresholdError{Expr: full, Msg: "p(N) needs N between 0 and 100", Fix: "e.g. p(99.9)"}
+	var method, value string
+	e := K6Expr{Expr: full, Metric: metric, Tags: tags}
+	for _, op := range []string{"<=", "<", ">=", ">", "===", "==", "!="} {
+		left, right, _ := strings.Cut(expr, op)
+		if right != "" {
+			method, e.Op, value = strings.TrimSpace(left), op, strings.TrimSpace(right)
+			break
 		}
 	}
-	e.Value, _ = strconv.ParseFloat(m[4], 64)
+	if e.Op == "" {
+		return bad("not AGGREGATE OP NUMBER: no operator (<, <=, >, >=, ==, ===, !=) with a value after it")
+	}
+	if e.Op == "===" {
+		e.Op = "=="
+	}
+	switch {
+	case method == "value" || method == "count" || method == "rate" || method == "avg" || method == "min" || method == "med" || method == "max":
+		e.Agg = method
+	case strings.HasPrefix(method, "p(") && strings.HasSuffix(method, ")"):
+		p, err := strconv.ParseFloat(method[2:len(method)-1], 64)
+		if err != nil {
+			return bad(fmt.Sprintf("percentile %q is not a number", method))
+		}
+		if p < 0 || p > 100 {
+			return e, &ThresholdError{Expr: full, Msg: "p(N) needs N between 0 and 100", Fix: "e.g. p(99.9)"}
+		}
+		e.Agg, e.P = "p", p
+	default:
+		return bad(fmt.Sprintf("%q is none of k6's aggregation methods (value, count, rate, avg, min, med, max, p(N))", method))
+	}
+	v, err := strconv.ParseFloat(value, 64)
+	if err != nil {
+		return bad(fmt.Sprintf("the value %q is not a number", value))
+	}
+	e.Value = v
 	return e, nil
 }
 

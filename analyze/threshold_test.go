@@ -235,13 +235,41 @@ func FuzzParseThreshold(f *testing.F) {
 	})
 }
 
-// k6 writes JavaScript's === and !==; on numbers they are == and !=, and
-// the expression keeps what the script wrote.
-func TestParseK6ExprStrictEquality(t *testing.T) {
-	for _, tt := range []struct{ expr, op string }{{"count===3", "=="}, {"count!==3", "!="}, {"count==3", "=="}, {"count<=3", "<="}} {
+// Expressions read as k6 v1.8.1's thresholds_parser.go reads them: the
+// first of <=, <, >=, >, ===, ==, != with text after it splits the
+// expression, so JavaScript's === is == and "count!==3" is the method
+// "count!", refused as k6 refuses it; the value is any float strconv
+// reads. The expression keeps what the script wrote.
+func TestParseK6ExprAsK6(t *testing.T) {
+	for _, tt := range []struct {
+		expr string
+		op   string // "" when refused
+		val  float64
+		agg  string
+	}{
+		{"count===3", "==", 3, "count"},
+		{"count==3", "==", 3, "count"},
+		{"count<=3", "<=", 3, "count"},
+		{"count!=3", "!=", 3, "count"},
+		{"count!==3", "", 0, ""},
+		{" p(95) < 200 ", "<", 200, "p"},
+		{"rate>=.5", ">=", 0.5, "rate"},
+		{"value == 1e2", "==", 100, "value"},
+		{"avg<5.", "<", 5, "avg"},
+		{"p(95)<=", "", 0, ""},
+		{"p95<200", "", 0, ""},
+		{"count>x", "", 0, ""},
+		{"count", "", 0, ""},
+	} {
 		th, err := analyze.ParseK6Expr("c", tt.expr)
-		if err != nil || th.Op != tt.op || th.Expr != "c: "+tt.expr || th.Value != 3 {
-			t.Errorf("%s: %+v, %v; want op %s", tt.expr, th, err, tt.op)
+		if tt.op == "" {
+			if err == nil {
+				t.Errorf("%q: %+v; want it refused, as k6 refuses it", tt.expr, th)
+			}
+			continue
+		}
+		if err != nil || th.Op != tt.op || th.Expr != "c: "+strings.TrimSpace(tt.expr) || th.Value != tt.val || th.Agg != tt.agg {
+			t.Errorf("%q: %+v, %v; want op %s value %v aggregate %s", tt.expr, th, err, tt.op, tt.val, tt.agg)
 		}
 	}
 }
