@@ -84,6 +84,9 @@ func httpModule(v *vu) *goja.Object {
 // httpRequest sends one request and returns k6's Response object.
 func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	r := &responseObject{v: v, b: v.buildCall(method, u, body, params)}
+	if r.b.bad != nil {
+		return v.unsent(r.b.bad, "Request Failed")
+	}
 	v.k6Hops(&r.b, r.b.tags)
 	r.send(v.ctx, v.conns)
 	for i := range r.reps {
@@ -116,6 +119,9 @@ type builtCall struct {
 	// as k6 keeps it); nil when the body went as given.
 	plainBody []byte
 	hops      hopState // the k6 metrics' hook's (k6Hops)
+	// bad is a params error k6 gives back as an errored Response, the
+	// request not sent, under options.throw false (unsent).
+	bad error
 }
 
 // buildCall reads a request's arguments.
@@ -152,7 +158,10 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 		if cb := p.Get("responseCallback"); cb != nil && !goja.IsUndefined(cb) {
 			callback = v.callbackValue(cb, "params.responseCallback")
 		}
-		name, tags = v.applyParams(p, &call, name)
+		var bad error
+		if name, tags, bad = v.applyParams(p, &call, name); bad != nil {
+			return builtCall{bad: bad}
+		}
 		if n, ok := tags["name"]; ok {
 			named = n
 		}
@@ -194,15 +203,23 @@ func (v *vu) plainHeader() http.Header {
 
 // applyParams reads k6's params: headers, tags (name), timeout,
 // responseType, redirects. It returns the request's name tag and the
-// params' tags (k6 tags the request's metrics with all of them).
-func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (string, map[string]string) {
-	var tags map[string]string
+// params' tags (k6 tags the request's metrics with all of them), or the
+// tags' error under options.throw false (with it, the error is thrown).
+func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (string, map[string]string, error) {
 	if h, ok := p.Get("headers").(*goja.Object); ok {
 		for _, k := range h.Keys() {
 			call.Header.Set(k, h.Get(k).String())
 		}
 	}
-	tags = v.mustTags(p.Get("tags"), "invalid HTTP request metric tags")
+	tags, err := tagsArg(p.Get("tags"))
+	if err != nil {
+		// k6's parseRequest (js/modules/k6/http/request.go:229)
+		err = fmt.Errorf("invalid HTTP request metric tags: %w", err)
+		if v.s.Options.Throw {
+			panic(v.rt.NewGoError(err))
+		}
+		return name, nil, err
+	}
 	if n, ok := tags["name"]; ok {
 		name = n
 	}
@@ -230,7 +247,27 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 			panic(v.rt.NewGoError(fmt.Errorf("responseType %q: use text, binary or none", r.String())))
 		}
 	}
-	return name, tags
+	return name, tags, nil
+}
+
+// unsent is the Response k6 gives back for a request whose arguments it
+// could not read, under options.throw false: warned of, never sent nor
+// counted, status 0 and the error's text, with no error_code (k6's
+// handleParseRequestError, js/modules/k6/http/request.go:69).
+func (v *vu) unsent(err error, warning string) goja.Value {
+	v.s.con.line("warn", fmt.Sprintf("%s: %v", warning, err))
+	return v.rt.NewDynamicObject(unsentResponse(v, err))
+}
+
+// unsentResponse is an unsent request's Response: k6's NewResponse, no
+// body, with the error's text.
+func unsentResponse(v *vu, err error) *responseObject {
+	r := &responseObject{v: v, own: map[string]goja.Value{"body": goja.Null()}}
+	if err != nil {
+		r.own["error"] = v.rt.ToValue(err.Error())
+	}
+	r.rep = &r.one[0]
+	return r
 }
 
 // durationValue reads a k6 duration param: a string ("10s") or milliseconds.
