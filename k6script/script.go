@@ -26,6 +26,9 @@ import (
 type ScriptError struct {
 	Msg   string
 	Setup bool // thrown by setup(): k6's exit code for it is ScriptException's
+	// Teardown is thrown by teardown(): k6's scheduler returns it before
+	// any other error of the run, with ScriptException's exit code.
+	Teardown bool
 }
 
 func (e *ScriptError) Error() string { return e.Msg }
@@ -359,7 +362,7 @@ func (s *Script) Teardown(ctx context.Context) error {
 		if errors.As(err, &te) || errors.Is(err, ErrInterrupted) {
 			return err
 		}
-		return fmt.Errorf("teardown(): %w", err)
+		return &ScriptError{Msg: "teardown(): " + err.Error(), Teardown: true}
 	}
 	return nil
 }

@@ -217,7 +217,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 			return nil, &ExitError{Code: ExitScriptAborted, Err: err}
 		}
 		if errors.As(err, &se) && se.Setup {
-			return nil, &ExitError{Code: ExitSetupFailed, Err: err}
+			return nil, &ExitError{Code: ExitScriptException, Err: err}
 		}
 		return nil, scriptExit(err, notRun)
 	}

@@ -94,6 +94,13 @@ func summaryExit(runErr, hsErr error) error {
 // scriptVerdict is a script run's exit error once its summary is printed:
 // k6's abort codes first, then the run's failure, then the thresholds'.
 func (a *app) scriptVerdict(s *k6script.Script, res *runner.ScriptResult, err, ferr error, ownPass bool) error {
+	// k6's scheduler returns teardown()'s error before the run's own
+	// (internal/execution/scheduler.go:538-546), and the thresholds never
+	// replace an error (internal/cmd/run.go:384): it decides the exit code.
+	var se *k6script.ScriptError
+	if errors.As(err, &se) && se.Teardown {
+		return &ExitError{Code: ExitScriptException, Err: se}
+	}
 	if reason, ok := s.Aborted(); ok { // k6's exit code wins over the thresholds', as in k6
 		return &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
 	}
