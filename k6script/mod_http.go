@@ -150,6 +150,7 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 		named = name // an http.url template
 	}
 	var tags map[string]string
+	var replacing map[string]bool
 	jar := v.vuJar()
 	binary, callback, auth := false, v.callback, ""
 	var encodings []string
@@ -173,7 +174,7 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 				jar = j
 			}
 		}
-		call.Cookies = cookieParams(p.Get("cookies"))
+		call.Cookies, replacing = cookieParams(p.Get("cookies"))
 		if a := p.Get("auth"); a != nil && !goja.IsUndefined(a) && !goja.IsNull(a) {
 			if x := a.String(); x == "digest" || x == "ntlm" {
 				auth = x
@@ -188,7 +189,11 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 			call.Body = v.encodeBody(call.Body, encodings, call.Header)
 		}
 	}
-	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback, named: named, tags: tags, auth: auth, plainBody: plain}
+	var jarOf http.CookieJar = jar.jar
+	if replacing != nil {
+		jarOf = replacingJar{CookieJar: jar.jar, names: replacing}
+	}
+	return builtCall{call: call, name: name, jar: jarOf, binary: binary, callback: callback, named: named, tags: tags, auth: auth, plainBody: plain}
 }
 
 // plainHeader is the header of a request without params or a body: the
