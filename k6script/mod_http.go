@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -522,7 +524,7 @@ func (r *responseObject) make(key string) goja.Value {
 		return rt.ToValue(r.json)
 	case "html": // res.html([selector]): the body as k6/html's Selection
 		return rt.ToValue(func(call goja.FunctionCall) goja.Value {
-			doc := r.v.parseDoc(r.text("res.html()"))
+			doc := r.v.parseDoc(r.htmlText())
 			if s := call.Argument(0); !goja.IsUndefined(s) && !goja.IsNull(s) {
 				doc = doc.Find(s.String())
 			}
@@ -646,17 +648,20 @@ func (r *responseObject) cookies() goja.Value {
 
 // json is res.json(selector): the whole body parsed once, or the part a
 // gjson selector picks (k6's own selector syntax: "user.tokens.0.value",
-// "items.#", "items.#(id==3).name", ...), undefined when it picks nothing.
+// "items.#", "items.#(id==3).name", ...), undefined when it picks nothing
+// or the body is not JSON (js/modules/k6/http/response.go:66-112).
 func (r *responseObject) json(call goja.FunctionCall) goja.Value {
 	rt := r.v.rt
-	body := r.text("res.json()")
+	b := r.Get("body")
+	if goja.IsNull(b) || goja.IsUndefined(b) {
+		panic(rt.NewGoError(errors.New("the body is null so we can't transform it to JSON - this likely was because of a request error getting the response")))
+	}
+	body := bodyText(b)
 	parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
 	sel := call.Argument(0)
 	if !goja.IsUndefined(sel) && sel.String() != "" {
 		if !gjson.Valid(body) {
-			if _, err := parse(goja.Undefined(), rt.ToValue(body)); err != nil {
-				panic(err) // JSON.parse's own message says where
-			}
+			return goja.Undefined()
 		}
 		res := gjson.Get(body, sel.String())
 		if !res.Exists() {
@@ -673,6 +678,9 @@ func (r *responseObject) json(call goja.FunctionCall) goja.Value {
 	}
 	val, err := parse(goja.Undefined(), rt.ToValue(body))
 	if err != nil {
+		if jerr := jsonError(body); jerr != nil {
+			panic(rt.NewGoError(jerr))
+		}
 		panic(err)
 	}
 	if r.own == nil {
@@ -682,12 +690,13 @@ func (r *responseObject) json(call goja.FunctionCall) goja.Value {
 	return val
 }
 
-// text is the response's body as text for method (res.json(), res.html()),
-// which cannot go on without one.
-func (r *responseObject) text(method string) string {
+// htmlText is the response's body as text for res.html() (and
+// submitForm, clickLink, which k6 reads through it), which cannot go on
+// without one: k6's error (js/modules/k6/http/response.go:43).
+func (r *responseObject) htmlText() string {
 	b := r.Get("body")
 	if goja.IsNull(b) || goja.IsUndefined(b) {
-		panic(r.v.rt.NewGoError(fmt.Errorf("%s: the response has no body (responseType none or discardResponseBodies)", method)))
+		panic(r.v.rt.NewGoError(errors.New("the body is null so we can't transform it to HTML - this likely was because of a request error getting the response")))
 	}
 	return bodyText(b)
 }
@@ -767,4 +776,40 @@ func remoteHostPort(a net.Addr) (string, int) {
 	}
 	n, _ := strconv.Atoi(port)
 	return host, n
+}
+
+// jsonError is k6's error for a body that is not JSON: Go's decoding
+// error with the line and character where it stopped, counted as k6's
+// checkErrorInJSON counts them (js/modules/k6/http/response.go:114-144);
+// nil when Go decodes it.
+func jsonError(body string) error {
+	var v any
+	err := json.Unmarshal([]byte(body), &v)
+	if err == nil {
+		return nil
+	}
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	offset := int(se.Offset)
+	if offset > 0 {
+		offset-- // Offset counts the bytes read; k6 looks at the last one
+	}
+	line, char := 1, 0
+	for i, c := range body {
+		if c == '\n' {
+			line++
+			char = 0
+		} else {
+			char++
+		}
+		if i >= offset {
+			if c == '\n' {
+				char = 1
+			}
+			break
+		}
+	}
+	return fmt.Errorf("cannot parse json due to an error at line %d, character %d , error: %w", line, char, err)
 }
