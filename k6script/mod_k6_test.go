@@ -50,3 +50,39 @@ func TestCheckAndGroupRules(t *testing.T) {
 		})
 	}
 }
+
+// check() and group() refuse what k6's refuse (internal/js/modules/k6/
+// k6.go:147-175, lib/models.go:29): no checks at all, checks that are
+// undefined or null (a TypeError from making them an object), a name with
+// k6's group separator; the checks before a refused name were counted.
+func TestCheckAndGroupArguments(t *testing.T) {
+	for _, tt := range []struct {
+		name, code string
+		want       string // what the script saw: the result or the exception
+		checks     int64  // counted
+	}{
+		{"no checks", `String(check(1))`, "GoError: no checks provided to `check`", 0},
+		{"undefined checks", `String(check(1, undefined))`, "TypeError: Cannot convert undefined or null to object", 0},
+		{"null checks", `String(check(1, null))`, "TypeError: Cannot convert undefined or null to object", 0},
+		{"a number: no checks", `String(check(1, 5))`, "true", 0},
+		{"separator in a name", `String(check(1, { a: true, 'b::c': true, d: true }))`, "GoError: group and check names may not contain '::'", 1},
+		{"separator in a group", `String(group('a::b', () => 1))`, "GoError: group and check names may not contain '::'", 0},
+		{"plain", `String(check(1, { a: true, b: 0 }))`, "false", 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := loadScript(t, `import { check, group } from 'k6';
+export let out = '';
+export default function () { try { out = `+tt.code+`; } catch (e) { out = String(e); } }`, nil)
+			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+			var got samples
+			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			v, _, _ := s.vuFor(context.Background(), 1, nil)
+			if got := v.exports.Get("out").String(); got != tt.want {
+				t.Errorf("the script saw %q; want %q", got, tt.want)
+			}
+			if _, n := s.Checks.Rate(); n != tt.checks {
+				t.Errorf("%d checks counted; want %d", n, tt.checks)
+			}
+		})
+	}
+}
