@@ -266,10 +266,12 @@ func (v *vu) unsent(err error, warning string) goja.Value {
 	return v.rt.NewDynamicObject(unsentResponse(v, err))
 }
 
-// unsentResponse is an unsent request's Response: k6's NewResponse, no
-// body, with the error's text.
+// unsentResponse is an unsent request's Response: k6's NewResponse
+// (lib/netext/httpext/response.go:75), whose body is an empty byte slice
+// (an empty array to the script, not null) and request null, with the
+// error's text.
 func unsentResponse(v *vu, err error) *responseObject {
-	r := &responseObject{v: v, own: map[string]goja.Value{"body": goja.Null()}}
+	r := &responseObject{v: v, own: map[string]goja.Value{"body": v.rt.NewArray(), "request": goja.Null()}}
 	if err != nil {
 		r.own["error"] = v.rt.ToValue(err.Error())
 	}

@@ -74,8 +74,8 @@ func TestUnreadableParamsUnsent(t *testing.T) {
 		want       string // what the script logs
 	}{
 		{"get", `const r = http.get(__ENV.BASE, { tags: { k: null } });
-			out = [r.status, r.error, r.error_code, r.body, r.url, r.status_text].join('|');`,
-			"0|" + tagErr + "|0|||"},
+			out = [r.status, r.error, r.error_code, typeof r.body, String(r.body), r.url, r.status_text, r.request].join('|');`,
+			"0|" + tagErr + "|0|object||||"},
 		{"post in a check", `const r = http.post(__ENV.BASE, 'x', { tags: { k: {} } });
 			out = String(check(r, { 'no status': (x) => x.status === 0 }));`,
 			"true"},
