@@ -628,11 +628,10 @@ func (r *responseObject) cookies() goja.Value {
 		must(c.Set("value", ck.Value))
 		must(c.Set("domain", ck.Domain))
 		must(c.Set("path", ck.Path))
-		expires := int64(0)
-		if !ck.Expires.IsZero() {
-			expires = ck.Expires.UnixMilli()
-		}
-		must(c.Set("expires", expires))
+		// k6's own arithmetic (lib/netext/httpext/request.go:326), which for
+		// a cookie without Expires (Go's zero time, beyond what UnixNano
+		// holds) gives -6795364578871, not 0.
+		must(c.Set("expires", ck.Expires.UnixNano()/1000000))
 		must(c.Set("max_age", ck.MaxAge))
 		must(c.Set("secure", ck.Secure))
 		must(c.Set("http_only", ck.HttpOnly))
