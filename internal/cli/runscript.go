@@ -435,6 +435,9 @@ func scriptOverrides(fl *pflag.FlagSet, f runFlags) (k6script.Overrides, error) 
 	for _, st := range stages {
 		d, t, ok := strings.Cut(strings.TrimSpace(st), ":")
 		dur, err := k6script.ParseDuration(d)
+		if _, nerr := strconv.ParseFloat(d, 64); nerr == nil && dur != 0 {
+			err = errors.New("no unit") // k6 reads --stage with time.ParseDuration (lib/models.go:69)
+		}
 		var target float64
 		if ok && err == nil {
 			_, err = fmt.Sscan(t, &target)
