@@ -140,7 +140,15 @@ func (c *Caller) DoTo(ctx context.Context, call *Call, jar http.CookieJar, conns
 		u, err = url.Parse(call.URL)
 	}
 	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
-		err = fmt.Errorf("unsupported protocol scheme %q; use an absolute http:// or https:// URL", u.Scheme)
+		// net/http's Transport refuses it once the client has handed it
+		// over, so a k6 script's transport counts it as a request
+		// (k6's lib/netext/httpext/transport.go RoundTrip): a hop.
+		now := time.Now()
+		*rep = Reply{URL: call.URL, Sent: now, Done: now, Err: &SchemeError{Scheme: u.Scheme}, ErrClass: ClassOther}
+		if call.OnHop != nil {
+			call.OnHop(rep)
+		}
+		return
 	}
 	if err != nil {
 		now := time.Now()
@@ -417,3 +425,9 @@ func cookiesToSend(jar http.CookieJar, u *url.URL, own []*http.Cookie) []*http.C
 	}
 	return append(append(make([]*http.Cookie, 0, len(own)+len(fromJar)), own...), fromJar...)
 }
+
+// SchemeError is a URL whose scheme is neither http nor https (a relative
+// URL too: no scheme), in net/http Transport's words.
+type SchemeError struct{ Scheme string }
+
+func (e *SchemeError) Error() string { return fmt.Sprintf("unsupported protocol scheme %q", e.Scheme) }
