@@ -121,9 +121,65 @@ type builtCall struct {
 	// as k6 keeps it); nil when the body went as given.
 	plainBody []byte
 	hops      hopState // the k6 metrics' hook's (k6Hops)
-	// bad is a params error k6 gives back as an errored Response, the
-	// request not sent, under options.throw false (unsent).
+	// bad is an error k6 finds reading the arguments, which it gives back
+	// as an errored Response, the request not sent, under options.throw
+	// false (unsent).
 	bad error
+}
+
+// parseError is an error k6's parseRequest returns
+// (js/modules/k6/http/request.go:143-404), with its error code (k6's
+// K6Error: 1020 for a URL; 0 for none).
+type parseError struct {
+	code int
+	msg  string
+}
+
+func (e *parseError) Error() string { return e.msg }
+
+// unreadable is the call of arguments k6 cannot read: err thrown under
+// options.throw, else kept for an errored Response (handleParseRequestError).
+func (v *vu) unreadable(err error) builtCall {
+	if v.s.Options.Throw {
+		panic(v.rt.NewGoError(err))
+	}
+	return builtCall{bad: err}
+}
+
+// requestURL is a request's URL as k6's httpext.ToURL reads it: a string
+// that parses, or an http.url template; anything else is k6's invalid URL
+// (lib/netext/httpext/url.go:18-70).
+func requestURL(u goja.Value) (string, error) {
+	var s string
+	switch x := u.(type) {
+	case *goja.Object:
+		if n := x.Get(urlNameKey); n == nil || goja.IsUndefined(n) {
+			return "", &parseError{code: 1020, msg: fmt.Sprintf("invalid URL: '#%v'", u.Export())}
+		}
+		s = x.String()
+	default:
+		str, ok := u.Export().(string)
+		if !ok {
+			return "", &parseError{code: 1020, msg: fmt.Sprintf("invalid URL: '#%v'", u.Export())}
+		}
+		s = str
+	}
+	if _, err := url.Parse(s); err != nil {
+		return "", &parseError{code: 1020, msg: "invalid URL: " + err.Error()}
+	}
+	return s, nil
+}
+
+// bodyTypeError is k6's error for a body that is none of a string, an
+// ArrayBuffer, bytes or an object (request.go:262-277): a number, a
+// boolean, an array...; nil for those.
+func bodyTypeError(body goja.Value) error {
+	switch x := body.Export().(type) {
+	case string, goja.ArrayBuffer, []byte, map[string]any:
+		return nil
+	default:
+		return &parseError{msg: strings.ReplaceAll(fmt.Sprintf("unknown request body type %T", x), "goja.", "sobek.")}
+	}
 }
 
 // buildCall reads a request's arguments.
@@ -132,15 +188,24 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	if v.init {
 		panic(rt.NewGoError(fmt.Errorf("http.%s in the init code: k6 allows requests only in functions (default, setup, teardown); move it into setup()", strings.ToLower(method))))
 	}
-	if u == nil || goja.IsUndefined(u) || goja.IsNull(u) {
-		panic(rt.NewGoError(fmt.Errorf("http.%s: no URL given", strings.ToLower(method))))
+	if u == nil {
+		u = goja.Undefined()
 	}
-	call := request.Call{Method: method, URL: u.String(), Header: v.plainHeader(), MaxRedirects: defaultMaxRedirects,
+	rawURL, err := requestURL(u)
+	if err != nil {
+		return v.unreadable(err)
+	}
+	hasBody := body != nil && !goja.IsUndefined(body) && !goja.IsNull(body)
+	if hasBody {
+		if err := bodyTypeError(body); err != nil {
+			return v.unreadable(err)
+		}
+	}
+	call := request.Call{Method: method, URL: rawURL, Header: v.plainHeader(), MaxRedirects: defaultMaxRedirects,
 		Discard: v.s.Options.DiscardResponseBodies}
 	if v.s.Options.MaxRedirects != nil {
 		call.MaxRedirects = *v.s.Options.MaxRedirects
 	}
-	hasBody := body != nil && !goja.IsUndefined(body) && !goja.IsNull(body)
 	if _, ok := params.(*goja.Object); ok || hasBody {
 		call.Header = call.Header.Clone() // params and bodies add to it
 	}
@@ -157,13 +222,17 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	binary, callback, auth := false, v.callback, ""
 	var encodings []string
 	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {
-		encodings = v.compressionParam(p.Get("compression"))
-		if cb := p.Get("responseCallback"); cb != nil && !goja.IsUndefined(cb) {
-			callback = v.callbackValue(cb, "params.responseCallback")
+		var err error
+		if encodings, err = compressionParam(p.Get("compression")); err != nil {
+			return v.unreadable(err)
 		}
-		var bad error
-		if name, tags, bad = v.applyParams(p, &call, name); bad != nil {
-			return builtCall{bad: bad}
+		if cb := p.Get("responseCallback"); cb != nil && !goja.IsUndefined(cb) {
+			if callback, err = callbackParam(cb); err != nil {
+				return v.unreadable(err)
+			}
+		}
+		if name, tags, err = v.applyParams(p, &call, name); err != nil {
+			return v.unreadable(err)
 		}
 		if n, ok := tags["name"]; ok {
 			named = n
@@ -211,7 +280,7 @@ func (v *vu) plainHeader() http.Header {
 // applyParams reads k6's params: headers, tags (name), timeout,
 // responseType, redirects. It returns the request's name tag and the
 // params' tags (k6 tags the request's metrics with all of them), or the
-// tags' error under options.throw false (with it, the error is thrown).
+// error k6's parseRequest gives for one (unreadable's).
 func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (string, map[string]string, error) {
 	if h, ok := p.Get("headers").(*goja.Object); ok {
 		for _, k := range h.Keys() {
@@ -219,13 +288,8 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 		}
 	}
 	tags, err := tagsArg(p.Get("tags"))
-	if err != nil {
-		// k6's parseRequest (js/modules/k6/http/request.go:229)
-		err = fmt.Errorf("invalid HTTP request metric tags: %w", err)
-		if v.s.Options.Throw {
-			panic(v.rt.NewGoError(err))
-		}
-		return name, nil, err
+	if err != nil { // k6's parseRequest (js/modules/k6/http/request.go:368)
+		return name, nil, fmt.Errorf("invalid HTTP request metric tags: %w", err)
 	}
 	if n, ok := tags["name"]; ok {
 		name = n
@@ -239,7 +303,9 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 		}
 	}
 	if t := p.Get("timeout"); t != nil && !goja.IsUndefined(t) {
-		call.Timeout = v.durationValue(t, "timeout")
+		if call.Timeout, err = durationParam(t); err != nil {
+			return name, nil, fmt.Errorf("invalid timeout value: %w", err) // request.go:377
+		}
 	}
 	if r := p.Get("redirects"); r != nil && !goja.IsUndefined(r) {
 		call.MaxRedirects = int(r.ToInteger())
@@ -250,8 +316,8 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 			call.Discard = true
 		case "text", "binary":
 			call.Discard = false
-		default:
-			panic(v.rt.NewGoError(fmt.Errorf("responseType %q: use text, binary or none", r.String())))
+		default: // k6's enumer's words (lib/netext/httpext/response_type_gen.go:35)
+			return name, nil, fmt.Errorf("%s does not belong to ResponseType values", r.String())
 		}
 	}
 	return name, tags, nil
@@ -269,26 +335,45 @@ func (v *vu) unsent(err error, warning string) goja.Value {
 // unsentResponse is an unsent request's Response: k6's NewResponse
 // (lib/netext/httpext/response.go:75), whose body is an empty byte slice
 // (an empty array to the script, not null) and request null, with the
-// error's text.
+// error's text and code.
 func unsentResponse(v *vu, err error) *responseObject {
 	r := &responseObject{v: v, own: map[string]goja.Value{"body": v.rt.NewArray(), "request": goja.Null()}}
 	if err != nil {
 		r.own["error"] = v.rt.ToValue(err.Error())
+		var pe *parseError
+		if errors.As(err, &pe) {
+			r.own["error_code"] = v.rt.ToValue(pe.code)
+		}
 	}
 	r.rep = &r.one[0]
 	return r
 }
 
-// durationValue reads a k6 duration param: a string ("10s") or milliseconds.
+// durationValue is durationParam, its error thrown prefixed with what
+// (gRPC's params).
 func (v *vu) durationValue(val goja.Value, what string) time.Duration {
+	d, err := durationParam(val)
+	if err != nil {
+		panic(v.rt.NewGoError(fmt.Errorf("%s: %w", what, err)))
+	}
+	return d
+}
+
+// durationParam reads a k6 duration param: a string ("10s", "500" ms) or
+// milliseconds; a string that is neither fails with Go's words, as k6's
+// ParseExtendedDuration does (lib/types/types.go:27).
+func durationParam(val goja.Value) (time.Duration, error) {
 	if s, ok := val.Export().(string); ok {
 		d, err := ParseDuration(s)
 		if err != nil {
-			panic(v.rt.NewGoError(fmt.Errorf("%s: %w", what, err)))
+			if _, gerr := time.ParseDuration(s); gerr != nil {
+				err = gerr
+			}
+			return 0, err
 		}
-		return d
+		return d, nil
 	}
-	return time.Duration(val.ToFloat() * float64(time.Millisecond))
+	return time.Duration(val.ToFloat() * float64(time.Millisecond)), nil
 }
 
 // requestBody is a string, an ArrayBuffer, or an object sent form-encoded.

@@ -85,6 +85,20 @@ func TestUnreadableParamsUnsent(t *testing.T) {
 		{"batch object", `const rs = http.batch({ a: __ENV.BASE, b: { method: 'GET', url: __ENV.BASE, params: { tags: { k: undefined } } }, c: __ENV.BASE });
 			out = Object.keys(rs).join(',') + '|' + rs.b.error_code;`,
 			"a,b|0"},
+		// k6's other errors reading a request (request.go:143-404, url.go:57-70)
+		{"no URL", `const r = http.get(); out = [r.status, r.error, r.error_code].join('|');`,
+			"0|invalid URL: '#<nil>'|1020"},
+		{"a number for a URL", `const r = http.get(42); out = [r.error, r.error_code].join('|');`,
+			"invalid URL: '#42'|1020"},
+		{"URL that does not parse", `const r = http.get('http://[::1'); out = [r.error, r.error_code].join('|');`,
+			`invalid URL: parse "http://[::1": missing ']' in host|1020`},
+		{"a number for a body", `out = http.post(__ENV.BASE, 42).error;`, "unknown request body type int64"},
+		{"an array for a body", `out = http.post(__ENV.BASE, [1, 2]).error;`, "unknown request body type []interface {}"},
+		{"timeout", `out = http.get(__ENV.BASE, { timeout: 'soon' }).error;`, `invalid timeout value: time: invalid duration "soon"`},
+		{"compression", `out = http.post(__ENV.BASE, 'x', { compression: 'lz4' }).error;`,
+			"unknown compression algorithm lz4, supported algorithms are [gzip deflate zstd br]"},
+		{"responseType", `out = http.get(__ENV.BASE, { responseType: 'json' }).error;`, "json does not belong to ResponseType values"},
+		{"responseCallback", `out = http.get(__ENV.BASE, { responseCallback: (r) => true }).error;`, "unsupported responseCallback"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := loadScript(t, `import http from 'k6/http';
