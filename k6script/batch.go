@@ -49,7 +49,7 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 		}
 	}
 	for _, it := range items { // every reply recorded first
-		v.throwIfFailed(it.rep)
+		v.throwIfFailed(&it.b, it.rep)
 	}
 	if isArray {
 		return rt.NewArray(arr...)

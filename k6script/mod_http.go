@@ -94,14 +94,15 @@ func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	for i := range r.reps {
 		v.record(r.b.name, &r.reps[i], r.b.verdictOf(i, &r.reps[i]))
 	}
-	v.throwIfFailed(r.rep)
+	v.throwIfFailed(&r.b, r.rep)
 	return v.rt.NewDynamicObject(r)
 }
 
 // throwIfFailed makes a request that failed (no response: refused, reset,
-// timed out...) throw, as k6 does with options.throw; it was recorded first.
-func (v *vu) throwIfFailed(rep *request.Reply) {
-	if v.s.Options.Throw && rep.Err != nil && v.ctx.Err() == nil {
+// timed out...) throw, as k6 does with options.throw or the params' throw;
+// it was recorded first.
+func (v *vu) throwIfFailed(b *builtCall, rep *request.Reply) {
+	if b.throw && rep.Err != nil && v.ctx.Err() == nil {
 		panic(v.rt.NewGoError(fmt.Errorf("request to %s failed: %w", v.s.cfg.Redact.Name(rep.URL), rep.Err)))
 	}
 }
@@ -121,6 +122,9 @@ type builtCall struct {
 	// as k6 keeps it); nil when the body went as given.
 	plainBody []byte
 	hops      hopState // the k6 metrics' hook's (k6Hops)
+	// throw is options.throw, or the params' own throw (k6's
+	// ParsedHTTPRequest.Throw, request.go:378): a failed request throws.
+	throw bool
 	// bad is an error k6 finds reading the arguments, which it gives back
 	// as an errored Response, the request not sent, under options.throw
 	// false (unsent).
@@ -218,6 +222,7 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	}
 	var tags map[string]string
 	var replacing map[string]bool
+	throw := v.s.Options.Throw
 	jar := v.vuJar()
 	binary, callback, auth := false, v.callback, ""
 	var encodings []string
@@ -246,6 +251,9 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 			}
 		}
 		call.Cookies, replacing = cookieParams(p.Get("cookies"))
+		if t := p.Get("throw"); t != nil && !goja.IsUndefined(t) {
+			throw = t.ToBoolean()
+		}
 		if a := p.Get("auth"); a != nil && !goja.IsUndefined(a) && !goja.IsNull(a) {
 			if x := a.String(); x == "digest" || x == "ntlm" {
 				auth = x
@@ -264,7 +272,7 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	if replacing != nil {
 		jarOf = replacingJar{CookieJar: jar.jar, names: replacing}
 	}
-	return builtCall{call: call, name: name, jar: jarOf, binary: binary, callback: callback, named: named, tags: tags, auth: auth, plainBody: plain}
+	return builtCall{call: call, name: name, jar: jarOf, throw: throw, binary: binary, callback: callback, named: named, tags: tags, auth: auth, plainBody: plain}
 }
 
 // plainHeader is the header of a request without params or a body: the

@@ -39,3 +39,30 @@ export default function () { const r = http.get(`+tt.url+`); out = [r.status, r.
 		})
 	}
 }
+
+// A request's params.throw overrides options.throw for that request, as
+// k6's parseRequest takes it (js/modules/k6/http/request.go:378) and
+// MakeRequest throws on it (lib/netext/httpext/request.go:328).
+func TestParamsThrow(t *testing.T) {
+	for _, tt := range []struct {
+		name, options, params string
+		throws                bool
+	}{
+		{"neither", "{}", "{}", false},
+		{"options", "{ throw: true }", "{}", true},
+		{"params", "{}", "{ throw: true }", true},
+		{"params over options", "{ throw: true }", "{ throw: false }", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := loadScript(t, `import http from 'k6/http';
+export const options = `+tt.options+`;
+export default function () { http.get('http://127.0.0.1:1/', `+tt.params+`); }`, nil)
+			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+			var got samples
+			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			if n, first := s.IterationErrors(); (n == 1) != tt.throws {
+				t.Errorf("%d iteration errors (%q); want the request to throw: %v", n, first, tt.throws)
+			}
+		})
+	}
+}
