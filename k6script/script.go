@@ -364,6 +364,9 @@ func (s *Script) Teardown(ctx context.Context) error {
 		if errors.As(err, &te) || errors.Is(err, ErrInterrupted) {
 			return err
 		}
+		if v.aborting { // test.abort(): k6's interrupt, exit 108, not an exception
+			return fmt.Errorf("teardown(): %w", err)
+		}
 		return &ScriptError{Msg: "teardown(): " + err.Error(), Teardown: true}
 	}
 	return nil

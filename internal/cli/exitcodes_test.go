@@ -313,6 +313,8 @@ func TestExitTeardownThrows(t *testing.T) {
 		{"over test.abort()", "", "exec.test.abort('stop')", "throw new Error('cleanup refused')", ExitScriptException},
 		{"over test.fail()", "", "exec.test.fail('bad')", "throw new Error('cleanup refused')", ExitScriptException},
 		{"a failed threshold alone", "thresholds: { iterations: ['count>5'] }", "", "", ExitThresholds},
+		// test.abort() is k6's interrupt (errext.InterruptError), exit 108, in teardown() too
+		{"test.abort() in teardown", "", "", "exec.test.abort('stop')", ExitScriptAborted},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			script := writeJS(t, `import exec from 'k6/execution';
@@ -325,7 +327,7 @@ export function teardown() { `+c.teardown+` }
 			if code != c.code {
 				t.Fatalf("exit %d; want %d\n%s\n%s", code, c.code, out, stderr)
 			}
-			if c.teardown != "" && !strings.Contains(stderr, "teardown(): ") {
+			if c.code == ExitScriptException && !strings.Contains(stderr, "teardown(): ") {
 				t.Errorf("stderr %q does not name teardown()", stderr)
 			}
 		})
