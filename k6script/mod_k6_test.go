@@ -86,3 +86,47 @@ export default function () { try { out = `+tt.code+`; } catch (e) { out = String
 		})
 	}
 }
+
+// k6/execution's vu, scenario and instance throw k6's errors in the init
+// code, and scenario's fields in setup() and teardown(), which run in no
+// scenario (internal/js/modules/k6/execution/execution.go:74-90, 131,
+// 217); in an iteration they are read.
+func TestExecutionOutsideAScenario(t *testing.T) {
+	const noScenario = "GoError: getting scenario information outside of the VU context is not supported"
+	for _, tt := range []struct {
+		name, where, expr, want string
+	}{
+		{"init, vu", "init", "exec.vu.idInTest", "GoError: getting VU information in the init context is not supported"},
+		{"init, scenario", "init", "exec.scenario", noScenario},
+		{"init, instance", "init", "exec.instance.vusActive", "GoError: getting instance information in the init context is not supported"},
+		{"setup, scenario name", "setup", "exec.scenario.name", noScenario},
+		{"setup, vu id", "setup", "exec.vu.idInTest", "0"},
+		{"iteration, scenario name", "default", "exec.scenario.name", "x"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			read := `(() => { try { return String(` + tt.expr + `); } catch (e) { return String(e); } })()`
+			src := `import exec from 'k6/execution';
+export let out = '';
+`
+			switch tt.where {
+			case "init":
+				src += "out = " + read + ";\nexport default function () {}"
+			case "setup":
+				src += "export function setup() { return " + read + "; }\nexport default function (d) { out = d; }"
+			default:
+				src += "export default function () { out = " + read + "; }"
+			}
+			s := loadScript(t, src, nil)
+			if err := s.Setup(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+			var got samples
+			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			v, _, _ := s.vuFor(context.Background(), 1, nil)
+			if got := v.exports.Get("out").String(); got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
