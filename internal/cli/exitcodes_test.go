@@ -333,3 +333,29 @@ export function teardown() { `+c.teardown+` }
 		})
 	}
 }
+
+// A k6 script whose requests all fail still measures k6's http_req_failed
+// (every request counts, lib/netext/httpext/transport.go): a threshold on
+// it that fails exits 99 as in k6, before knee's own exit 1 for a run
+// without a response (k6 exits 0 then).
+func TestScriptNoResponseThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		name, thresholds string
+		code             int
+	}{
+		{"failed threshold", "thresholds: { http_req_failed: ['rate<0.5'] }", ExitThresholds},
+		{"passed threshold", "thresholds: { http_req_failed: ['rate>0.5'] }", ExitFailure},
+		{"no threshold", "", ExitFailure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := writeJS(t, `import http from 'k6/http';
+export const options = { iterations: 2, `+tc.thresholds+` };
+export default function () { http.get(__ENV.URL); }
+`)
+			code, out, stderr := runKnee(t, "run", script, "-e", "URL="+refusedURL(t), "--out", t.TempDir(), "--quiet")
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, out, stderr)
+			}
+		})
+	}
+}

@@ -116,14 +116,14 @@ func (a *app) scriptVerdict(s *k6script.Script, res *runner.ScriptResult, err, f
 	if reason, ok := s.MarkedFailed(); ok { // k6 returns it before its end-of-test thresholds can
 		return &ExitError{Code: ExitMarkedAsFailed, Err: errors.New(reason)}
 	}
+	// k6 exits 99 for a failed threshold even when no request got a
+	// response (its http_req_failed counts them), where knee's own rule
+	// for a run without a response is 1 (k6 has none: it exits 0).
+	if !ownPass {
+		return errors.Join(ferr, &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")})
+	}
 	if nr := noResponse(res.Summary); nr != nil {
 		return errors.Join(ferr, nr)
 	}
-	if ferr != nil {
-		return ferr
-	}
-	if !ownPass {
-		return &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
-	}
-	return nil
+	return ferr
 }
