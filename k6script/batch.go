@@ -23,14 +23,17 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 		panic(rt.NewGoError(fmt.Errorf("http.batch: give an array or an object of requests")))
 	}
 	keys := o.Keys()
+	isArray := o.ClassName() == "Array"
 	items := make([]*responseObject, len(keys))
 	for i, key := range keys {
 		it := &responseObject{v: v, b: v.batchCall(o.Get(key))}
+		if it.b.bad != nil {
+			return v.unsentBatch(keys, i, it.b.bad, isArray)
+		}
 		v.k6Hops(&it.b, it.b.tags)
 		items[i] = it
 	}
 	v.sendBatch(items)
-	isArray := o.ClassName() == "Array"
 	var arr []any
 	out := rt.NewObject()
 	for i, it := range items {
@@ -45,10 +48,40 @@ func (v *vu) batch(reqs goja.Value) goja.Value {
 		}
 	}
 	for _, it := range items { // every reply recorded first
-		v.throwIfFailed(it.rep)
+		v.throwIfFailed(&it.b, it.rep)
 	}
 	if isArray {
 		return rt.NewArray(arr...)
+	}
+	return out
+}
+
+// unsentBatch is what k6's http.batch gives back, under options.throw
+// false, when its entry bad cannot be read (js/modules/k6/http/request.go
+// prepareBatchArray, prepareBatchObject, Batch): nothing is sent; the
+// entries before it are empty Responses, it is the errored one, and an
+// array's later entries are null (an object has no later keys).
+func (v *vu) unsentBatch(keys []string, bad int, err error, isArray bool) goja.Value {
+	v.s.con.line("warn", fmt.Sprintf("A batch request failed: %v", err))
+	res := func(i int) goja.Value {
+		if i == bad {
+			return v.rt.NewDynamicObject(unsentResponse(v, err))
+		}
+		return v.rt.NewDynamicObject(unsentResponse(v, nil))
+	}
+	if isArray {
+		arr := make([]any, len(keys))
+		for i := range keys {
+			arr[i] = goja.Null()
+			if i <= bad {
+				arr[i] = res(i)
+			}
+		}
+		return v.rt.NewArray(arr...)
+	}
+	out := v.rt.NewObject()
+	for i := 0; i <= bad; i++ {
+		must(out.Set(keys[i], res(i)))
 	}
 	return out
 }

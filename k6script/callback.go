@@ -1,6 +1,7 @@
 package k6script
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/dop251/goja"
@@ -76,6 +77,19 @@ func (v *vu) expectedStatuses(call goja.FunctionCall) goja.Value {
 		panic(rt.NewGoError(fmt.Errorf("http.expectedStatuses: argument %d (%s) is neither a status code nor {min: N, max: M}", i+1, a.String())))
 	}
 	return rt.ToValue(s)
+}
+
+// callbackParam reads params.responseCallback: what http.expectedStatuses
+// returned, or null; anything else is k6's error (js/modules/k6/http/
+// request.go:384-391).
+func callbackParam(val goja.Value) (responseCallback, error) {
+	if goja.IsNull(val) {
+		return responseCallback{set: true}, nil
+	}
+	if s, ok := val.Export().(*statusSet); ok {
+		return responseCallback{set: true, statuses: s}, nil
+	}
+	return responseCallback{}, errors.New("unsupported responseCallback")
 }
 
 // callbackValue reads a response callback: what http.expectedStatuses

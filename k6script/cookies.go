@@ -123,22 +123,47 @@ func (v *vu) vuJar() *jarObject {
 	return v.jar
 }
 
-// cookieParams reads params.cookies: {name: value} or {name: {value, replace}}.
-func cookieParams(c goja.Value) []*http.Cookie {
+// cookieParams reads params.cookies: {name: value} or {name: {value,
+// replace}}; replacing names those whose replace is true.
+func cookieParams(c goja.Value) (out []*http.Cookie, replacing map[string]bool) {
 	o, ok := c.(*goja.Object)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	var out []*http.Cookie
 	for _, name := range o.Keys() {
 		val := o.Get(name)
 		if vo, ok := val.(*goja.Object); ok && vo.ClassName() == "Object" {
 			val = vo.Get("value")
+			if r := vo.Get("replace"); r != nil && r.ToBoolean() {
+				if replacing == nil {
+					replacing = map[string]bool{}
+				}
+				replacing[name] = true
+			}
 		}
 		if val == nil || goja.IsUndefined(val) {
 			continue
 		}
 		out = append(out, &http.Cookie{Name: name, Value: val.String()})
+	}
+	return out, replacing
+}
+
+// replacingJar is a request's jar when its params.cookies replace some of
+// the jar's: those names are not sent from the jar (k6's
+// SetRequestCookies, lib/netext/httpext/request.go:349); what the
+// responses set goes into the jar as ever.
+type replacingJar struct {
+	http.CookieJar
+	names map[string]bool
+}
+
+func (j replacingJar) Cookies(u *url.URL) []*http.Cookie {
+	var out []*http.Cookie
+	for _, ck := range j.CookieJar.Cookies(u) {
+		if !j.names[ck.Name] {
+			out = append(out, ck)
+		}
 	}
 	return out
 }

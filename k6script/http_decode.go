@@ -18,13 +18,13 @@ import (
 // js/modules/k6/http/request.go): "" or none for no compression, else
 // algorithms separated by commas, each exactly gzip, deflate, zstd or br,
 // applied in that order.
-func (v *vu) compressionParam(val goja.Value) []string {
+func compressionParam(val goja.Value) ([]string, error) {
 	if val == nil || goja.IsUndefined(val) || goja.IsNull(val) {
-		return nil
+		return nil, nil
 	}
 	list := strings.TrimSpace(val.String())
 	if list == "" {
-		return nil
+		return nil, nil
 	}
 	var out []string
 	for _, algo := range strings.Split(list, ",") {
@@ -32,10 +32,10 @@ func (v *vu) compressionParam(val goja.Value) []string {
 		case "gzip", "deflate", "zstd", "br":
 			out = append(out, algo)
 		default:
-			panic(v.rt.NewGoError(fmt.Errorf("unknown compression algorithm %s, supported algorithms are [gzip deflate zstd br]", algo)))
+			return nil, fmt.Errorf("unknown compression algorithm %s, supported algorithms are [gzip deflate zstd br]", algo)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // encodeBody compresses a request body with each algorithm in turn, as

@@ -41,7 +41,7 @@ func (r *responseObject) submitForm(call goja.FunctionCall) goja.Value {
 			}
 		}
 	}
-	form := r.v.parseDoc(r.text("res.submitForm()")).Find(formSel)
+	form := r.v.parseDoc(r.htmlText()).Find(formSel)
 	if form.Length() == 0 {
 		panic(rt.NewGoError(fmt.Errorf("no form found for selector '%s' in response '%s'", formSel, r.rep.URL)))
 	}

@@ -34,7 +34,7 @@ func (r *responseObject) clickLink(call goja.FunctionCall) goja.Value {
 	if err != nil {
 		panic(rt.NewGoError(err))
 	}
-	link := r.v.parseDoc(r.text("res.clickLink()")).Find(selector)
+	link := r.v.parseDoc(r.htmlText()).Find(selector)
 	if link.Length() == 0 {
 		panic(rt.NewGoError(fmt.Errorf("no element found for selector '%s' in response '%s'", selector, r.rep.URL)))
 	}

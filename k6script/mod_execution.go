@@ -2,6 +2,7 @@ package k6script
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/dop251/goja"
 )
@@ -11,7 +12,7 @@ import (
 func executionModule(v *vu) *goja.Object {
 	rt := v.rt
 	o := rt.NewObject()
-	must(o.Set("vu", rt.NewDynamicObject(&execObject{v: v, get: func(key string) goja.Value {
+	must(defineExec(v, o, "vu", rt.NewDynamicObject(&execObject{v: v, get: func(key string) goja.Value {
 		switch key {
 		case "idInTest", "idInInstance":
 			return rt.ToValue(v.id)
@@ -20,7 +21,12 @@ func executionModule(v *vu) *goja.Object {
 		}
 		return nil
 	}, keys: []string{"idInTest", "idInInstance", "iterationInScenario", "iterationInInstance"}})))
-	must(o.Set("scenario", rt.NewDynamicObject(&execObject{v: v, get: func(key string) goja.Value {
+	must(defineExec(v, o, "scenario", rt.NewDynamicObject(&execObject{v: v, get: func(key string) goja.Value {
+		if v.st.Scenario == "" && slices.Contains(scenarioKeys, key) {
+			// setup() and teardown() run in no scenario: k6's getters throw
+			// (internal/js/modules/k6/execution/execution.go:84-90).
+			panic(rt.NewGoError(errNoScenario))
+		}
 		switch key {
 		case "name":
 			return rt.ToValue(v.st.Scenario)
@@ -32,8 +38,8 @@ func executionModule(v *vu) *goja.Object {
 			return rt.ToValue(v.scStart.UnixMilli())
 		}
 		return nil
-	}, keys: []string{"name", "iterationInTest", "iterationInInstance", "executor", "startTime"}})))
-	must(o.Set("instance", rt.NewDynamicObject(&execObject{v: v, get: func(key string) goja.Value {
+	}, keys: scenarioKeys})))
+	must(defineExec(v, o, "instance", rt.NewDynamicObject(&execObject{v: v, get: func(key string) goja.Value {
 		switch key {
 		case "vusInitialized":
 			return rt.ToValue(v.s.initialisedVUs())
@@ -72,6 +78,34 @@ func executionModule(v *vu) *goja.Object {
 	}))
 	must(o.Set("test", test))
 	return o
+}
+
+// scenarioKeys are k6/execution's scenario fields.
+var scenarioKeys = []string{"name", "iterationInTest", "iterationInInstance", "executor", "startTime"}
+
+// errNoScenario is k6's error for exec.scenario read outside a scenario:
+// the init code, setup(), teardown() (execution.go:74).
+var errNoScenario = errors.New("getting scenario information outside of the VU context is not supported")
+
+// initErrors are k6's errors for exec.vu, exec.scenario and exec.instance
+// read in the init code, where k6's VU has no state yet
+// (execution.go:74, 131, 217).
+var initErrors = map[string]string{
+	"vu":       "getting VU information in the init context is not supported",
+	"scenario": errNoScenario.Error(),
+	"instance": "getting instance information in the init context is not supported",
+}
+
+// defineExec puts info on o under name as k6 does, an accessor that
+// throws in the init code.
+func defineExec(v *vu, o *goja.Object, name string, info *goja.Object) error {
+	get := v.rt.ToValue(func() goja.Value {
+		if v.init {
+			panic(v.rt.NewGoError(errors.New(initErrors[name])))
+		}
+		return info
+	})
+	return o.DefineAccessorProperty(name, get, nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
 }
 
 // execObject is a read-only object whose properties are computed when read.

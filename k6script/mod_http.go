@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -84,19 +86,23 @@ func httpModule(v *vu) *goja.Object {
 // httpRequest sends one request and returns k6's Response object.
 func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	r := &responseObject{v: v, b: v.buildCall(method, u, body, params)}
+	if r.b.bad != nil {
+		return v.unsent(r.b.bad, "Request Failed")
+	}
 	v.k6Hops(&r.b, r.b.tags)
 	r.send(v.ctx, v.conns)
 	for i := range r.reps {
 		v.record(r.b.name, &r.reps[i], r.b.verdictOf(i, &r.reps[i]))
 	}
-	v.throwIfFailed(r.rep)
+	v.throwIfFailed(&r.b, r.rep)
 	return v.rt.NewDynamicObject(r)
 }
 
 // throwIfFailed makes a request that failed (no response: refused, reset,
-// timed out...) throw, as k6 does with options.throw; it was recorded first.
-func (v *vu) throwIfFailed(rep *request.Reply) {
-	if v.s.Options.Throw && rep.Err != nil && v.ctx.Err() == nil {
+// timed out...) throw, as k6 does with options.throw or the params' throw;
+// it was recorded first.
+func (v *vu) throwIfFailed(b *builtCall, rep *request.Reply) {
+	if b.throw && rep.Err != nil && v.ctx.Err() == nil {
 		panic(v.rt.NewGoError(fmt.Errorf("request to %s failed: %w", v.s.cfg.Redact.Name(rep.URL), rep.Err)))
 	}
 }
@@ -116,6 +122,68 @@ type builtCall struct {
 	// as k6 keeps it); nil when the body went as given.
 	plainBody []byte
 	hops      hopState // the k6 metrics' hook's (k6Hops)
+	// throw is options.throw, or the params' own throw (k6's
+	// ParsedHTTPRequest.Throw, request.go:378): a failed request throws.
+	throw bool
+	// bad is an error k6 finds reading the arguments, which it gives back
+	// as an errored Response, the request not sent, under options.throw
+	// false (unsent).
+	bad error
+}
+
+// parseError is an error k6's parseRequest returns
+// (js/modules/k6/http/request.go:143-404), with its error code (k6's
+// K6Error: 1020 for a URL; 0 for none).
+type parseError struct {
+	code int
+	msg  string
+}
+
+func (e *parseError) Error() string { return e.msg }
+
+// unreadable is the call of arguments k6 cannot read: err thrown under
+// options.throw, else kept for an errored Response (handleParseRequestError).
+func (v *vu) unreadable(err error) builtCall {
+	if v.s.Options.Throw {
+		panic(v.rt.NewGoError(err))
+	}
+	return builtCall{bad: err}
+}
+
+// requestURL is a request's URL as k6's httpext.ToURL reads it: a string
+// that parses, or an http.url template; anything else is k6's invalid URL
+// (lib/netext/httpext/url.go:18-70).
+func requestURL(u goja.Value) (string, error) {
+	var s string
+	switch x := u.(type) {
+	case *goja.Object:
+		if n := x.Get(urlNameKey); n == nil || goja.IsUndefined(n) {
+			return "", &parseError{code: 1020, msg: fmt.Sprintf("invalid URL: '#%v'", u.Export())}
+		}
+		s = x.String()
+	default:
+		str, ok := u.Export().(string)
+		if !ok {
+			return "", &parseError{code: 1020, msg: fmt.Sprintf("invalid URL: '#%v'", u.Export())}
+		}
+		s = str
+	}
+	if _, err := url.Parse(s); err != nil {
+		return "", &parseError{code: 1020, msg: "invalid URL: " + err.Error()}
+	}
+	return s, nil
+}
+
+// bodyTypeError is k6's error for a body that is none of a string, an
+// ArrayBuffer, bytes or an object (request.go:262-277): a number, a
+// boolean, an array...; nil for those.
+func bodyTypeError(body goja.Value) error {
+	switch x := body.Export().(type) {
+	case string, goja.ArrayBuffer, []byte, map[string]any:
+		return nil
+	default:
+		return &parseError{msg: strings.ReplaceAll(fmt.Sprintf("unknown request body type %T", x), "goja.", "sobek.")}
+	}
 }
 
 // buildCall reads a request's arguments.
@@ -124,15 +192,24 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 	if v.init {
 		panic(rt.NewGoError(fmt.Errorf("http.%s in the init code: k6 allows requests only in functions (default, setup, teardown); move it into setup()", strings.ToLower(method))))
 	}
-	if u == nil || goja.IsUndefined(u) || goja.IsNull(u) {
-		panic(rt.NewGoError(fmt.Errorf("http.%s: no URL given", strings.ToLower(method))))
+	if u == nil {
+		u = goja.Undefined()
 	}
-	call := request.Call{Method: method, URL: u.String(), Header: v.plainHeader(), MaxRedirects: defaultMaxRedirects,
+	rawURL, err := requestURL(u)
+	if err != nil {
+		return v.unreadable(err)
+	}
+	hasBody := body != nil && !goja.IsUndefined(body) && !goja.IsNull(body)
+	if hasBody {
+		if err := bodyTypeError(body); err != nil {
+			return v.unreadable(err)
+		}
+	}
+	call := request.Call{Method: method, URL: rawURL, Header: v.plainHeader(), MaxRedirects: defaultMaxRedirects,
 		Discard: v.s.Options.DiscardResponseBodies}
 	if v.s.Options.MaxRedirects != nil {
 		call.MaxRedirects = *v.s.Options.MaxRedirects
 	}
-	hasBody := body != nil && !goja.IsUndefined(body) && !goja.IsNull(body)
 	if _, ok := params.(*goja.Object); ok || hasBody {
 		call.Header = call.Header.Clone() // params and bodies add to it
 	}
@@ -144,15 +221,24 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 		named = name // an http.url template
 	}
 	var tags map[string]string
+	var replacing map[string]bool
+	throw := v.s.Options.Throw
 	jar := v.vuJar()
 	binary, callback, auth := false, v.callback, ""
 	var encodings []string
 	if p, ok := params.(*goja.Object); ok && !goja.IsUndefined(params) && !goja.IsNull(params) {
-		encodings = v.compressionParam(p.Get("compression"))
-		if cb := p.Get("responseCallback"); cb != nil && !goja.IsUndefined(cb) {
-			callback = v.callbackValue(cb, "params.responseCallback")
+		var err error
+		if encodings, err = compressionParam(p.Get("compression")); err != nil {
+			return v.unreadable(err)
 		}
-		name, tags = v.applyParams(p, &call, name)
+		if cb := p.Get("responseCallback"); cb != nil && !goja.IsUndefined(cb) {
+			if callback, err = callbackParam(cb); err != nil {
+				return v.unreadable(err)
+			}
+		}
+		if name, tags, err = v.applyParams(p, &call, name); err != nil {
+			return v.unreadable(err)
+		}
 		if n, ok := tags["name"]; ok {
 			named = n
 		}
@@ -164,7 +250,10 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 				jar = j
 			}
 		}
-		call.Cookies = cookieParams(p.Get("cookies"))
+		call.Cookies, replacing = cookieParams(p.Get("cookies"))
+		if t := p.Get("throw"); t != nil && !goja.IsUndefined(t) {
+			throw = t.ToBoolean()
+		}
 		if a := p.Get("auth"); a != nil && !goja.IsUndefined(a) && !goja.IsNull(a) {
 			if x := a.String(); x == "digest" || x == "ntlm" {
 				auth = x
@@ -179,7 +268,11 @@ func (v *vu) buildCall(method string, u, body, params goja.Value) builtCall {
 			call.Body = v.encodeBody(call.Body, encodings, call.Header)
 		}
 	}
-	return builtCall{call: call, name: name, jar: jar.jar, binary: binary, callback: callback, named: named, tags: tags, auth: auth, plainBody: plain}
+	var jarOf http.CookieJar = jar.jar
+	if replacing != nil {
+		jarOf = replacingJar{CookieJar: jar.jar, names: replacing}
+	}
+	return builtCall{call: call, name: name, jar: jarOf, throw: throw, binary: binary, callback: callback, named: named, tags: tags, auth: auth, plainBody: plain}
 }
 
 // plainHeader is the header of a request without params or a body: the
@@ -194,15 +287,18 @@ func (v *vu) plainHeader() http.Header {
 
 // applyParams reads k6's params: headers, tags (name), timeout,
 // responseType, redirects. It returns the request's name tag and the
-// params' tags (k6 tags the request's metrics with all of them).
-func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (string, map[string]string) {
-	var tags map[string]string
+// params' tags (k6 tags the request's metrics with all of them), or the
+// error k6's parseRequest gives for one (unreadable's).
+func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (string, map[string]string, error) {
 	if h, ok := p.Get("headers").(*goja.Object); ok {
 		for _, k := range h.Keys() {
 			call.Header.Set(k, h.Get(k).String())
 		}
 	}
-	tags = v.mustTags(p.Get("tags"), "invalid HTTP request metric tags")
+	tags, err := tagsArg(p.Get("tags"))
+	if err != nil { // k6's parseRequest (js/modules/k6/http/request.go:368)
+		return name, nil, fmt.Errorf("invalid HTTP request metric tags: %w", err)
+	}
 	if n, ok := tags["name"]; ok {
 		name = n
 	}
@@ -215,7 +311,9 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 		}
 	}
 	if t := p.Get("timeout"); t != nil && !goja.IsUndefined(t) {
-		call.Timeout = v.durationValue(t, "timeout")
+		if call.Timeout, err = durationParam(t); err != nil {
+			return name, nil, fmt.Errorf("invalid timeout value: %w", err) // request.go:377
+		}
 	}
 	if r := p.Get("redirects"); r != nil && !goja.IsUndefined(r) {
 		call.MaxRedirects = int(r.ToInteger())
@@ -226,23 +324,64 @@ func (v *vu) applyParams(p *goja.Object, call *request.Call, name string) (strin
 			call.Discard = true
 		case "text", "binary":
 			call.Discard = false
-		default:
-			panic(v.rt.NewGoError(fmt.Errorf("responseType %q: use text, binary or none", r.String())))
+		default: // k6's enumer's words (lib/netext/httpext/response_type_gen.go:35)
+			return name, nil, fmt.Errorf("%s does not belong to ResponseType values", r.String())
 		}
 	}
-	return name, tags
+	return name, tags, nil
 }
 
-// durationValue reads a k6 duration param: a string ("10s") or milliseconds.
+// unsent is the Response k6 gives back for a request whose arguments it
+// could not read, under options.throw false: warned of, never sent nor
+// counted, status 0 and the error's text, with no error_code (k6's
+// handleParseRequestError, js/modules/k6/http/request.go:69).
+func (v *vu) unsent(err error, warning string) goja.Value {
+	v.s.con.line("warn", fmt.Sprintf("%s: %v", warning, err))
+	return v.rt.NewDynamicObject(unsentResponse(v, err))
+}
+
+// unsentResponse is an unsent request's Response: k6's NewResponse
+// (lib/netext/httpext/response.go:75), whose body is an empty byte slice
+// (an empty array to the script, not null) and request null, with the
+// error's text and code.
+func unsentResponse(v *vu, err error) *responseObject {
+	r := &responseObject{v: v, own: map[string]goja.Value{"body": v.rt.NewArray(), "request": goja.Null()}}
+	if err != nil {
+		r.own["error"] = v.rt.ToValue(err.Error())
+		var pe *parseError
+		if errors.As(err, &pe) {
+			r.own["error_code"] = v.rt.ToValue(pe.code)
+		}
+	}
+	r.rep = &r.one[0]
+	return r
+}
+
+// durationValue is durationParam, its error thrown prefixed with what
+// (gRPC's params).
 func (v *vu) durationValue(val goja.Value, what string) time.Duration {
+	d, err := durationParam(val)
+	if err != nil {
+		panic(v.rt.NewGoError(fmt.Errorf("%s: %w", what, err)))
+	}
+	return d
+}
+
+// durationParam reads a k6 duration param: a string ("10s", "500" ms) or
+// milliseconds; a string that is neither fails with Go's words, as k6's
+// ParseExtendedDuration does (lib/types/types.go:27).
+func durationParam(val goja.Value) (time.Duration, error) {
 	if s, ok := val.Export().(string); ok {
 		d, err := ParseDuration(s)
 		if err != nil {
-			panic(v.rt.NewGoError(fmt.Errorf("%s: %w", what, err)))
+			if _, gerr := time.ParseDuration(s); gerr != nil {
+				err = gerr
+			}
+			return 0, err
 		}
-		return d
+		return d, nil
 	}
-	return time.Duration(val.ToFloat() * float64(time.Millisecond))
+	return time.Duration(val.ToFloat() * float64(time.Millisecond)), nil
 }
 
 // requestBody is a string, an ArrayBuffer, or an object sent form-encoded.
@@ -480,7 +619,7 @@ func (r *responseObject) make(key string) goja.Value {
 		return rt.ToValue(r.json)
 	case "html": // res.html([selector]): the body as k6/html's Selection
 		return rt.ToValue(func(call goja.FunctionCall) goja.Value {
-			doc := r.v.parseDoc(r.text("res.html()"))
+			doc := r.v.parseDoc(r.htmlText())
 			if s := call.Argument(0); !goja.IsUndefined(s) && !goja.IsNull(s) {
 				doc = doc.Find(s.String())
 			}
@@ -582,11 +721,10 @@ func (r *responseObject) cookies() goja.Value {
 		must(c.Set("value", ck.Value))
 		must(c.Set("domain", ck.Domain))
 		must(c.Set("path", ck.Path))
-		expires := int64(0)
-		if !ck.Expires.IsZero() {
-			expires = ck.Expires.UnixMilli()
-		}
-		must(c.Set("expires", expires))
+		// k6's own arithmetic (lib/netext/httpext/request.go:326), which for
+		// a cookie without Expires (Go's zero time, beyond what UnixNano
+		// holds) gives -6795364578871, not 0.
+		must(c.Set("expires", ck.Expires.UnixNano()/1000000))
 		must(c.Set("max_age", ck.MaxAge))
 		must(c.Set("secure", ck.Secure))
 		must(c.Set("http_only", ck.HttpOnly))
@@ -604,17 +742,20 @@ func (r *responseObject) cookies() goja.Value {
 
 // json is res.json(selector): the whole body parsed once, or the part a
 // gjson selector picks (k6's own selector syntax: "user.tokens.0.value",
-// "items.#", "items.#(id==3).name", ...), undefined when it picks nothing.
+// "items.#", "items.#(id==3).name", ...), undefined when it picks nothing
+// or the body is not JSON (js/modules/k6/http/response.go:66-112).
 func (r *responseObject) json(call goja.FunctionCall) goja.Value {
 	rt := r.v.rt
-	body := r.text("res.json()")
+	b := r.Get("body")
+	if goja.IsNull(b) || goja.IsUndefined(b) {
+		panic(rt.NewGoError(errors.New("the body is null so we can't transform it to JSON - this likely was because of a request error getting the response")))
+	}
+	body := bodyText(b)
 	parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
 	sel := call.Argument(0)
 	if !goja.IsUndefined(sel) && sel.String() != "" {
 		if !gjson.Valid(body) {
-			if _, err := parse(goja.Undefined(), rt.ToValue(body)); err != nil {
-				panic(err) // JSON.parse's own message says where
-			}
+			return goja.Undefined()
 		}
 		res := gjson.Get(body, sel.String())
 		if !res.Exists() {
@@ -631,6 +772,9 @@ func (r *responseObject) json(call goja.FunctionCall) goja.Value {
 	}
 	val, err := parse(goja.Undefined(), rt.ToValue(body))
 	if err != nil {
+		if jerr := jsonError(body); jerr != nil {
+			panic(rt.NewGoError(jerr))
+		}
 		panic(err)
 	}
 	if r.own == nil {
@@ -640,12 +784,13 @@ func (r *responseObject) json(call goja.FunctionCall) goja.Value {
 	return val
 }
 
-// text is the response's body as text for method (res.json(), res.html()),
-// which cannot go on without one.
-func (r *responseObject) text(method string) string {
+// htmlText is the response's body as text for res.html() (and
+// submitForm, clickLink, which k6 reads through it), which cannot go on
+// without one: k6's error (js/modules/k6/http/response.go:43).
+func (r *responseObject) htmlText() string {
 	b := r.Get("body")
 	if goja.IsNull(b) || goja.IsUndefined(b) {
-		panic(r.v.rt.NewGoError(fmt.Errorf("%s: the response has no body (responseType none or discardResponseBodies)", method)))
+		panic(r.v.rt.NewGoError(errors.New("the body is null so we can't transform it to HTML - this likely was because of a request error getting the response")))
 	}
 	return bodyText(b)
 }
@@ -725,4 +870,40 @@ func remoteHostPort(a net.Addr) (string, int) {
 	}
 	n, _ := strconv.Atoi(port)
 	return host, n
+}
+
+// jsonError is k6's error for a body that is not JSON: Go's decoding
+// error with the line and character where it stopped, counted as k6's
+// checkErrorInJSON counts them (js/modules/k6/http/response.go:114-144);
+// nil when Go decodes it.
+func jsonError(body string) error {
+	var v any
+	err := json.Unmarshal([]byte(body), &v)
+	if err == nil {
+		return nil
+	}
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	offset := int(se.Offset)
+	if offset > 0 {
+		offset-- // Offset counts the bytes read; k6 looks at the last one
+	}
+	line, char := 1, 0
+	for i, c := range body {
+		if c == '\n' {
+			line++
+			char = 0
+		} else {
+			char++
+		}
+		if i >= offset {
+			if c == '\n' {
+				char = 1
+			}
+			break
+		}
+	}
+	return fmt.Errorf("cannot parse json due to an error at line %d, character %d , error: %w", line, char, err)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -50,20 +51,30 @@ func (v *vu) mustTags(val goja.Value, prefix string) map[string]string {
 	return tags
 }
 
+// errNameHasGroupSeparator is k6's error for a group or check name with
+// "::" in it (lib/models.go:29), which would make its group path ambiguous.
+var errNameHasGroupSeparator = errors.New("group and check names may not contain '::'")
+
 // k6Module is "k6": check, sleep, group, fail, randomSeed.
 func k6Module(v *vu) *goja.Object {
 	rt := v.rt
 	o := newLazyObject(rt)
 	must(o.Set("check", func(call goja.FunctionCall) goja.Value {
 		val := call.Argument(0)
-		// k6 reads the tags before any check is run or counted.
-		custom := v.mustTags(call.Argument(2), "")
-		sets, ok := call.Argument(1).(*goja.Object)
-		if !ok {
-			return rt.ToValue(true)
+		// k6's Check (internal/js/modules/k6/k6.go:147-175): no second
+		// argument is an error; the tags are read before any check is run
+		// or counted; the checks are the second argument as an object
+		// (undefined and null throw a TypeError, a number has none).
+		if len(call.Arguments) < 2 {
+			panic(rt.NewGoError(errors.New("no checks provided to `check`")))
 		}
+		custom := v.mustTags(call.Argument(2), "")
+		sets := call.Argument(1).ToObject(rt)
 		all := true
 		for _, name := range sets.Keys() {
+			if strings.Contains(name, "::") { // the checks before it were counted
+				panic(rt.NewGoError(errNameHasGroupSeparator))
+			}
 			cond := sets.Get(name)
 			if v.isAsyncFunction(cond) {
 				// k6's words; the checks before it were counted.
@@ -117,6 +128,9 @@ func k6Module(v *vu) *goja.Object {
 		if v.isAsyncFunction(cb) { // k6's words
 			panic(rt.NewGoError(errors.New("group() does not support async functions as arguments, " +
 				"please see https://grafana.com/docs/k6/latest/javascript-api/k6/group/ for more info")))
+		}
+		if strings.Contains(name, "::") { // k6's lib.NewGroupPath
+			panic(rt.NewGoError(errNameHasGroupSeparator))
 		}
 		prev := v.group
 		if prev == "" {

@@ -50,3 +50,83 @@ func TestCheckAndGroupRules(t *testing.T) {
 		})
 	}
 }
+
+// check() and group() refuse what k6's refuse (internal/js/modules/k6/
+// k6.go:147-175, lib/models.go:29): no checks at all, checks that are
+// undefined or null (a TypeError from making them an object), a name with
+// k6's group separator; the checks before a refused name were counted.
+func TestCheckAndGroupArguments(t *testing.T) {
+	for _, tt := range []struct {
+		name, code string
+		want       string // what the script saw: the result or the exception
+		checks     int64  // counted
+	}{
+		{"no checks", `String(check(1))`, "GoError: no checks provided to `check`", 0},
+		{"undefined checks", `String(check(1, undefined))`, "TypeError: Cannot convert undefined or null to object", 0},
+		{"null checks", `String(check(1, null))`, "TypeError: Cannot convert undefined or null to object", 0},
+		{"a number: no checks", `String(check(1, 5))`, "true", 0},
+		{"separator in a name", `String(check(1, { a: true, 'b::c': true, d: true }))`, "GoError: group and check names may not contain '::'", 1},
+		{"separator in a group", `String(group('a::b', () => 1))`, "GoError: group and check names may not contain '::'", 0},
+		{"plain", `String(check(1, { a: true, b: 0 }))`, "false", 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := loadScript(t, `import { check, group } from 'k6';
+export let out = '';
+export default function () { try { out = `+tt.code+`; } catch (e) { out = String(e); } }`, nil)
+			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+			var got samples
+			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			v, _, _ := s.vuFor(context.Background(), 1, nil)
+			if got := v.exports.Get("out").String(); got != tt.want {
+				t.Errorf("the script saw %q; want %q", got, tt.want)
+			}
+			if _, n := s.Checks.Rate(); n != tt.checks {
+				t.Errorf("%d checks counted; want %d", n, tt.checks)
+			}
+		})
+	}
+}
+
+// k6/execution's vu, scenario and instance throw k6's errors in the init
+// code, and scenario's fields in setup() and teardown(), which run in no
+// scenario (internal/js/modules/k6/execution/execution.go:74-90, 131,
+// 217); in an iteration they are read.
+func TestExecutionOutsideAScenario(t *testing.T) {
+	const noScenario = "GoError: getting scenario information outside of the VU context is not supported"
+	for _, tt := range []struct {
+		name, where, expr, want string
+	}{
+		{"init, vu", "init", "exec.vu.idInTest", "GoError: getting VU information in the init context is not supported"},
+		{"init, scenario", "init", "exec.scenario", noScenario},
+		{"init, instance", "init", "exec.instance.vusActive", "GoError: getting instance information in the init context is not supported"},
+		{"setup, scenario name", "setup", "exec.scenario.name", noScenario},
+		{"setup, vu id", "setup", "exec.vu.idInTest", "0"},
+		{"iteration, scenario name", "default", "exec.scenario.name", "x"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			read := `(() => { try { return String(` + tt.expr + `); } catch (e) { return String(e); } })()`
+			src := `import exec from 'k6/execution';
+export let out = '';
+`
+			switch tt.where {
+			case "init":
+				src += "out = " + read + ";\nexport default function () {}"
+			case "setup":
+				src += "export function setup() { return " + read + "; }\nexport default function (d) { out = d; }"
+			default:
+				src += "export default function () { out = " + read + "; }"
+			}
+			s := loadScript(t, src, nil)
+			if err := s.Setup(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+			var got samples
+			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			v, _, _ := s.vuFor(context.Background(), 1, nil)
+			if got := v.exports.Get("out").String(); got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
+	}
+}

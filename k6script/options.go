@@ -176,15 +176,15 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ParseDuration reads k6's duration syntax: Go's, plus days ("1d12h") and
-// a bare number of seconds.
+// ParseDuration reads k6's duration syntax (lib/types ParseExtendedDuration):
+// Go's, plus days ("1d12h") and a bare number of milliseconds ("500").
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f < 0 || f > math.MaxInt64/float64(time.Second) {
+		if f < 0 || f > math.MaxInt64/float64(time.Millisecond) {
 			return 0, fmt.Errorf("duration %q is out of range", s)
 		}
-		return time.Duration(f * float64(time.Second)), nil
+		return time.Duration(f * float64(time.Millisecond)), nil
 	}
 	var days time.Duration
 	if i := strings.IndexByte(s, 'd'); i > 0 {

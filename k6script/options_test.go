@@ -172,7 +172,8 @@ func TestPlanAbortOnFail(t *testing.T) {
 
 func TestParseDuration(t *testing.T) {
 	for in, want := range map[string]time.Duration{"30s": 30 * time.Second, "1m30s": 90 * time.Second, "1d": 24 * time.Hour,
-		"1d2h": 26 * time.Hour, "2.5": 2500 * time.Millisecond, "500ms": 500 * time.Millisecond} {
+		"1d2h": 26 * time.Hour, "2.5": 2500 * time.Microsecond, "500ms": 500 * time.Millisecond,
+		"1500": 1500 * time.Millisecond} { // a bare number is milliseconds (k6's ParseExtendedDuration)
 		got, err := ParseDuration(in)
 		if err != nil || got != want {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)

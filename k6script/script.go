@@ -26,6 +26,9 @@ import (
 type ScriptError struct {
 	Msg   string
 	Setup bool // thrown by setup(): k6's exit code for it is ScriptException's
+	// Teardown is thrown by teardown(): k6's scheduler returns it before
+	// any other error of the run, with ScriptException's exit code.
+	Teardown bool
 }
 
 func (e *ScriptError) Error() string { return e.Msg }
@@ -82,7 +85,7 @@ type Script struct {
 	con        *console
 
 	vus       sync.Map // load's VU id -> *vu
-	pool      chan *vu // runtimes made ahead, not yet given to a VU
+	ready     readyVUs // runtimes made ahead, not yet given to a VU
 	taken     chan struct{}
 	runtimes  atomic.Int64 // runtimes made for load's VUs: prepared, spare and fresh
 	scenarios sync.Map     // scenario name -> *iteration, for VUsTaken
@@ -236,15 +239,15 @@ func (s *Script) Plan(ov Overrides) (*Plan, error) {
 // iterations do not pay for the init code (k6 initialises its VUs first too).
 // VUs beyond them are initialised when first used. ctx's end interrupts it.
 func (s *Script) Prepare(ctx context.Context, n int) error {
-	s.pool = make(chan *vu, n+Spares)
 	s.taken = make(chan struct{}, 1)
 	for i := 0; i < n; i++ {
-		v, err := s.newVU(ctx, 0)
+		id := s.ready.reserve()
+		v, err := s.newVU(ctx, id)
 		if err != nil {
 			return err
 		}
 		s.runtimes.Add(1)
-		s.pool <- v
+		s.ready.put(id, v)
 	}
 	return nil
 }
@@ -263,13 +266,17 @@ func (s *Script) KeepSpares(ctx context.Context, limit int64) (wait func()) {
 	go func() {
 		defer close(done)
 		for {
-			for len(s.pool) < Spares && s.runtimes.Load() < limit && ctx.Err() == nil {
-				v, err := s.newVU(ctx, 0)
+			for s.ready.count() < Spares && s.runtimes.Load() < limit && ctx.Err() == nil {
+				id := s.ready.reserve()
+				v, err := s.newVU(ctx, id)
 				if err != nil {
 					return // the VU that needs a runtime makes it, and reports the error
 				}
+				if !s.ready.put(id, v) {
+					v.close() // its VU made its own meanwhile
+					continue
+				}
 				s.runtimes.Add(1)
-				s.pool <- v
 			}
 			select {
 			case <-ctx.Done():
@@ -288,20 +295,18 @@ func (s *Script) vuFor(ctx context.Context, id uint64, taken *atomic.Int64) (v *
 	if x, ok := s.vus.Load(id); ok {
 		return x.(*vu), false, nil
 	}
-	select {
-	case v = <-s.pool:
+	if v = s.ready.take(id); v != nil {
 		select {
 		case s.taken <- struct{}{}: // KeepSpares makes another
 		default:
 		}
-	default:
+	} else {
 		if v, err = s.newVU(ctx, id); err != nil {
 			return nil, false, err
 		}
 		s.runtimes.Add(1)
 		fresh = true
 	}
-	v.setID(id)
 	s.vus.Store(id, v)
 	if taken != nil {
 		taken.Add(1)
@@ -364,7 +369,10 @@ func (s *Script) Teardown(ctx context.Context) error {
 		if errors.As(err, &te) || errors.Is(err, ErrInterrupted) {
 			return err
 		}
-		return fmt.Errorf("teardown(): %w", err)
+		if v.aborting { // test.abort(): k6's interrupt, exit 108, not an exception
+			return fmt.Errorf("teardown(): %w", err)
+		}
+		return &ScriptError{Msg: "teardown(): " + err.Error(), Teardown: true}
 	}
 	return nil
 }
@@ -480,14 +488,8 @@ func (s *Script) Close() {
 		x.(*vu).close()
 		return true
 	})
-drain:
-	for {
-		select {
-		case v := <-s.pool:
-			v.close()
-		default:
-			break drain
-		}
+	for _, v := range s.ready.drain() {
+		v.close()
 	}
 	s.con.close()
 }

@@ -377,7 +377,8 @@ func TestConsoleFormatsAsK6(t *testing.T) {
 
 // res.json(selector) takes k6's selector syntax (gjson): paths, lengths,
 // queries and their projections; a selector that picks nothing gives
-// undefined, and a body that is not JSON throws, naming the problem.
+// undefined, and a body that is not JSON throws k6's error, naming where
+// (a selector on it picks nothing: TestResJSONAsK6).
 func TestResponseJSONSelectors(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/bad" {
@@ -389,7 +390,7 @@ func TestResponseJSONSelectors(t *testing.T) {
 	t.Cleanup(srv.Close)
 	s := loadScript(t, `import http from 'k6/http';
 export default function () {
-  if (__ITER === 1) { http.get(__ENV.BASE + '/bad').json('items'); return; }
+  if (__ITER === 1) { http.get(__ENV.BASE + '/bad').json(); return; }
   const r = http.get(__ENV.BASE + '/');
   const want = [['items.#', 3], ['items.#(id==2).name', 'b'], ['items.1.id', 2], ['user.roles', ['r', 'w']],
     ['items.#.id', [1, 2, 3]], ['user.missing', undefined], ['items.#(id>1)#.name', ['b', 'c']]];
@@ -406,8 +407,9 @@ export default function () {
 		t.Fatalf("selectors: %s", first)
 	}
 	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Iter: 1, Called: time.Now()}, &got)
-	if n, first := s.IterationErrors(); n != 1 || !strings.Contains(first, "SyntaxError") {
-		t.Errorf("a body that is not JSON: %d errors, first %q; want 1, a SyntaxError", n, first)
+	const want = "cannot parse json due to an error at line 1, character 13 , error: unexpected end of JSON input"
+	if n, first := s.IterationErrors(); n != 1 || !strings.Contains(first, want) {
+		t.Errorf("a body that is not JSON: %d errors, first %q; want 1, %q", n, first, want)
 	}
 }
 

@@ -154,12 +154,6 @@ func must(err error) {
 	}
 }
 
-// setID gives a pooled runtime the id load chose for it.
-func (v *vu) setID(id uint64) {
-	v.id = id
-	must(v.rt.Set("__VU", id))
-}
-
 // jsError is an exception's message with the script's file:line:col.
 func jsError(err error) string {
 	var ex *goja.Exception

@@ -27,7 +27,8 @@ type Call struct {
 	MaxRedirects int
 	// Discard drops the response body (counted, not kept).
 	Discard bool
-	// Cookies are sent with every request of the call, besides the jar's.
+	// Cookies are sent with every request of the call, before the jar's
+	// (k6's order, lib/netext/httpext/request.go SetRequestCookies).
 	Cookies []*http.Cookie
 	// OnHop, when set, is given every request of the redirect chain (the
 	// last one too) with its own timings and bytes, as k6 counts each hop
@@ -57,7 +58,7 @@ type Reply struct {
 	fields fields // the fields as Conns read them, until header is made
 	Body   []byte // nil when the Call discarded it
 	// SentCookies are the cookies the first request of the chain carried:
-	// the jar's, then the call's own.
+	// the call's own, then the jar's.
 	SentCookies []*http.Cookie
 	// TLSVersion and TLSCipherSuite are the connection's (crypto/tls
 	// constants); 0 over plain http://.
@@ -139,7 +140,15 @@ func (c *Caller) DoTo(ctx context.Context, call *Call, jar http.CookieJar, conns
 		u, err = url.Parse(call.URL)
 	}
 	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
-		err = fmt.Errorf("unsupported protocol scheme %q; use an absolute http:// or https:// URL", u.Scheme)
+		// net/http's Transport refuses it once the client has handed it
+		// over, so a k6 script's transport counts it as a request
+		// (k6's lib/netext/httpext/transport.go RoundTrip): a hop.
+		now := time.Now()
+		*rep = Reply{URL: call.URL, Sent: now, Done: now, Err: &SchemeError{Scheme: u.Scheme}, ErrClass: ClassOther}
+		if call.OnHop != nil {
+			call.OnHop(rep)
+		}
+		return
 	}
 	if err != nil {
 		now := time.Now()
@@ -301,11 +310,7 @@ func (c *Caller) once(ctx context.Context, method string, u *url.URL, h http.Hea
 		}
 		req.Header[k] = vs
 	}
-	var cks []*http.Cookie
-	if jar != nil {
-		cks = jar.Cookies(u)
-	}
-	cks = append(cks, extra...)
+	cks := cookiesToSend(jar, u, extra)
 	for _, ck := range cks {
 		req.AddCookie(ck)
 	}
@@ -406,3 +411,23 @@ func readBody(body io.Reader, discard bool, size int64) (n int64, kept []byte, e
 		}
 	}
 }
+
+// cookiesToSend are a request's cookies: the call's own, then the jar's
+// for u, as k6 adds them (a server reading the first of a name gets the
+// call's).
+func cookiesToSend(jar http.CookieJar, u *url.URL, own []*http.Cookie) []*http.Cookie {
+	if jar == nil {
+		return own
+	}
+	fromJar := jar.Cookies(u)
+	if len(own) == 0 {
+		return fromJar
+	}
+	return append(append(make([]*http.Cookie, 0, len(own)+len(fromJar)), own...), fromJar...)
+}
+
+// SchemeError is a URL whose scheme is neither http nor https (a relative
+// URL too: no scheme), in net/http Transport's words.
+type SchemeError struct{ Scheme string }
+
+func (e *SchemeError) Error() string { return fmt.Sprintf("unsupported protocol scheme %q", e.Scheme) }

@@ -222,11 +222,7 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 // render writes the request as sent: request line, Host, the headers, the
 // jar's cookies, Content-Length, body.
 func (cs *Conns) render(method string, u *url.URL, h http.Header, body []byte, jar http.CookieJar, extra []*http.Cookie) ([]byte, []*http.Cookie) {
-	var cks []*http.Cookie
-	if jar != nil {
-		cks = jar.Cookies(u)
-	}
-	cks = append(cks, extra...)
+	cks := cookiesToSend(jar, u, extra)
 	host := u.Host
 	if hv := h.Get("Host"); hv != "" {
 		host = hv

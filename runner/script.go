@@ -130,10 +130,9 @@ func ExecuteScript(ctx context.Context, s *k6script.Script, plan *k6script.Plan,
 	clock.stop()
 	if terr != nil {
 		out.TeardownError = terr.Error()
-		var te *k6script.TimeoutError
-		if errors.As(terr, &te) || errors.Is(terr, k6script.ErrInterrupted) {
-			err = errors.Join(err, terr) // k6 exits 101 for a teardown past its timeout
-		}
+		// k6 exits 101 for a teardown past its timeout, 107 for one that
+		// threw (its scheduler returns the error, internal/execution/scheduler.go:538).
+		err = errors.Join(err, terr)
 	}
 	// After teardown: k6 counts its requests, checks and metrics too.
 	out.Checks, out.Metrics = s.Checks.Results(), s.Metrics(trendOf(res))

@@ -24,12 +24,12 @@ import (
 // Exit codes: k6's where k6 has one for the same case (its errext/exitcodes),
 // 1 otherwise. The README's table of exit codes lists them for CI.
 const (
-	ExitOK          = 0
-	ExitFailure     = 1   // the work itself failed (I/O, no response at all, ...)
-	ExitUsage       = 2   // bad flags, bad input files: k6 has no one code for these
-	ExitThresholds  = 99  // k6's ThresholdsHaveFailed
-	ExitInterrupted = 105 // k6's ExternalAbort: stopped by SIGINT or SIGTERM
-	ExitSetupFailed = 107 // k6's ScriptException: the script's setup() threw
+	ExitOK              = 0
+	ExitFailure         = 1   // the work itself failed (I/O, no response at all, ...)
+	ExitUsage           = 2   // bad flags, bad input files: k6 has no one code for these
+	ExitThresholds      = 99  // k6's ThresholdsHaveFailed
+	ExitInterrupted     = 105 // k6's ExternalAbort: stopped by SIGINT or SIGTERM
+	ExitScriptException = 107 // k6's ScriptException: the script's setup() or teardown() threw
 	// k6's SetupTimeout and TeardownTimeout: the phase ran past
 	// setupTimeout or teardownTimeout and was interrupted.
 	ExitSetupTimeout    = 100
@@ -145,7 +145,7 @@ omission, finds the knee of the throughput-latency curve and the bottleneck.
 Exit codes (the README's table): 0 ok; 1 the work failed (I/O, no response
 at all); 2 bad input (flags, files); 99 thresholds failed; 100, 101 the
 script's setup() or teardown() ran past its timeout; 105 stopped by SIGINT or
-SIGTERM; 107 the script's setup() failed; 108 the script called test.abort();
+SIGTERM; 107 the script's setup() or teardown() threw; 108 the script called test.abort();
 110 the script called test.fail().`,
 		Example: `  knee run --rate 100 --duration 30s --url http://127.0.0.1:5080/
   KNEE_OUT=/var/tmp/runs knee run --rate 100 --duration 30s --url http://127.0.0.1:5080/

@@ -275,13 +275,13 @@ func TestMergeInterruptedPart(t *testing.T) {
 // load: not 2, since the input was read fine and the script itself failed.
 // test.abort() in setup() is no exception in k6 but an interrupt
 // (errext.InterruptError), whose exit code is 108, ScriptAborted.
-func TestExitSetupFailed(t *testing.T) {
+func TestExitSetupThrows(t *testing.T) {
 	for _, c := range []struct {
 		name, setup, says string
 		code              int
 	}{
-		{"throws", "throw new Error('no token for the test user');", "no token for the test user", ExitSetupFailed},
-		{"fail()", "fail('no token for the test user');", "no token for the test user", ExitSetupFailed},
+		{"throws", "throw new Error('no token for the test user');", "no token for the test user", ExitScriptException},
+		{"fail()", "fail('no token for the test user');", "no token for the test user", ExitScriptException},
 		{"test.abort()", "exec.test.abort('no test data');", "test aborted: no test data", ExitScriptAborted},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -293,6 +293,68 @@ export default function () {}
 			code, out, stderr := runKnee(t, "run", script, "--out", t.TempDir(), "--quiet")
 			if code != c.code || !strings.Contains(stderr, "setup(): ") || !strings.Contains(stderr, c.says) {
 				t.Errorf("exit %d, stderr %q; want %d naming setup() and %q\n%s", code, stderr, c.code, c.says, out)
+			}
+		})
+	}
+}
+
+// A teardown() that throws ends k6's scheduler with its error before the
+// load's own (internal/execution/scheduler.go:538-546), and k6's run keeps
+// it over the thresholds' (internal/cmd/run.go:384): exit 107 after the
+// load, whatever else the run came to.
+func TestExitTeardownThrows(t *testing.T) {
+	for _, c := range []struct {
+		name, options, iteration, teardown string
+		code                               int
+	}{
+		{"throws", "", "", "throw new Error('cleanup refused')", ExitScriptException},
+		{"fail()", "", "", "fail('cleanup refused')", ExitScriptException},
+		{"over a failed threshold", "thresholds: { iterations: ['count>5'] }", "", "throw new Error('cleanup refused')", ExitScriptException},
+		{"over test.abort()", "", "exec.test.abort('stop')", "throw new Error('cleanup refused')", ExitScriptException},
+		{"over test.fail()", "", "exec.test.fail('bad')", "throw new Error('cleanup refused')", ExitScriptException},
+		{"a failed threshold alone", "thresholds: { iterations: ['count>5'] }", "", "", ExitThresholds},
+		// test.abort() is k6's interrupt (errext.InterruptError), exit 108, in teardown() too
+		{"test.abort() in teardown", "", "", "exec.test.abort('stop')", ExitScriptAborted},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			script := writeJS(t, `import exec from 'k6/execution';
+import { fail } from 'k6';
+export const options = { iterations: 1, `+c.options+` };
+export default function () { `+c.iteration+` }
+export function teardown() { `+c.teardown+` }
+`)
+			code, out, stderr := runKnee(t, "run", script, "--out", t.TempDir(), "--quiet")
+			if code != c.code {
+				t.Fatalf("exit %d; want %d\n%s\n%s", code, c.code, out, stderr)
+			}
+			if c.code == ExitScriptException && !strings.Contains(stderr, "teardown(): ") {
+				t.Errorf("stderr %q does not name teardown()", stderr)
+			}
+		})
+	}
+}
+
+// A k6 script whose requests all fail still measures k6's http_req_failed
+// (every request counts, lib/netext/httpext/transport.go): a threshold on
+// it that fails exits 99 as in k6, before knee's own exit 1 for a run
+// without a response (k6 exits 0 then).
+func TestScriptNoResponseThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		name, thresholds string
+		code             int
+	}{
+		{"failed threshold", "thresholds: { http_req_failed: ['rate<0.5'] }", ExitThresholds},
+		{"passed threshold", "thresholds: { http_req_failed: ['rate>0.5'] }", ExitFailure},
+		{"no threshold", "", ExitFailure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := writeJS(t, `import http from 'k6/http';
+export const options = { iterations: 2, `+tc.thresholds+` };
+export default function () { http.get(__ENV.URL); }
+`)
+			code, out, stderr := runKnee(t, "run", script, "-e", "URL="+refusedURL(t), "--out", t.TempDir(), "--quiet")
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, out, stderr)
 			}
 		})
 	}

@@ -216,7 +216,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 			return nil, &ExitError{Code: ExitScriptAborted, Err: err}
 		}
 		if errors.As(err, &se) && se.Setup {
-			return nil, &ExitError{Code: ExitSetupFailed, Err: err}
+			return nil, &ExitError{Code: ExitScriptException, Err: err}
 		}
 		return nil, scriptExit(err, notRun)
 	}
@@ -436,6 +436,9 @@ func scriptOverrides(fl *pflag.FlagSet, f runFlags) (k6script.Overrides, error) 
 	for _, st := range stages {
 		d, t, ok := strings.Cut(strings.TrimSpace(st), ":")
 		dur, err := k6script.ParseDuration(d)
+		if _, nerr := strconv.ParseFloat(d, 64); nerr == nil && dur != 0 {
+			err = errors.New("no unit") // k6 reads --stage with time.ParseDuration (lib/models.go:69)
+		}
 		var target float64
 		if ok && err == nil {
 			_, err = fmt.Sscan(t, &target)

@@ -117,6 +117,13 @@ func summaryExit(runErr, hsErr error) error {
 // scriptVerdict is a script run's exit error once its summary is printed:
 // k6's abort codes first, then the run's failure, then the thresholds'.
 func (a *app) scriptVerdict(s *k6script.Script, res *runner.ScriptResult, err, ferr error, ownPass bool) error {
+	// k6's scheduler returns teardown()'s error before the run's own
+	// (internal/execution/scheduler.go:538-546), and the thresholds never
+	// replace an error (internal/cmd/run.go:384): it decides the exit code.
+	var se *k6script.ScriptError
+	if errors.As(err, &se) && se.Teardown {
+		return &ExitError{Code: ExitScriptException, Err: se}
+	}
 	if reason, ok := s.Aborted(); ok { // k6's exit code wins over the thresholds', as in k6
 		return &ExitError{Code: ExitScriptAborted, Err: errors.New(reason)}
 	}
@@ -132,14 +139,14 @@ func (a *app) scriptVerdict(s *k6script.Script, res *runner.ScriptResult, err, f
 	if reason, ok := s.MarkedFailed(); ok { // k6 returns it before its end-of-test thresholds can
 		return &ExitError{Code: ExitMarkedAsFailed, Err: errors.New(reason)}
 	}
+	// k6 exits 99 for a failed threshold even when no request got a
+	// response (its http_req_failed counts them), where knee's own rule
+	// for a run without a response is 1 (k6 has none: it exits 0).
+	if !ownPass {
+		return errors.Join(ferr, &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")})
+	}
 	if nr := noResponse(res.Summary); nr != nil {
 		return errors.Join(ferr, nr)
 	}
-	if ferr != nil {
-		return ferr
-	}
-	if !ownPass {
-		return &ExitError{Code: ExitThresholds, Err: fmt.Errorf("thresholds failed")}
-	}
-	return nil
+	return ferr
 }
