@@ -166,3 +166,40 @@ func runOneIteration(t *testing.T, s *Script) *samples {
 	it.DoRecord(context.Background(), load.Start{Scenario: "default", VU: 1, Intended: now, Called: now}, got)
 	return got
 }
+
+// http.asyncRequest sends as k6's does (js/modules/k6/http/request.go
+// asyncRequest): on a goroutine of its own, so Promise.all of two has both
+// in flight; the iteration waits for a Promise nobody awaits; under throw a
+// failed request rejects its Promise. knee sent each on the VU's goroutine
+// before returning it, one at a time.
+func TestAsyncRequestsInFlightTogether(t *testing.T) {
+	f := &inFlight{hold: 2, reached: make(chan struct{})}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	s := loadScript(t, `import http from 'k6/http';
+import { check } from 'k6';
+export const options = { throw: true };
+export default async function () {
+  const [a, b] = await Promise.all([http.asyncRequest('GET', __ENV.BASE + '/a'), http.asyncRequest('GET', __ENV.BASE + '/b')]);
+  check(a, { 'a 200': (r) => r.status === 200 });
+  check(b, { 'b 200': (r) => r.status === 200 });
+  http.asyncRequest('GET', __ENV.BASE + '/c').then((r) => check(r, { 'c then': (r) => r.status === 200 }));
+  http.asyncRequest('GET', 'http://127.0.0.1:1/').catch((e) => check(e, { 'rejected': (e) => String(e).includes('failed') }));
+}`, map[string]string{"BASE": srv.URL})
+	got := runOneIteration(t, s)
+	if f.most != 2 {
+		t.Errorf("%d requests in flight at most; want the two of Promise.all", f.most)
+	}
+	if len(got.all) != 4 {
+		t.Errorf("%d requests recorded; want 4 (a, b, c and the refused one)", len(got.all))
+	}
+	checks := map[string]string{}
+	for _, c := range s.Checks.Results() {
+		checks[c.Name] = strconv.FormatInt(c.Passes, 10) + "/" + strconv.FormatInt(c.Fails, 10)
+	}
+	for _, name := range []string{"a 200", "b 200", "c then", "rejected"} {
+		if checks[name] != "1/0" {
+			t.Errorf("check %q: %q passes/fails; want 1/0 (all: %v)", name, checks[name], checks)
+		}
+	}
+}

@@ -67,18 +67,8 @@ func httpModule(v *vu) *goja.Object {
 	must(o.Set("request", func(call goja.FunctionCall) goja.Value {
 		return send(strings.ToUpper(call.Argument(0).String()), call.Argument(1), call.Argument(2), call.Argument(3))
 	}))
-	// asyncRequest returns a Promise of the Response. The request is sent
-	// at once, on the VU's goroutine as every request is, and the Promise
-	// is resolved when it returns, so an await resumes right after with the
-	// timing a synchronous request has (a bad argument throws, which an
-	// async function turns into its rejection).
 	must(o.Set("asyncRequest", func(call goja.FunctionCall) goja.Value {
-		res := send(strings.ToUpper(call.Argument(0).String()), call.Argument(1), call.Argument(2), call.Argument(3))
-		p, resolve, _ := v.rt.NewPromise()
-		if err := resolve(res); err != nil {
-			panic(err)
-		}
-		return v.rt.ToValue(p)
+		return v.asyncRequest(strings.ToUpper(call.Argument(0).String()), call.Argument(1), call.Argument(2), call.Argument(3))
 	}))
 	return o.object()
 }
@@ -91,11 +81,51 @@ func (v *vu) httpRequest(method string, u, body, params goja.Value) goja.Value {
 	}
 	v.k6Hops(&r.b, r.b.tags)
 	r.send(v.ctx, v.conns)
+	return v.sent(r)
+}
+
+// sent records a sent request's replies, throws if it failed and the
+// script asked for that, and returns its Response object.
+func (v *vu) sent(r *responseObject) goja.Value {
 	for i := range r.reps {
 		v.record(r.b.name, &r.reps[i], r.b.verdictOf(i, &r.reps[i]))
 	}
 	v.throwIfFailed(&r.b, r.rep)
 	return v.rt.NewDynamicObject(r)
+}
+
+// asyncRequest is http.asyncRequest as k6 v1.8.1 has it
+// (js/modules/k6/http/request.go asyncRequest): the arguments are read at
+// once, and what k6 cannot read settles the Promise at once (an errored
+// Response, or under throw a rejection); the request goes out on a
+// goroutine of its own, through the shared transport as a batch's do, and
+// its Response settles the Promise on the VU's event loop once it is in.
+// So several are in flight together, the script goes on meanwhile, and
+// the call (an iteration) ends once every one has settled.
+func (v *vu) asyncRequest(method string, u, body, params goja.Value) goja.Value {
+	p, resolve, reject := v.rt.NewPromise()
+	var r *responseObject
+	if ex := v.rt.Try(func() { r = &responseObject{v: v, b: v.buildCall(method, u, body, params)} }); ex != nil {
+		must(reject(ex.Value()))
+		return v.rt.ToValue(p)
+	}
+	if r.b.bad != nil {
+		must(resolve(v.unsent(r.b.bad, "Request Failed")))
+		return v.rt.ToValue(p)
+	}
+	v.k6Hops(&r.b, r.b.tags)
+	ctx, enqueue := v.loop.context(), v.loop.register()
+	go func() {
+		r.send(ctx, nil)
+		enqueue(func() error {
+			var res goja.Value
+			if ex := v.rt.Try(func() { res = v.sent(r) }); ex != nil {
+				return reject(ex.Value())
+			}
+			return resolve(res)
+		})
+	}()
+	return v.rt.ToValue(p)
 }
 
 // throwIfFailed makes a request that failed (no response: refused, reset,
