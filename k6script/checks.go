@@ -69,3 +69,26 @@ func (c *Checks) Rate() (rate float64, total int64) {
 	}
 	return float64(pass) / float64(total), total
 }
+
+// maxVUChecks bounds a VU's cache of its checks' counters (vu.checkCount):
+// a script that names its checks anew each iteration asks the script's
+// table each time instead of growing the cache.
+const maxVUChecks = 64
+
+// checkCount is the script's counter of a check (Checks.get), kept by the
+// VU so that its checks take the script's lock once each, not at every
+// evaluation.
+func (v *vu) checkCount(group, name string) *checkCount {
+	key := checkKey{group, name}
+	if cc, ok := v.checks[key]; ok {
+		return cc
+	}
+	cc := v.s.Checks.get(group, name)
+	if len(v.checks) < maxVUChecks {
+		if v.checks == nil {
+			v.checks = map[checkKey]*checkCount{}
+		}
+		v.checks[key] = cc
+	}
+	return cc
+}

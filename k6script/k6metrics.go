@@ -1,6 +1,7 @@
 package k6script
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -54,11 +55,30 @@ type k6Sink struct {
 	min, max float64
 	last     float64
 	trues    int64
-	values   []float64 // Trend: every value, or a uniform sample of TrendKeep
-	sorted   bool
-	rng      uint64
-	keep     int
+	// A Trend's kept values: every value, or a uniform sample of keep, in
+	// the order they came (sorted, once pct has sorted them). They start
+	// sparse: the values that are not 0 in nonzero, each with its place
+	// among the kept ones, the rest 0, so the series of a reused
+	// connection's blocked, connecting and TLS times, all but a few 0,
+	// keep a few values instead of one a request. Once they are not
+	// mostly 0 (sparseMost), or at keep values, they are dense: in values.
+	values  []float64
+	nonzero []placed
+	dense   bool
+	sorted  bool
+	rng     uint64
+	keep    int
 }
+
+// placed is a kept value that is not 0 and its index among the kept.
+type placed struct {
+	at int64
+	v  float64
+}
+
+// sparseMost is how many values that are not 0 a sparse Trend keeps as
+// such while they are at most a quarter of its values.
+const sparseMost = 64
 
 func (s *k6Sink) add(v float64) {
 	if s.count == 0 || v < s.min {
@@ -77,6 +97,16 @@ func (s *k6Sink) add(v float64) {
 		return
 	}
 	s.sorted = false
+	if !s.dense && s.keep > 0 {
+		if v != 0 || math.Signbit(v) { // -0 is kept as it came
+			s.nonzero = append(s.nonzero, placed{s.count - 1, v})
+		}
+		if n := len(s.nonzero); n > sparseMost && 4*int64(n) > s.count || s.count == int64(s.keep) {
+			s.densify()
+		}
+		return
+	}
+	s.dense = true
 	if len(s.values) < s.keep {
 		s.values = append(s.values, v)
 		return
@@ -93,6 +123,23 @@ func (s *k6Sink) add(v float64) {
 // max 0 (k6 v1.8.1 metrics/sink.go), where its min is the least value.
 func (s *k6Sink) gaugeMax() float64 { return math.Max(s.max, 0) }
 
+// densify makes sparse kept values dense, each in its place.
+func (s *k6Sink) densify() {
+	s.values = make([]float64, s.count, max(s.count, int64(min(s.keep, 2*int(s.count)))))
+	for _, p := range s.nonzero {
+		s.values[p.at] = p.v
+	}
+	s.nonzero, s.dense = nil, true
+}
+
+// kept is how many values a Trend keeps.
+func (s *k6Sink) kept() int {
+	if s.dense {
+		return len(s.values)
+	}
+	return int(s.count)
+}
+
 // rand is splitmix64: fast, and the same run of values keeps the same sample.
 func (s *k6Sink) rand() uint64 {
 	s.rng += 0x9e3779b97f4a7c15
@@ -106,20 +153,48 @@ func (s *k6Sink) rand() uint64 {
 // rank i = p*(n-1), linear interpolation between the values at floor(i)
 // and ceil(i); 0 with no values. p is a fraction (0.95).
 func (s *k6Sink) pct(p float64) float64 {
-	n := len(s.values)
+	n := s.kept()
 	switch n {
 	case 0:
 		return 0
 	case 1:
-		return s.values[0]
+		return s.at(0)
 	}
 	if !s.sorted {
-		sort.Float64s(s.values)
+		s.sort()
 		s.sorted = true
 	}
 	i := p * float64(n-1)
-	lo, hi := s.values[int(math.Floor(i))], s.values[int(math.Ceil(i))]
+	lo, hi := s.at(int(math.Floor(i))), s.at(int(math.Ceil(i)))
 	return lo + (hi-lo)*(i-math.Floor(i))
+}
+
+// sort sorts the kept values; sparse, the values below 0 come first,
+// then the zeros, then the rest, each in its new place.
+func (s *k6Sink) sort() {
+	if s.dense {
+		sort.Float64s(s.values)
+		return
+	}
+	slices.SortFunc(s.nonzero, func(a, b placed) int { return cmp.Compare(a.v, b.v) })
+	zeros := s.count - int64(len(s.nonzero))
+	for i := range s.nonzero {
+		s.nonzero[i].at = int64(i)
+		if !(s.nonzero[i].v < 0) {
+			s.nonzero[i].at += zeros
+		}
+	}
+}
+
+// at is the i-th kept value.
+func (s *k6Sink) at(i int) float64 {
+	if s.dense {
+		return s.values[i]
+	}
+	if j, ok := slices.BinarySearchFunc(s.nonzero, int64(i), func(p placed, at int64) int { return cmp.Compare(p.at, at) }); ok {
+		return s.nonzero[j].v
+	}
+	return 0
 }
 
 // k6Sub is a submetric: a metric's values whose tags include all of filter.
@@ -142,24 +217,20 @@ type K6Metrics struct {
 	// metric in one lookup, the submetrics in a slice to range over.
 	entries map[string]*k6Entry
 	// expected is subs' http_req_duration{expected_response:true}, which
-	// k6 always sums (addExpected).
+	// k6 always sums (addHop).
 	expected *k6Sub
 	// groups are the group paths of the checks and group_durations, in
 	// the order of their first value (k6's summary builds its group tree
 	// from those samples, in that order).
 	groups    []string
 	groupSeen map[string]bool
+	// hopEntries are entries' of hopPoints, each once it is made (addHop).
+	hopEntries [len(hopPoints)]*k6Entry
 	// out, when set, gets every sample summed here as k6 writes it, but
 	// the HTTP requests' own (Output.request writes those, a hop's columns
 	// and all).
 	out *Output
 }
-
-// hopMetrics are the samples of an HTTP request (a redirect hop), which
-// Output.request writes with the hop's own columns.
-var hopMetrics = map[string]bool{k6metric.HTTPReqs: true, k6metric.HTTPReqDuration: true, k6metric.HTTPReqBlocked: true,
-	k6metric.HTTPReqConnecting: true, k6metric.HTTPReqTLSHandshaking: true, k6metric.HTTPReqSending: true,
-	k6metric.HTTPReqWaiting: true, k6metric.HTTPReqReceiving: true, k6metric.HTTPReqFailed: true}
 
 func newK6Metrics() *K6Metrics {
 	m := &K6Metrics{keep: TrendKeep, kinds: map[string]string{}, timed: map[string]bool{}, subs: map[string]map[string]*k6Sub{},
@@ -172,20 +243,11 @@ func newK6Metrics() *K6Metrics {
 	// k6 always sums this submetric (v1.8.1 internal/metrics/engine
 	// engine.go, with the default system tags), so it is in
 	// handleSummary's data once a request was expected.
-	// addExpected feeds it, so a request builds no tag map for it.
+	// addHop feeds it, so a request builds no tag map for it.
 	m.expected = m.wantLocked(k6metric.HTTPReqDuration, expectedResponse)
 	e := m.entries[k6metric.HTTPReqDuration]
 	e.fed = slices.DeleteFunc(e.fed, func(s *k6Sub) bool { return s == m.expected })
 	return m
-}
-
-// addExpected adds the duration of an HTTP request (a hop) judged
-// expected to http_req_duration{expected_response:true}: the tag k6 gives
-// it is that verdict.
-func (m *K6Metrics) addExpected(duration float64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.expected.sink.add(duration)
 }
 
 // expectedResponse is the filter of k6's http_req_duration{expected_response:true}.
@@ -271,64 +333,110 @@ type k6Point struct {
 // misses none): k6's per-group series.
 func (m *K6Metrics) add(group string, tags func() map[string]string, points ...k6Point) {
 	m.mu.Lock()
-	var tm map[string]string
-	// to the output, once m is unlocked, with the kind and contents a
-	// custom metric's declaration gives
-	type outPoint struct {
-		k6Point
-		kind, contains string
+	b := k6Batch{m: m, group: group}
+	for _, p := range points {
+		b.point(m.entries[p.metric], p, tags)
 	}
-	var written []outPoint
-	defer func() {
-		m.mu.Unlock()
-		if len(written) == 0 {
+	m.mu.Unlock()
+	b.write(tags)
+}
+
+// hopPoints are the metrics of one HTTP request (a redirect hop), in the
+// order addHop takes their values.
+var hopPoints = [...]string{k6metric.HTTPReqs, k6metric.HTTPReqDuration, k6metric.HTTPReqBlocked,
+	k6metric.HTTPReqConnecting, k6metric.HTTPReqTLSHandshaking, k6metric.HTTPReqSending,
+	k6metric.HTTPReqWaiting, k6metric.HTTPReqReceiving, k6metric.HTTPReqFailed}
+
+// addHop is add of one request's values, in hopPoints' order, and, when
+// expected, its duration to http_req_duration{expected_response:true}
+// (expected), under one lock. The metrics' entries are looked up once
+// per run, not at every request.
+func (m *K6Metrics) addHop(group string, tags func() map[string]string, vals *[len(hopPoints)]float64, expected bool) {
+	m.mu.Lock()
+	b := k6Batch{m: m, group: group}
+	for i, metric := range hopPoints {
+		if m.hopEntries[i] == nil {
+			m.hopEntries[i] = m.entries[metric] // nil until the metric's first value
+		}
+		b.point(m.hopEntries[i], k6Point{metric, vals[i]}, tags)
+	}
+	if expected {
+		m.expected.sink.add(vals[1])
+	}
+	m.mu.Unlock()
+	b.write(tags)
+}
+
+// k6Batch is one add's points sharing tags: their tags, made once when
+// a submetric or the output needs them (from the add's tags, which the
+// batch does not keep, so that they can stay on the caller's stack), and
+// the points for the output, written once the lock is released.
+type k6Batch struct {
+	m     *K6Metrics
+	group string
+	tm    map[string]string
+	// to the output, with the kind and contents a custom metric's
+	// declaration gives
+	written []outPoint
+}
+
+type outPoint struct {
+	k6Point
+	kind, contains string
+}
+
+// point sums one value into its metric's entry e (nil: not made yet).
+// m.mu held.
+func (b *k6Batch) point(e *k6Entry, p k6Point, tags func() map[string]string) {
+	m, group := b.m, b.group
+	if math.IsNaN(p.value) {
+		return
+	}
+	if e == nil || e.sink == nil {
+		kind := m.kinds[p.metric]
+		if kind == "" {
 			return
 		}
-		if tm == nil {
-			tm = tags()
+		e = m.entry(p.metric)
+		e.sink = m.newSink(kind)
+	}
+	s := e.sink
+	s.add(p.value)
+	if m.out != nil && !slices.Contains(hopPoints[:], p.metric) { // Output.request writes a hop's, with its own columns
+		contains := k6metric.Plain
+		if m.timed[p.metric] {
+			contains = k6metric.Time
 		}
-		now := time.Now()
-		for _, p := range written {
-			m.out.sample(p.metric, p.kind, p.contains, now, p.value, tm)
+		b.written = append(b.written, outPoint{p, s.kind, contains})
+	}
+	if group != "" && (p.metric == k6metric.Checks || p.metric == k6metric.GroupDuration) && !m.groupSeen[group] {
+		m.groupSeen[group] = true
+		m.groups = append(m.groups, group)
+	}
+	if group != "" && (p.metric == k6metric.HTTPReqDuration || p.metric == k6metric.GroupDuration) {
+		m.wantLocked(p.metric, map[string]string{"group": group})
+	}
+	for _, sub := range e.fed {
+		if b.tm == nil {
+			b.tm = tags()
 		}
-	}()
-	for _, p := range points {
-		if math.IsNaN(p.value) {
-			continue
+		if matches(sub.filter, b.tm) {
+			sub.sink.add(p.value)
 		}
-		e := m.entries[p.metric]
-		if e == nil || e.sink == nil {
-			kind := m.kinds[p.metric]
-			if kind == "" {
-				continue
-			}
-			e = m.entry(p.metric)
-			e.sink = m.newSink(kind)
-		}
-		s := e.sink
-		s.add(p.value)
-		if m.out != nil && !hopMetrics[p.metric] {
-			contains := k6metric.Plain
-			if m.timed[p.metric] {
-				contains = k6metric.Time
-			}
-			written = append(written, outPoint{p, s.kind, contains})
-		}
-		if group != "" && (p.metric == k6metric.Checks || p.metric == k6metric.GroupDuration) && !m.groupSeen[group] {
-			m.groupSeen[group] = true
-			m.groups = append(m.groups, group)
-		}
-		if group != "" && (p.metric == k6metric.HTTPReqDuration || p.metric == k6metric.GroupDuration) {
-			m.wantLocked(p.metric, map[string]string{"group": group})
-		}
-		for _, sub := range e.fed {
-			if tm == nil {
-				tm = tags()
-			}
-			if matches(sub.filter, tm) {
-				sub.sink.add(p.value)
-			}
-		}
+	}
+}
+
+// write hands the batch's points to the output; m.mu released.
+func (b *k6Batch) write(tags func() map[string]string) {
+	if len(b.written) == 0 {
+		return
+	}
+	if b.tm == nil {
+		b.tm = tags()
+	}
+	now := time.Now()
+	for _, p := range b.written {
+		b.m.out.sample(p.metric, p.kind, p.contains, now, p.value, b.tm)
 	}
 }
 
@@ -436,7 +544,7 @@ func (m *K6Metrics) stat(name string) (K6Stat, *k6Sink, bool) {
 			st.Min, st.Max, st.Avg = s.min, s.max, s.sum/float64(s.count)
 		}
 		st.Med, st.P90, st.P95, st.P99 = s.pct(0.5), s.pct(0.9), s.pct(0.95), s.pct(0.99)
-		st.Sampled = s.count > int64(len(s.values))
+		st.Sampled = s.count > int64(s.kept())
 	}
 	return st, s, true
 }

@@ -94,3 +94,67 @@ func TestK6SubmetricEmptyValueNeedsTheTag(t *testing.T) {
 		})
 	}
 }
+
+// A Trend keeps its values sparse while they are mostly 0 (a reused
+// connection's blocked time): the same percentiles, by hand, as every
+// value sorted; and, past the point where it turns dense or starts
+// sampling, the same kept values, in the same places, as a sink that was
+// dense from its first value.
+func TestK6TrendSparseZeros(t *testing.T) {
+	zeros := func(n int, then ...float64) []float64 { return append(make([]float64, n), then...) }
+	for _, tt := range []struct {
+		name   string
+		values []float64
+		keep   int
+		pcts   map[float64]float64 // p -> want, by hand
+		dense  bool                // at the end
+	}{
+		{"all 0", zeros(1000), 1 << 20, map[float64]float64{0: 0, 0.5: 0, 1: 0}, false},
+		{"a dial, then 0", append([]float64{3}, zeros(99)...), 1 << 20,
+			map[float64]float64{0.99: 0.03, 1: 3}, false}, // rank 98.01: 0 + 0.01*3
+		{"below 0 first", zeros(8, -2, 4, -1), 1 << 20,
+			map[float64]float64{0: -2, 0.1: -1, 0.5: 0, 1: 4}, false}, // 11 values: -2, -1, 0 x8, 4; rank 1 is -1
+		{"to dense", append(zeros(100), seq(1, 200)...), 1 << 20,
+			map[float64]float64{0: 0, 0.5: 50.5, 1: 200}, true}, // 300 values: rank 149.5 is 49 + 50 over 2
+		{"sampled", append(zeros(50, 7), seq(1, 500)...), 100, nil, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &k6Sink{kind: KindTrend, keep: tt.keep}
+			ref := &k6Sink{kind: KindTrend, keep: tt.keep, dense: true}
+			for i, v := range tt.values {
+				s.add(v)
+				ref.add(v)
+				if i == len(tt.values)/2 { // sorted half-way: the values after it go on in place
+					s.pct(0.5)
+					ref.pct(0.5)
+				}
+			}
+			for p, want := range tt.pcts {
+				ref.pct(p) // sorted alike
+				if got := s.pct(p); math.Abs(got-want) > 1e-9 {
+					t.Errorf("p%g = %g; want %g", p*100, got, want)
+				}
+			}
+			if s.dense != tt.dense {
+				t.Errorf("dense %v; want %v", s.dense, tt.dense)
+			}
+			if s.kept() != ref.kept() {
+				t.Fatalf("%d kept; want %d", s.kept(), ref.kept())
+			}
+			for i := range ref.kept() {
+				if s.at(i) != ref.at(i) {
+					t.Fatalf("kept value %d is %g; want %g", i, s.at(i), ref.at(i))
+				}
+			}
+		})
+	}
+}
+
+// seq is from, from+1, ..., to.
+func seq(from, to int) []float64 {
+	var out []float64
+	for v := from; v <= to; v++ {
+		out = append(out, float64(v))
+	}
+	return out
+}

@@ -117,21 +117,10 @@ func (b *builtCall) onHop(hop *request.Reply) {
 		tags = func() map[string]string { return tm }
 		out.request(&hopRow{done: hop.Done, tags: tm, expected: ok, judged: judged, t: t})
 	}
-	k6 := v.s.k6
-	k6.add(group, tags,
-		k6Point{k6metric.HTTPReqs, 1},
-		k6Point{k6metric.HTTPReqDuration, ms(t.Duration)},
-		k6Point{k6metric.HTTPReqBlocked, ms(t.Blocked)},
-		k6Point{k6metric.HTTPReqConnecting, ms(t.Connecting)},
-		k6Point{k6metric.HTTPReqTLSHandshaking, ms(t.TLSHandshaking)},
-		k6Point{k6metric.HTTPReqSending, ms(t.Sending)},
-		k6Point{k6metric.HTTPReqWaiting, ms(t.Waiting)},
-		k6Point{k6metric.HTTPReqReceiving, ms(t.Receiving)},
-		k6Point{k6metric.HTTPReqFailed, failed},
-	)
-	if judged && ok {
-		k6.addExpected(ms(t.Duration))
-	}
+	// in hopPoints' order
+	vals := [len(hopPoints)]float64{1, ms(t.Duration), ms(t.Blocked), ms(t.Connecting), ms(t.TLSHandshaking),
+		ms(t.Sending), ms(t.Waiting), ms(t.Receiving), failed}
+	v.s.k6.addHop(group, tags, &vals, judged && ok)
 	// The method of the next hop, as the client follows it.
 	if hop.Status == http.StatusSeeOther || (hop.Status == http.StatusMovedPermanently || hop.Status == http.StatusFound) && h.method == http.MethodPost {
 		h.method = http.MethodGet

@@ -95,7 +95,7 @@ func k6Module(v *vu) *goja.Object {
 			if group != "" {
 				group = v.groupName(group) // bounded as the groups' series are
 			}
-			cc := v.s.Checks.get(group, name)
+			cc := v.checkCount(group, name)
 			v.recordCheck(pass)
 			if pass {
 				cc.pass.Add(1)

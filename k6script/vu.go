@@ -45,19 +45,24 @@ type vu struct {
 	pendingN int // samples of this iteration recorded or pending
 	last     load.Result
 	env      map[string]string // the scenario's env, added to __ENV
-	envOwn   map[string]string // what the script itself set in __ENV
-	group    string            // the current group path, "::a::b"
+	// envVals are __ENV's values as the script read them, made once per
+	// key while the VU runs one scenario (envScenario), not at every read.
+	envVals     map[string]goja.Value
+	envScenario string
+	envOwn      map[string]string // what the script itself set in __ENV
+	group       string            // the current group path, "::a::b"
 	// Group paths this VU has recorded (group_duration, requests), so the
 	// script's shared set is locked once per VU and group.
 	seenGroups, seenReqGroups map[string]bool
-	groupNames                map[string]string // group path -> the name it is recorded under (groupName)
-	iterInTest                int64             // k6/execution scenario.iterationInTest
-	scStart                   time.Time         // k6/execution scenario.startTime
-	callback                  responseCallback  // http.setResponseCallback's, for every request without its own
-	timers                    *timers           // setTimeout's and setInterval's, run before a call ends
-	loop                      *loop             // runs the timers and modules' callbacks before a call ends
-	timerExports              *goja.Object      // k6/timers: the same functions as the globals
-	closers                   []func()          // what Script.Close releases with the VU (gRPC connections)
+	groupNames                map[string]string        // group path -> the name it is recorded under (groupName)
+	checks                    map[checkKey]*checkCount // the script's counters of this VU's checks (checkCount)
+	iterInTest                int64                    // k6/execution scenario.iterationInTest
+	scStart                   time.Time                // k6/execution scenario.startTime
+	callback                  responseCallback         // http.setResponseCallback's, for every request without its own
+	timers                    *timers                  // setTimeout's and setInterval's, run before a call ends
+	loop                      *loop                    // runs the timers and modules' callbacks before a call ends
+	timerExports              *goja.Object             // k6/timers: the same functions as the globals
+	closers                   []func()                 // what Script.Close releases with the VU (gRPC connections)
 	// Bytes this VU's requests moved since its last call ended, for k6's
 	// data_sent and data_received (added from http.batch's goroutines too).
 	wireOut, wireIn atomic.Int64
@@ -238,6 +243,9 @@ func settled(res goja.Value) (goja.Value, error) {
 // iterate runs one iteration of exec and records its requests into shard.
 func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st load.Start, shard load.ShardSink) {
 	v.ctx, v.st, v.shard, v.env = ctx, st, shard, env
+	if st.Scenario != v.envScenario { // another scenario's env
+		v.envVals, v.envScenario = nil, st.Scenario
+	}
 	v.pendingN = 0
 	v.last = load.Result{}
 	v.aborting = false
@@ -285,7 +293,7 @@ func (v *vu) iterate(ctx context.Context, exec string, env map[string]string, st
 		v.s.errs.add(msg)
 		v.s.con.errorf("iteration error (VU %d, iteration %d): %s", v.id, st.Iter, msg)
 	}
-	v.flush(time.Now())
+	v.flush()
 }
 
 // watch interrupts the runtime when ctx ends. A VU's iterations share one
@@ -333,17 +341,18 @@ func (v *vu) record(name string, rep *request.Reply, expected int8) {
 	v.last = res
 }
 
-// flush records the iteration's last sample with the closed model's
-// interval: since the VU's previous iteration start, or, for its first
-// iteration, the iteration's own duration (its requests and sleeps).
-func (v *vu) flush(end time.Time) {
+// flush records the iteration's last sample, at its end, with the closed
+// model's interval: since the VU's previous iteration start, or, for its
+// first iteration, the iteration's own duration (its requests and sleeps,
+// read from the clock only then).
+func (v *vu) flush() {
 	if v.pendingN == 0 || v.shard == nil {
 		return
 	}
 	if v.st.Intended.IsZero() {
 		iv := v.st.Interval
 		if iv <= 0 {
-			iv = end.Sub(v.st.Called)
+			iv = time.Since(v.st.Called)
 		}
 		v.pending.Interval = iv
 	}
@@ -381,11 +390,25 @@ func (v *vu) open(name string, mode goja.Value) goja.Value {
 type envObject struct{ v *vu }
 
 func (e *envObject) Get(key string) goja.Value {
-	if val, ok := e.lookup(key); ok {
-		return e.v.rt.ToValue(val)
+	if val, ok := e.v.envVals[key]; ok {
+		return val
 	}
-	return goja.Undefined()
+	val := goja.Undefined()
+	if s, ok := e.lookup(key); ok {
+		val = e.v.rt.ToValue(s)
+	}
+	if len(e.v.envVals) < maxEnvVals {
+		if e.v.envVals == nil {
+			e.v.envVals = map[string]goja.Value{}
+		}
+		e.v.envVals[key] = val
+	}
+	return val
 }
+
+// maxEnvVals bounds a VU's cache of __ENV's values (vu.envVals): a script
+// reading ever new keys makes them each time instead.
+const maxEnvVals = 64
 
 func (e *envObject) lookup(key string) (string, bool) {
 	if val, ok := e.v.envOwn[key]; ok {
@@ -410,12 +433,17 @@ func (e *envObject) Set(key string, val goja.Value) bool {
 		e.v.envOwn = map[string]string{}
 	}
 	e.v.envOwn[key] = val.String()
+	delete(e.v.envVals, key)
 	return true
 }
 
 func (e *envObject) Has(key string) bool { _, ok := e.lookup(key); return ok }
 
-func (e *envObject) Delete(key string) bool { delete(e.v.envOwn, key); return true }
+func (e *envObject) Delete(key string) bool {
+	delete(e.v.envOwn, key)
+	delete(e.v.envVals, key)
+	return true
+}
 
 func (e *envObject) Keys() []string {
 	seen := map[string]bool{}

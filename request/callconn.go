@@ -94,6 +94,12 @@ func (c *callConn) close() {
 	c.conn.Close()
 }
 
+// aheadWriter writes a request inside the read of its reply (rawIO).
+type aheadWriter interface {
+	writeAhead(p []byte)
+	written() (n int, at time.Time, err error)
+}
+
 // leanAuthority is u's host:port when a VU connection can send to it.
 func leanAuthority(u *url.URL) (string, bool) {
 	if u.Scheme != "http" || u.Host == "" || u.User != nil {
@@ -146,17 +152,38 @@ func (cs *Conns) once(ctx context.Context, authority, method string, u *url.URL,
 		}
 		rep.Sent = time.Now()
 		from := c.cr.n // a kept connection has nothing buffered
+		// On a raw connection the request is written inside the read
+		// that waits for its reply (rawIO.writeAhead).
+		ahead, _ := c.rw.(aheadWriter)
+		if c.br.Buffered() > 0 {
+			ahead = nil // the read would not come
+		}
 		if err == nil {
-			var n int
-			n, err = c.rw.Write(out)
-			rep.BytesOut += int64(n) // over every attempt
+			if ahead != nil {
+				ahead.writeAhead(out)
+			} else {
+				var n int
+				n, err = c.rw.Write(out)
+				rep.BytesOut += int64(n) // over every attempt
+			}
 		}
 		wrote := time.Now()
 		var firstByte time.Time
 		started := false
 		keep := false
 		if err == nil {
-			if _, err = c.br.Peek(1); err == nil {
+			_, err = c.br.Peek(1)
+			if ahead != nil {
+				n, at, werr := ahead.written()
+				rep.BytesOut += int64(n)
+				if !at.IsZero() {
+					wrote = at
+				}
+				if werr != nil {
+					err = werr
+				}
+			}
+			if err == nil {
 				started = true
 				firstByte = arrivedAt(receivedBy(c.rw), wrote, time.Now())
 				k := kept{keepBody: !discard}

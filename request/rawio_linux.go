@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -33,6 +34,14 @@ type rawIO struct {
 	read, write  func(fd uintptr) bool
 	recv         stampedRecv
 	rx           int64 // the receive time of the last bytes read (Unix ns); 0 if the kernel gave none
+
+	// A request written ahead of the next Read (writeAhead), inside it:
+	// what is left to write (nil once written), how much was, when it
+	// ended and its error.
+	ahead    []byte
+	aheadN   int
+	aheadAt  time.Time
+	aheadErr error
 }
 
 // stampedRecv reads a socket with recvmsg and room for the kernel's
@@ -96,6 +105,12 @@ func newRawIO(conn net.Conn) io.ReadWriter {
 		unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) //nolint:errcheck // the same
 	})
 	r.read = func(fd uintptr) bool {
+		if r.ahead != nil {
+			if !r.writeAheadNow(fd) {
+				return true // a full send buffer or an error: Read goes on
+			}
+			return false // the reply cannot be in before its request: wait
+		}
 		for {
 			n, rx, e := r.recv.read(int(fd), r.p)
 			switch e {
@@ -130,13 +145,77 @@ func newRawIO(conn net.Conn) io.ReadWriter {
 	return r
 }
 
+// writeAhead makes the next Read write p first, inside its read, before
+// it waits for the reply: a request's reply is never in just after it is
+// written (on loopback, 1.96 reads a request found 1 reply), so the read
+// that found nothing, a system call per request, goes. The runtime clears
+// the socket's readiness as the read begins, so a reply that comes after
+// the write wakes the wait. written reports the write.
+func (r *rawIO) writeAhead(p []byte) {
+	r.ahead, r.aheadN, r.aheadAt, r.aheadErr = p, 0, time.Time{}, nil
+	if len(p) == 0 {
+		r.ahead = nil
+	}
+}
+
+// written is what writeAhead's write did: the bytes written, when it
+// ended (zero if it did not) and its error; the request is dropped if the
+// read never came.
+func (r *rawIO) written() (int, time.Time, error) {
+	if r.ahead != nil && r.aheadErr == nil {
+		r.aheadErr = r.opError("write", io.ErrShortWrite)
+	}
+	r.ahead = nil
+	return r.aheadN, r.aheadAt, r.aheadErr
+}
+
+// writeAheadNow writes what is left of r.ahead; false when it could not
+// write it all (a full send buffer, or an error in r.aheadErr).
+func (r *rawIO) writeAheadNow(fd uintptr) bool {
+	for r.aheadN < len(r.ahead) {
+		n, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&r.ahead[r.aheadN])), uintptr(len(r.ahead)-r.aheadN))
+		switch e {
+		case 0:
+			r.aheadN += int(n)
+		case unix.EINTR:
+		case unix.EAGAIN:
+			return false
+		default:
+			r.aheadErr = r.opError("write", os.NewSyscallError("write", e))
+			r.ahead = nil
+			return false
+		}
+	}
+	r.ahead, r.aheadAt = nil, time.Now()
+	return true
+}
+
 func (r *rawIO) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	r.p, r.n, r.errno = p, 0, 0
 	err := r.rc.Read(r.read)
+	if err == nil && r.ahead != nil && r.aheadErr == nil {
+		// The send buffer was full: the rest as any write, then the read.
+		n, werr := r.Write(r.ahead[r.aheadN:])
+		r.aheadN += n
+		r.ahead, r.aheadAt, r.aheadErr = nil, time.Now(), werr
+		if werr == nil {
+			r.p, r.n, r.errno = p, 0, 0
+			err = r.rc.Read(r.read)
+		}
+	}
 	r.p = nil
+	if r.aheadErr != nil {
+		return 0, r.aheadErr
+	}
+	if err != nil && r.ahead != nil {
+		// the deadline, or Close, before the request was written: its error
+		r.aheadErr = r.opError("write", err)
+		r.ahead = nil
+		return 0, r.aheadErr
+	}
 	switch {
 	case err != nil: // the deadline, or Close
 		return 0, r.opError("read", err)

@@ -261,3 +261,58 @@ func TestConnsTimeRepliesFromTheirArrival(t *testing.T) {
 		return stamped
 	})
 }
+
+// A request written ahead of its reply's read (writeAhead) arrives whole,
+// small or larger than a socket buffer (then written in part inside the
+// read, the rest as any write), and the reply is read after it; a write
+// that fails is reported as the write's error, as Write reports it.
+func TestRawIOWritesAheadOfTheRead(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		size   int
+		closed bool // the server end is reset before the write
+	}{
+		{"small", 100, false},
+		{"beyond a socket buffer", 8 << 20, false},
+		{"peer reset", 100, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, raw, server := rawPair(t)
+			r := raw.(*rawIO)
+			req := make([]byte, tt.size)
+			for i := range req {
+				req[i] = byte(i)
+			}
+			if tt.closed {
+				server.(*net.TCPConn).SetLinger(0)
+				server.Close()
+				time.Sleep(50 * time.Millisecond) // the reset reaches the client
+			}
+			got := make(chan []byte, 1)
+			if !tt.closed {
+				go func() {
+					b, _ := io.ReadAll(io.LimitReader(server, int64(len(req))))
+					server.Write([]byte("reply"))
+					got <- b
+				}()
+			}
+			r.writeAhead(req)
+			buf := make([]byte, 16)
+			n, err := r.Read(buf)
+			wn, at, werr := r.written()
+			if tt.closed {
+				var oe *net.OpError
+				if !errors.As(err, &oe) || oe.Op != "write" || werr != err {
+					t.Fatalf("Read: %d, %v; written %v; want the write's *net.OpError from both", n, err, werr)
+				}
+				return
+			}
+			if err != nil || string(buf[:n]) != "reply" || wn != len(req) || at.IsZero() || werr != nil {
+				t.Fatalf("Read: %q, %v; written %d at %v, %v; want %q, nil, %d at a time, nil", buf[:n], err, wn, at, werr, "reply", len(req))
+			}
+			if b := <-got; len(b) != len(req) || b[len(b)-1] != req[len(req)-1] {
+				t.Fatalf("the server read %d bytes, not the request", len(b))
+			}
+		})
+	}
+}
