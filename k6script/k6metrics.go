@@ -577,6 +577,27 @@ func (m *K6Metrics) Builtins(stats []string, d time.Duration) []K6Stat {
 	return out
 }
 
+// Custom are the script's own metrics (contains: each one's, by name)
+// that have values, by name as k6's summary lists them, with k6's Values
+// as Builtins gives them.
+func (m *K6Metrics) Custom(contains map[string]string, stats []string, d time.Duration) []K6Stat {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []K6Stat
+	for n, c := range contains {
+		if _, builtin := k6metric.Lookup(n); builtin {
+			continue
+		}
+		if s := m.sinkOf(n); s != nil && s.count > 0 {
+			st, _, _ := m.stat(n)
+			st.Contains, st.Values = c, k6Values(st.Kind, s, stats, d)
+			out = append(out, st)
+		}
+	}
+	slices.SortFunc(out, func(a, b K6Stat) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
 // percentile is a series' p-th percentile (p in 0..100) by k6's rule.
 func (m *K6Metrics) percentile(name string, p float64) (float64, bool) {
 	m.mu.Lock()

@@ -430,6 +430,12 @@ func (s *Script) K6Builtins(d time.Duration) []K6Stat {
 	return s.k6.Builtins(s.TrendStats(), d)
 }
 
+// K6Custom are the script's own metrics as K6Builtins gives the
+// built-in ones, by name.
+func (s *Script) K6Custom(d time.Duration) []K6Stat {
+	return s.k6.Custom(s.metricContains(), s.TrendStats(), d)
+}
+
 // TimeUnit is summaryTimeUnit as written, "" when not set.
 func (s *Script) TimeUnit() string {
 	if s.Options.SummaryTimeUnit != nil {
