@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // inFlight is a server that counts the requests it holds at once. The
@@ -80,7 +78,7 @@ export default function () {
   for (let i = 0; i < `+strconv.Itoa(c.n)+`; i++) reqs.push(__ENV.BASE + '/' + i);
   http.batch(reqs);
 }`, map[string]string{"BASE": srv.URL})
-			got := runOneIteration(t, s)
+			got := iterateOnce(t, s)
 			if len(got.all) != c.n {
 				t.Fatalf("%d samples; want %d", len(got.all), c.n)
 			}
@@ -140,7 +138,7 @@ export function teardown(data) { http.get(__ENV.BASE + '/teardown-' + (data === 
 		if err := s.Setup(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		runOneIteration(t, s)
+		iterateOnce(t, s)
 		if err := s.Teardown(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -151,20 +149,6 @@ export function teardown(data) { http.get(__ENV.BASE + '/teardown-' + (data === 
 			t.Errorf("%s: requested %q; want %q", c.options, got, c.want)
 		}
 	}
-}
-
-// runOneIteration runs one iteration of s's default function on VU 1 and
-// returns its samples.
-func runOneIteration(t *testing.T, s *Script) *samples {
-	t.Helper()
-	if err := s.Prepare(context.Background(), 1); err != nil {
-		t.Fatal(err)
-	}
-	it := s.Iteration("default", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	got := &samples{}
-	now := time.Now()
-	it.DoRecord(context.Background(), load.Start{Scenario: "default", VU: 1, Intended: now, Called: now}, got)
-	return got
 }
 
 // http.asyncRequest sends as k6's does (js/modules/k6/http/request.go
@@ -186,7 +170,7 @@ export default async function () {
   http.asyncRequest('GET', __ENV.BASE + '/c').then((r) => check(r, { 'c then': (r) => r.status === 200 }));
   http.asyncRequest('GET', 'http://127.0.0.1:1/').catch((e) => check(e, { 'rejected': (e) => String(e).includes('failed') }));
 }`, map[string]string{"BASE": srv.URL})
-	got := runOneIteration(t, s)
+	got := iterateOnce(t, s)
 	if f.most != 2 {
 		t.Errorf("%d requests in flight at most; want the two of Promise.all", f.most)
 	}

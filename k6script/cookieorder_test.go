@@ -5,9 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // A request's params.cookies go before the jar's, and one with replace:
@@ -34,9 +31,7 @@ func TestParamsCookiesBeforeTheJars(t *testing.T) {
 			s := loadScript(t, `import http from 'k6/http';
 export let out = '';
 export default function () { http.cookieJar().set(__ENV.BASE, 'b', 'jar'); out = `+tt.code+`; }`, map[string]string{"BASE": srv.URL})
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			if n, first := s.IterationErrors(); n != 0 {
 				t.Fatalf("iteration error %q", first)
 			}

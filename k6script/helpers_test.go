@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
+
+	"github.com/knee-dev/knee/load"
 )
 
 func sprint(v any) string { return fmt.Sprintf("%T%+v", v, v) }
@@ -22,4 +25,14 @@ func loadScriptB(b *testing.B, src string, env map[string]string) *Script {
 	}
 	b.Cleanup(s.Close)
 	return s
+}
+
+// iterateOnce runs one iteration of s's default function on VU 1, made
+// then as the load makes its VUs, and returns its samples.
+func iterateOnce(t *testing.T, s *Script) *samples {
+	t.Helper()
+	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
+	got := &samples{}
+	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, got)
+	return got
 }

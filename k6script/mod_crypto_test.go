@@ -1,12 +1,8 @@
 package k6script
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // k6/crypto against published test vectors (FIPS 180 "abc", RFC 1321's
@@ -32,9 +28,7 @@ export default function () {
   want.forEach(([got, w], i) => { if (got !== w) throw new Error('case ' + i + ': ' + got); });
   crypto.sha256('x', 'octal');
 }`, nil)
-	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	var got samples
-	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+	iterateOnce(t, s)
 	n, first := s.IterationErrors()
 	if n != 1 || !strings.Contains(first, `output encoding "octal"`) {
 		t.Errorf("%d errors, first %q; want only the bad encoding's", n, first)

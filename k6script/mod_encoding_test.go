@@ -1,12 +1,8 @@
 package k6script
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // runOnce runs one iteration of src's default function and returns the
@@ -14,9 +10,7 @@ import (
 func runOnce(t *testing.T, src string) (int64, string) {
 	t.Helper()
 	s := loadScript(t, src, nil)
-	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	var got samples
-	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+	iterateOnce(t, s)
 	return s.IterationErrors()
 }
 

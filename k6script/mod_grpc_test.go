@@ -506,9 +506,7 @@ func TestGRPCInitRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := greeterServer(t, greeterCfg{})
 			s := loadGRPC(t, "import grpc from 'k6/net/grpc';\n"+tc.src, addr)
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			if n, first := s.IterationErrors(); n != 1 || !strings.Contains(first, tc.want) {
 				t.Errorf("%d errors, first %q; want 1 with %q", n, first, tc.want)
 			}

@@ -5,9 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // check() and group() as k6 v1.8.1's k6 module has them (Check, Group in
@@ -37,9 +34,7 @@ func TestCheckAndGroupRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := loadScript(t, "import { check, group } from 'k6';\nexport default function () {\n"+tc.body+"\n}\n", nil)
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			if res := s.Checks.Results(); !slices.Equal(res, tc.want) {
 				t.Errorf("checks %+v; want %+v", res, tc.want)
 			}
@@ -73,9 +68,7 @@ func TestCheckAndGroupArguments(t *testing.T) {
 			s := loadScript(t, `import { check, group } from 'k6';
 export let out = '';
 export default function () { try { out = `+tt.code+`; } catch (e) { out = String(e); } }`, nil)
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			v, _, _ := s.vuFor(context.Background(), 1, nil)
 			if got := v.exports.Get("out").String(); got != tt.want {
 				t.Errorf("the script saw %q; want %q", got, tt.want)
@@ -120,9 +113,7 @@ export let out = '';
 			if err := s.Setup(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			v, _, _ := s.vuFor(context.Background(), 1, nil)
 			if got := v.exports.Get("out").String(); got != tt.want {
 				t.Errorf("got %q; want %q", got, tt.want)

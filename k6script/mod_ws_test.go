@@ -205,9 +205,7 @@ export default function () {
   if (called !== 0) throw new Error('callback called');
   if (!(`+c.check+`)) throw new Error('res ' + JSON.stringify(res));
 }`, map[string]string{"URL": c.url})
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			n, first := s.IterationErrors()
 			switch {
 			case c.wantErr == "" && n != 0:
@@ -317,9 +315,7 @@ func TestWSTimers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := loadScript(t, "import ws from 'k6/ws';\nexport default function () {\n  "+c.body+"\n}", map[string]string{"URL": wsURL(srv)})
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			n, first := s.IterationErrors()
 			switch {
 			case c.wantErr == "" && n != 0:

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/knee-dev/knee/internal/limits"
-	"github.com/knee-dev/knee/load"
 )
 
 // moduleServer is a loopback HTTPS server of the handlers given by path;
@@ -69,9 +68,7 @@ func runChecks(t *testing.T, path string, cfg Config) []CheckResult {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	var got samples
-	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+	iterateOnce(t, s)
 	if n, first := s.IterationErrors(); n != 0 {
 		t.Fatalf("iteration error: %s", first)
 	}
@@ -264,9 +261,7 @@ func TestRemoteModuleExceptionNamesURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	var got samples
-	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+	iterateOnce(t, s)
 	// line 2 of the module, named by its URL alone (the column is goja's)
 	n, first := s.IterationErrors()
 	if n != 1 || !strings.HasPrefix(first, srv.URL+"/m.js:2:") || !strings.HasSuffix(first, "Error: boom") {

@@ -5,9 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // res.cookies' fields are k6's (lib/netext/httpext/request.go:314-327):
@@ -33,9 +30,7 @@ func TestResCookiesAsK6(t *testing.T) {
 			s := loadScript(t, `import http from 'k6/http';
 export let out = '';
 export default function () { const c = http.get(__ENV.BASE).cookies; out = String(`+tt.expr+`); }`, map[string]string{"BASE": srv.URL})
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			if n, first := s.IterationErrors(); n != 0 {
 				t.Fatalf("iteration error %q", first)
 			}

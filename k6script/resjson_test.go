@@ -5,9 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // res.json() as k6's Response.JSON (js/modules/k6/http/response.go:66-144):
@@ -51,9 +48,7 @@ func TestResJSONAsK6(t *testing.T) {
 			s := loadScript(t, `import http from 'k6/http';
 export let out = '';
 export default function () { try { out = `+tt.expr+`; } catch (e) { out = String(e); } }`, map[string]string{"BASE": srv.URL})
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			if n, first := s.IterationErrors(); n != 0 {
 				t.Fatalf("iteration error %q", first)
 			}

@@ -3,9 +3,6 @@ package k6script
 import (
 	"context"
 	"testing"
-	"time"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // A URL that is not http:// or https:// (a relative one too) reaches k6's
@@ -24,9 +21,7 @@ func TestUnsupportedSchemeCounted(t *testing.T) {
 			s := loadScript(t, `import http from 'k6/http';
 export let out = '';
 export default function () { const r = http.get(`+tt.url+`); out = [r.status, r.error, r.error_code].join('|'); }`, nil)
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			v, _, _ := s.vuFor(context.Background(), 1, nil)
 			if got := v.exports.Get("out").String(); got != tt.want {
 				t.Errorf("the script saw %q; want %q", got, tt.want)
@@ -57,9 +52,7 @@ func TestParamsThrow(t *testing.T) {
 			s := loadScript(t, `import http from 'k6/http';
 export const options = `+tt.options+`;
 export default function () { http.get('http://127.0.0.1:1/', `+tt.params+`); }`, nil)
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			if n, first := s.IterationErrors(); (n == 1) != tt.throws {
 				t.Errorf("%d iteration errors (%q); want the request to throw: %v", n, first, tt.throws)
 			}

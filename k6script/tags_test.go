@@ -220,9 +220,7 @@ export default function () { http.get(__ENV.BASE + '/ok', { tags: { team: 'a' } 
 func iterateInto(t *testing.T, s *Script, o *Output) {
 	t.Helper()
 	s.SetOutput(o)
-	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	var got samples
-	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+	iterateOnce(t, s)
 	if err := o.Close(); err != nil {
 		t.Fatal(err)
 	}

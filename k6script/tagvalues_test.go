@@ -4,9 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // A tag value that is not a string, a boolean or a number makes k6 throw
@@ -33,9 +30,7 @@ import { Counter } from 'k6/metrics';
 const c = new Counter('c');
 export const options = { throw: true };
 export default function () { `+tt.call+`; }`, map[string]string{"BASE": srv.URL})
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			n, first := s.IterationErrors()
 			switch {
 			case tt.err == "" && n != 0:
@@ -105,9 +100,7 @@ func TestUnreadableParamsUnsent(t *testing.T) {
 import { check } from 'k6';
 export let out = '';
 export default function () { `+tt.code+` }`, map[string]string{"BASE": srv.URL})
-			it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-			var got samples
-			it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+			iterateOnce(t, s)
 			if n, first := s.IterationErrors(); n != 0 {
 				t.Fatalf("iteration error %q; want none", first)
 			}

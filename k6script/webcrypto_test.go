@@ -1,7 +1,6 @@
 package k6script
 
 import (
-	"context"
 	"crypto"
 	"crypto/aes"
 	"crypto/cipher"
@@ -17,9 +16,6 @@ import (
 	"math/big"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/knee-dev/knee/load"
 )
 
 // webCryptoHelpers are the script's byte helpers: hex in and out, and
@@ -41,9 +37,7 @@ func runWebCrypto(t *testing.T, body string, env map[string]string) string {
   })(); } catch (e) { got = 'threw ' + e.name + ': ' + e.message; }
   throw new Error('<<' + got + '>>');
 }`, env)
-	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	var got samples
-	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+	iterateOnce(t, s)
 	n, first := s.IterationErrors()
 	i, j := strings.Index(first, "<<"), strings.LastIndex(first, ">>")
 	if n != 1 || i < 0 || j < i {
@@ -361,9 +355,7 @@ func TestWebCryptoRejectionIsAnIterationError(t *testing.T) {
 	s := loadScript(t, `export default async function () {
   await crypto.subtle.digest('SHA-3', new Uint8Array(1));
 }`, nil)
-	it := s.Iteration("x", ScenarioPlan{Exec: "default"}, nil).(load.SelfRecording)
-	var got samples
-	it.DoRecord(context.Background(), load.Start{Scenario: "x", VU: 1, Called: time.Now()}, &got)
+	iterateOnce(t, s)
 	n, first := s.IterationErrors()
 	if n != 1 || !strings.Contains(first, "NotSupportedError") || !strings.Contains(first, `"SHA-3"`) {
 		t.Errorf("%d errors, first %q; want one NotSupportedError naming SHA-3", n, first)
