@@ -246,8 +246,13 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	defer func() { restore() }()
 	printChecks(a.env.Stdout, res)
 	// The script's own metrics in the same block, as k6's summary lists them.
-	printK6(report.Wrapped(a.tables()), append(slices.Clip(res.K6), s.K6Custom(res.TestRunDuration)...), s.TrendStats(), s.TimeUnit()) // wrapped between fields on a narrow terminal
-	printClamped(a.env.Stdout, res.Metrics)
+	custom := s.K6Custom(res.TestRunDuration)
+	printK6(report.Wrapped(a.tables()), append(slices.Clip(res.K6), custom...), s.TrendStats(), s.TimeUnit()) // wrapped between fields on a narrow terminal
+	inK6 := map[string]bool{}
+	for _, c := range custom {
+		inK6[c.Name] = true
+	}
+	printMetrics(a.env.Stdout, res.Metrics, inK6)
 	if part && len(ownTs) > 0 {
 		fmt.Fprintf(a.env.Stdout, "thresholds on k6's metrics: %d not judged here: this runner ran a part of a split test; knee merge judges those it can on the run directories\n", len(ownTs))
 	}
@@ -385,13 +390,39 @@ func printOwnThresholds(w io.Writer, rs []analyze.ThresholdResult, heading bool)
 	return analyze.ThresholdsPass(rs)
 }
 
-// printClamped says which of the script's Trends had values outside what
-// knee's own histogram series keeps (k6's figures, in the k6 block, are
-// of every value).
-func printClamped(w io.Writer, ms []k6script.MetricResult) {
+// printMetrics prints the script's series that the k6 block has not
+// (inK6): each group's http_req_duration and group_duration; of those it
+// has, what knee's own histogram series of a Trend clamped.
+func printMetrics(w io.Writer, ms []k6script.MetricResult, inK6 map[string]bool) {
 	for _, m := range ms {
-		if m.Kind == k6script.KindTrend && m.Clamped > 0 {
-			fmt.Fprintf(w, "%s: %d values outside 0.001..3,600,000 clamped in knee's series of it in latency.hlog (k6's figures above are of every value)\n", m.Name, m.Clamped)
+		if inK6[m.Name] {
+			if m.Kind == k6script.KindTrend && m.Clamped > 0 {
+				fmt.Fprintf(w, "%s: %d values outside 0.001..3,600,000 clamped in knee's series of it in latency.hlog (k6's figures above are of every value)\n", m.Name, m.Clamped)
+			}
+			continue
+		}
+		unit := ""
+		if m.Time {
+			unit = "ms"
+		}
+		switch m.Kind {
+		case k6script.KindTrend:
+			if m.Count == 0 {
+				fmt.Fprintf(w, "%-20s no values\n", m.Name)
+				continue
+			}
+			fmt.Fprintf(w, "%-20s count=%d avg=%.4g%s min=%.4g%s p50=%.4g%s p95=%.4g%s p99=%.4g%s max=%.4g%s", m.Name, m.Count,
+				m.Avg, unit, m.Min, unit, m.Med, unit, m.P95, unit, m.P99, unit, m.Max, unit)
+			if m.Clamped > 0 {
+				fmt.Fprintf(w, " (%d values outside 0.001..3,600,000 clamped)", m.Clamped)
+			}
+			fmt.Fprintln(w)
+		case k6script.KindCounter:
+			fmt.Fprintf(w, "%-20s %.6g (%d adds)\n", m.Name, m.Sum, m.Count)
+		case k6script.KindRate:
+			fmt.Fprintf(w, "%-20s %.2f%% of %d\n", m.Name, 100*m.Rate, m.Count)
+		case k6script.KindGauge:
+			fmt.Fprintf(w, "%-20s %.6g (min %.6g, max %.6g)\n", m.Name, m.Value, m.Min, m.Max)
 		}
 	}
 }
