@@ -41,23 +41,23 @@ var (
 	}
 )
 
-// compatRow is one row of the README's k6 compatibility table: the names in
+// compatRow is one row of docs/k6.md's compatibility table: the names in
 // its first cell and its state.
 type compatRow struct {
 	names []string
 	state string
 }
 
-// readCompatTable reads the README's "k6 compatibility" tables.
+// readCompatTable reads docs/k6.md's "Compatibility table" tables.
 func readCompatTable(t *testing.T) []compatRow {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/k6.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(b), "\n### k6 compatibility\n")
+	_, sec, ok := strings.Cut(string(b), "\n## Compatibility table\n")
 	if !ok {
-		t.Fatal(`README.md has no "### k6 compatibility" section`)
+		t.Fatal(`docs/k6.md has no "## Compatibility table" section`)
 	}
 	sec, _, _ = strings.Cut(sec, "\n## ")
 	name := regexp.MustCompile("`([^`]+)`")
@@ -76,7 +76,7 @@ func readCompatTable(t *testing.T) []compatRow {
 	return rows
 }
 
-// The README's k6 compatibility table names every module and option of
+// docs/k6.md's compatibility table names every module and option of
 // k6 v1.8.1, and says of each what knee does: a module "yes" is one knee
 // provides, "refused" one it stops with its own message; an option "yes"
 // is one knee reads, "refused" one DecodeOptions refuses, "ignored" one it
@@ -92,7 +92,7 @@ func TestK6CompatibilityTable(t *testing.T) {
 		st, ok := state[m]
 		switch {
 		case !ok:
-			t.Errorf("module %s: no row in the README's k6 compatibility table", m)
+			t.Errorf("module %s: no row in docs/k6.md's compatibility table", m)
 		case strings.HasPrefix(st, "yes"):
 			if !knownModule(m) {
 				t.Errorf("module %s: the table says %q, but knee does not provide it", m, st)
@@ -121,7 +121,7 @@ func TestK6CompatibilityTable(t *testing.T) {
 	for k, v := range opts {
 		st, ok := state[k]
 		if !ok {
-			t.Errorf("option %s: no row in the README's k6 compatibility table", k)
+			t.Errorf("option %s: no row in docs/k6.md's compatibility table", k)
 			continue
 		}
 		_, err := DecodeOptions(json.RawMessage(`{"` + k + `": ` + v + `}`))
