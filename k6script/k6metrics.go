@@ -567,10 +567,8 @@ func (m *K6Metrics) Builtins(stats []string, d time.Duration) []K6Stat {
 	defer m.mu.Unlock()
 	var out []K6Stat
 	for _, n := range k6Order {
-		if s := m.sinkOf(n); s != nil && s.count > 0 {
-			st, _, _ := m.stat(n)
-			b, _ := k6metric.Lookup(n)
-			st.Contains, st.Values = b.Contains, k6Values(st.Kind, s, stats, d)
+		b, _ := k6metric.Lookup(n)
+		if st, ok := m.summaryStat(n, b.Contains, stats, d); ok {
 			out = append(out, st)
 		}
 	}
@@ -588,14 +586,25 @@ func (m *K6Metrics) Custom(contains map[string]string, stats []string, d time.Du
 		if _, builtin := k6metric.Lookup(n); builtin {
 			continue
 		}
-		if s := m.sinkOf(n); s != nil && s.count > 0 {
-			st, _, _ := m.stat(n)
-			st.Contains, st.Values = c, k6Values(st.Kind, s, stats, d)
+		if st, ok := m.summaryStat(n, c, stats, d); ok {
 			out = append(out, st)
 		}
 	}
 	slices.SortFunc(out, func(a, b K6Stat) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// summaryStat is name's aggregates with k6's summary Values (a Trend's
+// stats, a Counter's rate over d), its values being contains; false when
+// it has none. mu held.
+func (m *K6Metrics) summaryStat(name, contains string, stats []string, d time.Duration) (K6Stat, bool) {
+	s := m.sinkOf(name)
+	if s == nil || s.count == 0 {
+		return K6Stat{}, false
+	}
+	st, _, _ := m.stat(name)
+	st.Contains, st.Values = contains, k6Values(st.Kind, s, stats, d)
+	return st, true
 }
 
 // percentile is a series' p-th percentile (p in 0..100) by k6's rule.
