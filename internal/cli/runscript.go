@@ -259,7 +259,7 @@ func (a *app) runScriptOnce(sr scriptRun, opt runner.Options, export, suffix str
 	ferr := a.finishRun(res.Result, "", thresholds)
 	if export != "" {
 		if xerr := writeK6Export(export, data, res.Summary); xerr != nil {
-			ferr = xerr // as finishRun's own export: a failure of the run, whatever the thresholds said
+			ferr = xerr // in finishRun's place: its own export's failure would have ended it there
 		}
 	}
 	// The script's own thresholds join the block finishRun printed, if any.
