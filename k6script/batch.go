@@ -111,14 +111,16 @@ func (v *vu) batchCall(e goja.Value) builtCall {
 // of ten requests to one host has six in flight, on six connections.
 func (v *vu) sendBatch(items []*responseObject) {
 	parallel, perHost := v.s.Options.batchLimits()
-	var slots map[string]chan struct{}
+	// Each request's host slots, found once: nil entries when unbounded.
+	slot := make([]chan struct{}, len(items))
 	if perHost > 0 {
-		slots = map[string]chan struct{}{}
-		for _, it := range items {
+		byHost := map[string]chan struct{}{}
+		for i, it := range items {
 			h := batchHost(it.b.call.URL)
-			if slots[h] == nil {
-				slots[h] = make(chan struct{}, perHost)
+			if byHost[h] == nil {
+				byHost[h] = make(chan struct{}, perHost)
 			}
+			slot[i] = byHost[h]
 		}
 	}
 	var next atomic.Int64
@@ -126,14 +128,12 @@ func (v *vu) sendBatch(items []*responseObject) {
 	for range min(len(items), parallel) {
 		wg.Go(func() {
 			for i := next.Add(1) - 1; i < int64(len(items)); i = next.Add(1) - 1 {
-				it := items[i]
-				slot := slots[batchHost(it.b.call.URL)]
-				if slot != nil {
-					slot <- struct{}{}
+				if slot[i] != nil {
+					slot[i] <- struct{}{}
 				}
-				it.send(v.ctx, nil)
-				if slot != nil {
-					<-slot
+				items[i].send(v.ctx, nil)
+				if slot[i] != nil {
+					<-slot[i]
 				}
 			}
 		})
